@@ -1,0 +1,207 @@
+/*
+ * gridcrowd/astar.h: the reusable A* search context, navigation data,
+ * heuristics, paths and smoothing.
+ *
+ * A context (gc_astar) is sized once for a grid size and then serves any
+ * number of searches on any grid of that size with no allocation and no
+ * clearing per search: per-cell records are stamped with a search number.
+ * One context per thread; contexts share nothing.
+ *
+ * Navigation data (gc_nav) is derived from one grid and shared read-only by
+ * every context that searches it: connected-component labels of the passable
+ * cells (so that a goal in another component is answered "unreachable" at
+ * once) and a clearance map (distance to the nearest impassable cell, for
+ * agents with a body).  It must be recomputed (gc_nav_update) after the grid
+ * changes; a search given stale navigation data fails with GC_ESTALE rather
+ * than answer from an old map.
+ *
+ * Costs: a step costs its length (1, or sqrt 2 diagonally) times the cost of
+ * the cell entered.  Path costs are summed in double precision, so lengths
+ * are exact to well within 1e-6 on maps of the sizes we support.
+ */
+#ifndef GRIDCROWD_ASTAR_H
+#define GRIDCROWD_ASTAR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <gridcrowd/error.h>
+#include <gridcrowd/grid.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum gc_heuristic {
+    GC_HEUR_DEFAULT = 0, /* octile when 8-connected, Manhattan when 4 */
+    GC_HEUR_OCTILE,
+    GC_HEUR_MANHATTAN,   /* admissible only for 4-connected moves */
+    GC_HEUR_EUCLIDEAN,
+    GC_HEUR_CHEBYSHEV,
+    GC_HEUR_ZERO         /* Dijkstra */
+} gc_heuristic;
+
+/* Name ("octile", ...) and parse (-1 when unknown). */
+const char *gc_heuristic_name(gc_heuristic h);
+int gc_heuristic_parse(const char *s);
+
+/* Name of a diagonal rule ("no-corner-cut", "never", "one-free", "always")
+ * and parse (-1 when unknown). */
+const char *gc_diag_rule_name(gc_diag_rule r);
+int gc_diag_rule_parse(const char *s);
+
+/* A trace of one search: cells in the order they were opened and closed,
+ * for the viewer.  The caller owns `events` (capacity `cap`); a search
+ * records at most `cap` events and sets `truncated` past that. */
+enum { GC_TRACE_OPEN = 0, GC_TRACE_CLOSE = 1 };
+typedef struct gc_trace_event {
+    uint32_t cell; /* cell index y * width + x */
+    uint8_t kind;  /* GC_TRACE_OPEN or GC_TRACE_CLOSE */
+} gc_trace_event;
+typedef struct gc_trace {
+    gc_trace_event *events;
+    size_t cap;
+    size_t len;
+    bool truncated;
+} gc_trace;
+
+typedef struct gc_astar_opts {
+    gc_diag_rule diag;       /* default GC_DIAG_NO_CORNER_CUT */
+    gc_heuristic heuristic;  /* default by connectivity */
+    double weight;           /* <= 1: optimal (default); > 1: weighted A* */
+    uint64_t max_expansions; /* 0: no cap; else stop with GC_ELIMIT */
+    bool partial;            /* when the goal cannot be reached (or the cap
+                                is hit), return the path to the reachable
+                                cell nearest the goal */
+    bool smooth;             /* drop collinear waypoints, then pull string */
+    float radius;            /* agent radius in world units; cells whose
+                                clearance is less are blocked; needs nav */
+    const struct gc_nav *nav; /* optional; enables the component check */
+    gc_trace *trace;         /* optional */
+} gc_astar_opts;
+
+/* Fill `o` with the defaults (all zero: 8-connected, no corner cutting,
+ * octile, optimal, no cap, no smoothing). */
+void gc_astar_opts_init(gc_astar_opts *o);
+
+/* A path: cells from start to goal inclusive (after smoothing, only the
+ * waypoints kept).  The caller owns it; a search grows `cells` when it is
+ * too small (amortised: reuse the path and it stops allocating). */
+typedef struct gc_path {
+    gc_cell *cells;
+    size_t len;
+    size_t cap;
+} gc_path;
+
+void gc_path_init(gc_path *p);
+void gc_path_free(gc_path *p);     /* frees the cells, leaves p empty */
+int gc_path_reserve(gc_path *p, size_t n);
+
+/* Figures of one search. */
+typedef struct gc_astar_stats {
+    int status;        /* what gc_astar_find returned */
+    bool found;        /* a path to the goal itself */
+    bool partial;      /* a path to the nearest reachable cell instead */
+    double cost;       /* cost of the returned path (after smoothing) */
+    uint64_t expanded; /* cells expanded (closed) */
+    uint64_t opened;   /* pushes on the open list */
+    uint64_t ns;       /* wall time of the search, nanoseconds */
+} gc_astar_stats;
+
+typedef struct gc_astar gc_astar;
+
+/*
+ * New context for grids of width x height.  Returns GC_EINVAL, GC_ETOOBIG
+ * (the grid limits of grid.h), GC_ENOMEM.  The caller owns *out and frees it
+ * with gc_astar_free.
+ */
+int gc_astar_new(gc_astar **out, int32_t width, int32_t height);
+void gc_astar_free(gc_astar *a);
+
+/* Bytes the context holds now (per-cell records plus open list). */
+size_t gc_astar_memory(const gc_astar *a);
+
+/*
+ * Search from `start` to `goal` on `g` (same size as the context; GC_EINVAL
+ * otherwise).  `opts` may be NULL for the defaults.  On GC_OK `out` holds
+ * the path (start == goal gives a one-cell path).  Errors:
+ *   GC_EOUTSIDE      start or goal off the map
+ *   GC_EBLOCKED      start or goal impassable (or inside the radius)
+ *   GC_EUNREACHABLE  no path (at once when nav says another component)
+ *   GC_ELIMIT        max_expansions reached
+ *   GC_ESTALE        opts->nav was computed for an older grid
+ * With opts->partial, GC_EUNREACHABLE and GC_ELIMIT still return that code
+ * but `out` holds the path to the reachable cell nearest the goal (by the
+ * heuristic distance, ties to the cheaper) and stats->partial is set.
+ * `stats` may be NULL.
+ */
+int gc_astar_find(gc_astar *a, const gc_grid *g, gc_cell start, gc_cell goal,
+                  const gc_astar_opts *opts, gc_path *out,
+                  gc_astar_stats *stats);
+
+/* Cost of a path of adjacent cells under `rule`: the sum of the grid step
+ * costs (INFINITY if any step is not legal or not adjacent). */
+double gc_path_cost(const gc_grid *g, const gc_path *p, gc_diag_rule rule);
+
+/*
+ * Cost of the straight segment between the centres of cells a and b: its
+ * length in cells times the dearest cell whose interior it crosses, its start
+ * cell excepted.  INFINITY if any cell it touches (including, where it passes
+ * exactly through a cell corner, every cell at that corner) is impassable, or
+ * has clearance below `radius_cells` (nav may be NULL when that is 0).
+ * For a diagonal step between adjacent cells this is the grid step cost
+ * under the no-corner-cut rule.
+ */
+double gc_segment_cost(const gc_grid *g, const struct gc_nav *nav,
+                       float radius_cells, gc_cell a, gc_cell b);
+
+/*
+ * Cost of a waypoint path: adjacent waypoints are priced as grid steps
+ * under `rule`, others with gc_segment_cost.  This prices grid paths (where
+ * it equals gc_path_cost) and smoothed paths alike.
+ */
+double gc_polyline_cost(const gc_grid *g, const struct gc_nav *nav,
+                        float radius_cells, gc_diag_rule rule,
+                        const gc_path *p);
+
+/*
+ * Smooth a grid path in place: drop collinear waypoints, then replace runs
+ * of waypoints by one straight segment wherever that segment's cost is
+ * finite, no more than the run's cost, and it crosses no cell dearer than
+ * the dearest cell of the run.  The result never costs more (by
+ * gc_polyline_cost) than the path it came from, and never touches an
+ * impassable cell or cuts a corner.
+ */
+void gc_path_smooth(const gc_grid *g, const struct gc_nav *nav,
+                    float radius_cells, gc_diag_rule rule, gc_path *p);
+
+/* ---- Navigation data --------------------------------------------------- */
+
+typedef struct gc_nav gc_nav;
+
+/* Compute navigation data for `g`.  Caller owns *out (gc_nav_free). */
+int gc_nav_new(gc_nav **out, const gc_grid *g);
+void gc_nav_free(gc_nav *n);
+
+/* Recompute if the grid's generation moved on (cheap no-op otherwise).
+ * The grid must keep its size. */
+int gc_nav_update(gc_nav *n, const gc_grid *g);
+
+/* Component label of a cell (0 for impassable or outside).  Two passable
+ * cells have equal labels exactly when a path joins them under `rule`. */
+uint32_t gc_nav_component(const gc_nav *n, gc_diag_rule rule, gc_cell c);
+
+/* Clearance of a cell in cells: Euclidean distance from its centre to the
+ * centre of the nearest impassable cell or of the nearest cell outside the
+ * map, minus 0.5 (so a cell next to a wall has clearance 0.5).  0 for an
+ * impassable cell. */
+float gc_nav_clearance(const gc_nav *n, gc_cell c);
+
+/* The grid generation this data was computed for. */
+uint64_t gc_nav_generation(const gc_nav *n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
