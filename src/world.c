@@ -1513,3 +1513,32 @@ gc_world_trace_request(const gc_world *w, uint32_t *agent, uint32_t *generation)
         *generation =
             atomic_load_explicit(&t->request_generation, memory_order_relaxed);
 }
+
+/* ---- Sections ------------------------------------------------------------ */
+
+const void *
+gc_world_section_at(const gc_world *w, int which, size_t *size)
+{
+    uint64_t off, sz;
+    switch (which) {
+    case GC_WORLD_SEC_CELLS:
+        off = w->lay.cells_off, sz = w->lay.cells_size;
+        break;
+    case GC_WORLD_SEC_AGENTS:
+        off = w->lay.agents_off, sz = w->lay.agents_size;
+        break;
+    case GC_WORLD_SEC_STATS:
+        off = w->lay.stats_off, sz = w->lay.stats_size;
+        break;
+    case GC_WORLD_SEC_TRACE:
+        off = w->lay.trace_off, sz = w->lay.trace_size;
+        break;
+    default:
+        if (size != NULL)
+            *size = 0;
+        return NULL;
+    }
+    if (size != NULL)
+        *size = (size_t)sz;
+    return w->base + off;
+}

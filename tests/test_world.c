@@ -318,6 +318,20 @@ test_create_attach(void **state)
     assert_true(gc_world_owner_alive(f->reader));
     assert_null(gc_world_edits(f->reader));
 
+    /* Sections by their validated offsets. */
+    const uint8_t *base = gc_world_base(f->reader);
+    const gc_world_section *secs[4] = {&h->cells, &h->agents, &h->stats,
+                                       &h->trace};
+    for (int i = 0; i < 4; i++) {
+        size_t sz = 0;
+        assert_ptr_equal(gc_world_section_at(f->reader, i, &sz),
+                         base + secs[i]->offset);
+        assert_int_equal(sz, secs[i]->size);
+    }
+    size_t sz = 1;
+    assert_null(gc_world_section_at(f->reader, 4, &sz));
+    assert_int_equal(sz, 0);
+
     /* Live fields written by the owner are seen by the reader. */
     assert_int_equal(gc_world_set_state(f->owner, GC_WORLD_RUNNING), GC_OK);
     assert_int_equal(gc_world_set_tick(f->owner, 42), GC_OK);

@@ -404,6 +404,17 @@ const gc_world_header *gc_world_hdr(const gc_world *w);
 gc_edits_header *gc_world_edits(const gc_world *w);
 size_t gc_world_edits_size(const gc_world *w);
 
+/* Sections, by their validated offsets, with their sizes. */
+enum {
+    GC_WORLD_SEC_CELLS = 0,
+    GC_WORLD_SEC_AGENTS = 1,
+    GC_WORLD_SEC_STATS = 2,
+    GC_WORLD_SEC_TRACE = 3
+};
+/* Start of section `which` in the mapping and its size; NULL when `which`
+ * is not a section. */
+const void *gc_world_section_at(const gc_world *w, int which, size_t *size);
+
 /* Validated geometry, from the handle (not re-read from shared memory). */
 int32_t gc_world_width(const gc_world *w);
 int32_t gc_world_height(const gc_world *w);
