@@ -38,6 +38,23 @@
  *   inside the cells_seq seqlock; they are meant for other processes.
  * - Readers never block the daemon: they retry a torn copy a bounded number
  *   of times (GC_WORLD_READ_ATTEMPTS, with sched_yield) and then say GC_EBUSY.
+ * - The agent snapshot's sequence counts half-steps (odd while the writer
+ *   fills a buffer), so a reader can tell exactly when the buffer it copied
+ *   was handed back to the writer: with a plain count of publishes, the
+ *   writer already refills that buffer while the count has moved by only
+ *   one, and a reader that tolerates one publish would accept torn copies.
+ * - The edit queue is a Vyukov bounded ring with one consumer (the daemon).
+ *   A producer can die between claiming a slot and publishing it; the
+ *   daemon then waits claim_timeout_ns, timed from when it first saw the
+ *   slot stuck (the producer may have died before writing claim_ns), and
+ *   skips it by moving the slot's seq on with a CAS.  The producer publishes
+ *   with a CAS too, so a late publish fails instead of slipping an entry
+ *   into a later lap: nothing is applied twice, and a stalled producer
+ *   learns its edit was dropped (GC_ETIMEOUT).  A per-entry check over the
+ *   position and payload catches the one remaining hazard, a stalled
+ *   producer's late stores landing in the slot's next occupant.  Producers
+ *   never wait for the daemon except when the ring is full (bounded by
+ *   their timeout), and the daemon never waits at all.
  */
 #include "config.h"
 
@@ -108,6 +125,8 @@ _Static_assert(offsetof(gc_edits_header, pid) == 32, "edits pid");
 _Static_assert(offsetof(gc_edits_header, head) == 64, "head on its line");
 _Static_assert(offsetof(gc_edits_header, tail) == 128, "tail on its line");
 _Static_assert(sizeof(gc_edit_entry) == 64, "edit entry size");
+_Static_assert(offsetof(gc_edit_entry, op) == 16, "edit payload");
+_Static_assert(offsetof(gc_edit_entry, check) == 56, "edit check");
 
 /* ---- The handle ---------------------------------------------------------- */
 
@@ -143,6 +162,12 @@ struct gc_world {
     pid_t pid;
     gc_world_snap snap;
     bool cells_open;
+    /* The edit queue, from its validated header. */
+    uint32_t edits_cap;
+    uint64_t claim_timeout_ns;
+    /* The consumer's view of a claimed but unpublished head entry. */
+    bool stalled;
+    uint64_t stall_pos, stall_since_ns;
 };
 
 static gc_world_header *
@@ -481,8 +506,14 @@ gc_world_validate(const void *base, size_t size, gc_error *err)
     return check_world(base, size, NULL, NULL, err);
 }
 
+/* Limits of the claim timeout: long enough for any live producer, short
+ * enough that a dead one does not hold the queue for long. */
+#define CLAIM_TIMEOUT_MIN_NS UINT64_C(1000000)       /* 1 ms */
+#define CLAIM_TIMEOUT_MAX_NS UINT64_C(3600000000000) /* 1 h */
+
 static int
-check_edits(const uint8_t *p, size_t size, const char *name, gc_error *err)
+check_edits(const uint8_t *p, size_t size, const char *name, uint32_t *capp,
+            uint64_t *timeoutp, gc_error *err)
 {
     const size_t hsize = sizeof(gc_edits_header);
     const gc_edits_header *h = (const gc_edits_header *)(const void *)p;
@@ -552,13 +583,23 @@ check_edits(const uint8_t *p, size_t size, const char *name, gc_error *err)
     if (h->pid <= 0)
         return gc_error_set(err, GC_ECORRUPT, name, 0, 0,
                             "owner pid %" PRId32 " is not a valid pid", h->pid);
+    if (h->claim_timeout_ns < CLAIM_TIMEOUT_MIN_NS ||
+        h->claim_timeout_ns > CLAIM_TIMEOUT_MAX_NS)
+        return gc_error_set(err, GC_ECORRUPT, name, 0, 0,
+                            "claim timeout %" PRIu64
+                            " ns is out of range (1 ms..1 h)",
+                            h->claim_timeout_ns);
+    if (capp != NULL)
+        *capp = cap;
+    if (timeoutp != NULL)
+        *timeoutp = h->claim_timeout_ns;
     return GC_OK;
 }
 
 int
 gc_edits_validate(const void *base, size_t size, gc_error *err)
 {
-    return check_edits(base, size, NULL, err);
+    return check_edits(base, size, NULL, NULL, NULL, err);
 }
 
 /* ---- System-call errors -------------------------------------------------- */
@@ -755,7 +796,7 @@ world_alloc(void)
 
 static int
 check_config(const gc_world_config *cfg, layout *l, uint32_t *edits_cap,
-             gc_error *err)
+             uint64_t *claim_timeout_ns, gc_error *err)
 {
     if (!grid_size_ok(cfg->width, cfg->height)) {
         int code = cfg->width < 1 || cfg->height < 1 ? GC_EINVAL : GC_ETOOBIG;
@@ -791,6 +832,12 @@ check_config(const gc_world_config *cfg, layout *l, uint32_t *edits_cap,
                             "edit queue capacity %" PRIu32
                             " is not a power of two in 2..%u",
                             ecap, GC_EDITS_MAX_CAPACITY);
+    uint64_t tmo = cfg->claim_timeout_ms ? cfg->claim_timeout_ms : 2000;
+    if (tmo * 1000000 > CLAIM_TIMEOUT_MAX_NS)
+        return gc_error_set(err, GC_EINVAL, NULL, 0, 0,
+                            "claim timeout %" PRIu32
+                            " ms is out of range (1 ms..1 h)",
+                            cfg->claim_timeout_ms);
     l->width = cfg->width;
     l->height = cfg->height;
     l->cell_size = cs;
@@ -798,6 +845,7 @@ check_config(const gc_world_config *cfg, layout *l, uint32_t *edits_cap,
     l->trace_capacity = tcap;
     compute_layout(l);
     *edits_cap = ecap;
+    *claim_timeout_ns = tmo * 1000000;
     return GC_OK;
 }
 
@@ -834,6 +882,7 @@ init_world(gc_world *w)
 static void
 init_edits(gc_world *w, uint32_t capacity)
 {
+    w->edits_cap = capacity;
     gc_edits_header *e = (gc_edits_header *)(void *)w->edits_base;
     e->version = GC_EDITS_VERSION;
     e->header_size = sizeof(gc_edits_header);
@@ -841,7 +890,7 @@ init_edits(gc_world *w, uint32_t capacity)
     e->capacity = capacity;
     e->entry_size = sizeof(gc_edit_entry);
     e->pid = (int32_t)w->pid;
-    e->claim_timeout_ns = UINT64_C(2000000000);
+    e->claim_timeout_ns = w->claim_timeout_ns;
     /* Vyukov ring: slot i starts free for position i. */
     gc_edit_entry *ent =
         (gc_edit_entry *)(void *)(w->edits_base + sizeof(gc_edits_header));
@@ -881,7 +930,8 @@ gc_world_create(gc_world **out, const gc_world_config *cfg,
                             "out of memory creating a world handle");
     uint32_t ecap = 0;
     if ((rc = make_names(w, cfg->name, err)) != GC_OK ||
-        (rc = check_config(cfg, &w->lay, &ecap, err)) != GC_OK) {
+        (rc = check_config(cfg, &w->lay, &ecap, &w->claim_timeout_ns, err)) !=
+            GC_OK) {
         free(w);
         return rc;
     }
@@ -940,9 +990,12 @@ fail:
 
 /* Open, size and map one object for a reader, then validate it. */
 static int
-attach_object(const char *name, bool writable, int *fdp, uint8_t **basep,
-              size_t *sizep, bool world, layout *lay, gc_error *err)
+attach_object(gc_world *w, bool world, bool writable, gc_error *err)
 {
+    const char *name = world ? w->name : w->edits_name;
+    int *fdp = world ? &w->fd : &w->edits_fd;
+    uint8_t **basep = world ? &w->base : &w->edits_base;
+    size_t *sizep = world ? &w->size : &w->edits_size;
     int fd = shm_open(name, writable ? O_RDWR : O_RDONLY, 0);
     if (fd < 0)
         return open_error(errno, name, "opening", err);
@@ -963,7 +1016,8 @@ attach_object(const char *name, bool writable, int *fdp, uint8_t **basep,
         if (n < 0)
             return sys_error(errno, name, "reading", err);
         int rc = world ? check_world((uint8_t *)buf, (size_t)n, name, NULL, err)
-                       : check_edits((uint8_t *)buf, (size_t)n, name, err);
+                       : check_edits((uint8_t *)buf, (size_t)n, name, NULL,
+                                     NULL, err);
         if (rc == GC_OK) /* cannot happen: a header is 256 bytes */
             rc = gc_error_set(err, GC_ECORRUPT, name, 0, 0, "object too small");
         return rc;
@@ -973,8 +1027,9 @@ attach_object(const char *name, bool writable, int *fdp, uint8_t **basep,
     if (rc != GC_OK)
         return rc;
     *sizep = size;
-    return world ? check_world(*basep, size, name, lay, err)
-                 : check_edits(*basep, size, name, err);
+    return world ? check_world(*basep, size, name, &w->lay, err)
+                 : check_edits(*basep, size, name, &w->edits_cap,
+                               &w->claim_timeout_ns, err);
 }
 
 int
@@ -988,14 +1043,12 @@ gc_world_attach(gc_world **out, const char *name, unsigned flags, gc_error *err)
                             "out of memory creating a world handle");
     if ((rc = make_names(w, name, err)) != GC_OK)
         goto fail;
-    rc = attach_object(w->name, false, &w->fd, &w->base, &w->size, true,
-                       &w->lay, err);
+    rc = attach_object(w, true, false, err);
     if (rc != GC_OK)
         goto fail;
     w->pid = (pid_t)hdr(w)->pid;
     if (flags & GC_WORLD_ATTACH_EDITS) {
-        rc = attach_object(w->edits_name, true, &w->edits_fd, &w->edits_base,
-                           &w->edits_size, false, NULL, err);
+        rc = attach_object(w, false, true, err);
         if (rc != GC_OK)
             goto fail;
         int32_t epid = ((gc_edits_header *)(void *)w->edits_base)->pid;
@@ -1541,4 +1594,209 @@ gc_world_section_at(const gc_world *w, int which, size_t *size)
     if (size != NULL)
         *size = (size_t)sz;
     return w->base + off;
+}
+
+/* ---- The edit queue ------------------------------------------------------ */
+
+static gc_edits_header *
+edits_hdr(const gc_world *w)
+{
+    return (gc_edits_header *)(void *)w->edits_base;
+}
+
+static gc_edit_entry *
+edits_entries(const gc_world *w)
+{
+    return (gc_edit_entry *)(void *)(w->edits_base + sizeof(gc_edits_header));
+}
+
+static uint64_t
+mix64(uint64_t h)
+{
+    h ^= h >> 30;
+    h *= UINT64_C(0xbf58476d1ce4e5b9);
+    h ^= h >> 27;
+    h *= UINT64_C(0x94d049bb133111eb);
+    h ^= h >> 31;
+    return h;
+}
+
+/* The entry's check: its position and every payload field.  Not a defence
+ * against a malicious writer (who can compute it too), but against a
+ * stalled producer's late stores mixing into someone else's entry. */
+static uint64_t
+edit_check(uint64_t pos, const gc_edit *e)
+{
+    const uint64_t words[5] = {
+        (uint64_t)e->op << 32 | e->type,
+        (uint64_t)(uint32_t)e->x0 << 32 | (uint32_t)e->y0,
+        (uint64_t)(uint32_t)e->x1 << 32 | (uint32_t)e->y1,
+        (uint64_t)e->batch << 32 | e->sender_pid,
+        e->client_token,
+    };
+    uint64_t h = mix64(pos ^ GC_EDITS_MAGIC);
+    for (int i = 0; i < 5; i++)
+        h = mix64(h ^ words[i]);
+    return h;
+}
+
+int
+gc_edits_push(gc_world *w, gc_edit *e, uint64_t timeout_ns)
+{
+    if (w->edits_base == NULL)
+        return GC_EINVAL;
+    gc_edits_header *h = edits_hdr(w);
+    gc_edit_entry *ent = edits_entries(w);
+    const uint64_t cap = w->edits_cap;
+    const uint64_t start = now_ns(CLOCK_MONOTONIC);
+    const uint64_t deadline =
+        timeout_ns > UINT64_MAX - start ? UINT64_MAX : start + timeout_ns;
+
+    uint64_t pos = atomic_load_explicit(&h->tail, memory_order_relaxed);
+    gc_edit_entry *slot;
+    for (;;) {
+        slot = &ent[pos & (cap - 1)];
+        /* Acquire: pairs with the daemon freeing the slot, so our payload
+         * stores come after its reads of the last lap's entry. */
+        uint64_t seq = atomic_load_explicit(&slot->seq, memory_order_acquire);
+        int64_t dif = (int64_t)(seq - pos);
+        if (dif == 0) {
+            if (atomic_compare_exchange_weak_explicit(&h->tail, &pos, pos + 1,
+                                                      memory_order_relaxed,
+                                                      memory_order_relaxed))
+                break;
+            continue; /* pos now holds the current tail */
+        }
+        if (dif < 0) {
+            /* Full: the slot still holds the entry from a lap ago. */
+            if (now_ns(CLOCK_MONOTONIC) >= deadline)
+                return GC_EFULL;
+            struct timespec nap = {0, 100 * 1000};
+            nanosleep(&nap, NULL);
+            pos = atomic_load_explicit(&h->tail, memory_order_relaxed);
+            continue;
+        }
+        /* Someone claimed pos before us, so tail has moved on (the release
+         * publish we just saw was made after their claim).  If it has not,
+         * the queue has been scribbled on. */
+        uint64_t t = atomic_load_explicit(&h->tail, memory_order_relaxed);
+        if (t == pos)
+            return GC_ECORRUPT;
+        pos = t;
+    }
+
+    /* Claimed position pos.  Fill the slot, then publish. */
+    uint64_t now = now_ns(CLOCK_MONOTONIC);
+    atomic_store_explicit(&slot->claim_ns, now, memory_order_relaxed);
+    e->sender_pid = (uint32_t)getpid();
+    e->claim_ns = now;
+    e->position = pos;
+    slot->op = e->op;
+    slot->type = e->type;
+    slot->x0 = e->x0;
+    slot->y0 = e->y0;
+    slot->x1 = e->x1;
+    slot->y1 = e->y1;
+    slot->batch = e->batch;
+    slot->sender_pid = e->sender_pid;
+    slot->client_token = e->client_token;
+    slot->check = edit_check(pos, e);
+    /* A CAS, not a store: if the daemon gave up on this slot, it has moved
+     * seq on, and the entry must not be published into a later lap. */
+    uint64_t expect = pos;
+    if (!atomic_compare_exchange_strong_explicit(&slot->seq, &expect, pos + 1,
+                                                 memory_order_release,
+                                                 memory_order_relaxed))
+        return GC_ETIMEOUT;
+    return GC_OK;
+}
+
+/* Move the head past position pos, freeing its slot for the next lap. */
+static void
+edits_release(gc_world *w, gc_edit_entry *slot, uint64_t pos)
+{
+    atomic_store_explicit(&slot->seq, pos + w->edits_cap, memory_order_release);
+    atomic_store_explicit(&edits_hdr(w)->head, pos + 1, memory_order_release);
+    w->stalled = false;
+}
+
+int
+gc_edits_pop(gc_world *w, gc_edit *out)
+{
+    if (!w->owner)
+        return GC_EPERM;
+    if (w->edits_base == NULL)
+        return GC_EINVAL;
+    gc_edits_header *h = edits_hdr(w);
+    const uint64_t cap = w->edits_cap;
+    /* Only the daemon writes head. */
+    const uint64_t pos = atomic_load_explicit(&h->head, memory_order_relaxed);
+    gc_edit_entry *slot = &edits_entries(w)[pos & (cap - 1)];
+
+    for (;;) {
+        uint64_t seq = atomic_load_explicit(&slot->seq, memory_order_acquire);
+        if (seq == pos + 1) {
+            memset(out, 0, sizeof *out);
+            out->op = slot->op;
+            out->type = slot->type;
+            out->x0 = slot->x0;
+            out->y0 = slot->y0;
+            out->x1 = slot->x1;
+            out->y1 = slot->y1;
+            out->batch = slot->batch;
+            out->sender_pid = slot->sender_pid;
+            out->client_token = slot->client_token;
+            out->claim_ns =
+                atomic_load_explicit(&slot->claim_ns, memory_order_relaxed);
+            out->position = pos;
+            uint64_t check = slot->check;
+            edits_release(w, slot, pos);
+            return check == edit_check(pos, out) ? 1 : GC_ECORRUPT;
+        }
+        if (seq != pos) {
+            /* No legal state: a writer scribbled on the slot.  Reclaim it
+             * rather than let the queue stop here. */
+            memset(out, 0, sizeof *out);
+            out->position = pos;
+            edits_release(w, slot, pos);
+            return GC_ECORRUPT;
+        }
+        /* Free, or claimed and not yet published. */
+        uint64_t tail = atomic_load_explicit(&h->tail, memory_order_relaxed);
+        if ((int64_t)(tail - pos) <= 0)
+            return 0; /* empty */
+        /* Claimed: time it from when we first saw it so, since the claimant
+         * may have died before it wrote claim_ns. */
+        uint64_t now = now_ns(CLOCK_MONOTONIC);
+        if (!w->stalled || w->stall_pos != pos) {
+            w->stalled = true;
+            w->stall_pos = pos;
+            w->stall_since_ns = now;
+            return 0;
+        }
+        if (now - w->stall_since_ns < w->claim_timeout_ns)
+            return 0;
+        uint64_t expect = pos;
+        if (atomic_compare_exchange_strong_explicit(
+                &slot->seq, &expect, pos + cap, memory_order_acq_rel,
+                memory_order_acquire)) {
+            memset(out, 0, sizeof *out);
+            out->position = pos;
+            atomic_store_explicit(&h->head, pos + 1, memory_order_release);
+            w->stalled = false;
+            return GC_ETIMEOUT;
+        }
+        /* Published at the last moment: loop and take it. */
+    }
+}
+
+uint64_t
+gc_edits_pending(const gc_world *w)
+{
+    if (w->edits_base == NULL)
+        return 0;
+    gc_edits_header *h = edits_hdr(w);
+    uint64_t head = atomic_load_explicit(&h->head, memory_order_acquire);
+    uint64_t tail = atomic_load_explicit(&h->tail, memory_order_relaxed);
+    return (int64_t)(tail - head) > 0 ? tail - head : 0;
 }

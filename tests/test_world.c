@@ -30,6 +30,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 /* ---- System-call wrappers ------------------------------------------------ */
@@ -1369,6 +1370,352 @@ test_owner_alive(void **state)
     assert_int_equal(gc_world_state(f->reader), GC_WORLD_STARTING);
 }
 
+/* ---- Edit queue ---------------------------------------------------------- */
+
+static gc_edit
+edit_for(uint64_t token)
+{
+    gc_edit e;
+    memset(&e, 0, sizeof e);
+    e.op = (uint32_t)(token % 7);
+    e.type = (uint32_t)(token % GC_CELL_NTYPES);
+    e.x0 = (int32_t)token;
+    e.y0 = -(int32_t)token;
+    e.x1 = (int32_t)(token * 3);
+    e.y1 = (int32_t)(token >> 3);
+    e.batch = (uint32_t)(token / 10);
+    e.client_token = token;
+    return e;
+}
+
+static bool
+edit_matches(const gc_edit *got, uint64_t token)
+{
+    gc_edit want = edit_for(token);
+    return got->op == want.op && got->type == want.type && got->x0 == want.x0 &&
+           got->y0 == want.y0 && got->x1 == want.x1 && got->y1 == want.y1 &&
+           got->batch == want.batch && got->client_token == token;
+}
+
+static void
+test_edits_push_pop(void **state)
+{
+    fixture *f = *state;
+    f->cfg.edits_capacity = 4;
+    create_owner(f);
+    attach_reader(f, GC_WORLD_ATTACH_EDITS);
+    gc_edit e, got;
+
+    assert_int_equal(gc_edits_pop(f->owner, &got), 0);
+    assert_int_equal(gc_edits_pop(f->reader, &got), GC_EPERM);
+    for (uint64_t t = 1; t <= 3; t++) {
+        e = edit_for(t);
+        assert_int_equal(gc_edits_push(f->reader, &e, 0), GC_OK);
+        assert_int_equal(e.position, t - 1);
+        assert_int_equal(e.sender_pid, getpid());
+    }
+    assert_int_equal(gc_edits_pending(f->owner), 3);
+    for (uint64_t t = 1; t <= 3; t++) {
+        assert_int_equal(gc_edits_pop(f->owner, &got), 1);
+        assert_true(edit_matches(&got, t));
+        assert_int_equal(got.position, t - 1);
+        assert_int_equal(got.sender_pid, getpid());
+        assert_true(got.claim_ns > 0);
+    }
+    assert_int_equal(gc_edits_pop(f->owner, &got), 0);
+    assert_int_equal(gc_edits_pending(f->reader), 0);
+
+    /* Many laps round a ring of 4. */
+    for (uint64_t t = 100; t < 200; t++) {
+        e = edit_for(t);
+        assert_int_equal(gc_edits_push(f->reader, &e, 0), GC_OK);
+        if (t % 3 == 0)
+            continue;
+        while (gc_edits_pending(f->owner) > 0) {
+            assert_int_equal(gc_edits_pop(f->owner, &got), 1);
+            assert_int_equal(got.position + 97, got.client_token);
+        }
+    }
+
+    /* Without the queue mapped there is nothing to push to. */
+    gc_world *plain;
+    assert_int_equal(gc_world_attach(&plain, f->name, 0, NULL), GC_OK);
+    assert_int_equal(gc_edits_push(plain, &e, 0), GC_EINVAL);
+    assert_int_equal(gc_edits_pending(plain), 0);
+    gc_world_close(plain);
+}
+
+static void
+test_edits_full(void **state)
+{
+    fixture *f = *state;
+    f->cfg.edits_capacity = 4;
+    create_owner(f);
+    gc_edit e, got;
+    for (uint64_t t = 0; t < 4; t++) {
+        e = edit_for(t);
+        assert_int_equal(gc_edits_push(f->owner, &e, 0), GC_OK);
+    }
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    e = edit_for(4);
+    assert_int_equal(gc_edits_push(f->owner, &e, 20 * 1000 * 1000), GC_EFULL);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double waited = (double)(t1.tv_sec - t0.tv_sec) +
+                    (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    assert_true(waited >= 0.019);
+    assert_int_equal(gc_edits_push(f->owner, &e, 0), GC_EFULL);
+    assert_int_equal(gc_edits_pop(f->owner, &got), 1);
+    assert_int_equal(gc_edits_push(f->owner, &e, 0), GC_OK);
+    assert_int_equal(e.position, 4);
+}
+
+/* Claim position `pos` the way gc_edits_push does, and stop there. */
+static bool
+claim_only(gc_edits_header *h, uint64_t *posp)
+{
+    gc_edit_entry *ent = (gc_edit_entry *)(void *)((uint8_t *)h + 256);
+    uint64_t pos = atomic_load(&h->tail);
+    gc_edit_entry *slot = &ent[pos & (h->capacity - 1)];
+    if (atomic_load(&slot->seq) != pos ||
+        !atomic_compare_exchange_strong(&h->tail, &pos, pos + 1))
+        return false;
+    *posp = pos;
+    return true;
+}
+
+static void
+test_edits_dead_producer(void **state)
+{
+    fixture *f = *state;
+    f->cfg.edits_capacity = 4;
+    f->cfg.claim_timeout_ms = 50;
+    create_owner(f);
+    gc_edit e, got;
+
+    /* A producer claims position 0 and is killed before publishing. */
+    int pfd[2];
+    assert_int_equal(pipe(pfd), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        gc_world *w;
+        uint64_t pos;
+        char ok = 1;
+        close(pfd[0]);
+        if (gc_world_attach(&w, f->name, GC_WORLD_ATTACH_EDITS, NULL) !=
+                GC_OK ||
+            !claim_only(gc_world_edits(w), &pos) || pos != 0)
+            ok = 0;
+        if (write(pfd[1], &ok, 1) != 1)
+            _exit(1);
+        for (;;)
+            pause(); /* holding the claim until killed */
+    }
+    close(pfd[1]);
+    char ok = 0;
+    assert_int_equal(read(pfd[0], &ok, 1), 1);
+    close(pfd[0]);
+    assert_int_equal(kill(pid, SIGKILL), 0);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_int_equal(ok, 1);
+    assert_true(WIFSIGNALED(status));
+    assert_int_equal(WTERMSIG(status), SIGKILL);
+
+    /* Others go on pushing behind it. */
+    e = edit_for(11);
+    assert_int_equal(gc_edits_push(f->owner, &e, 0), GC_OK);
+    assert_int_equal(e.position, 1);
+    assert_int_equal(gc_edits_pending(f->owner), 2);
+
+    /* The daemon waits the claim timeout, then skips the dead entry. */
+    assert_int_equal(gc_edits_pop(f->owner, &got), 0);
+    assert_int_equal(gc_edits_pop(f->owner, &got), 0);
+    struct timespec nap = {0, 60 * 1000 * 1000};
+    nanosleep(&nap, NULL);
+    assert_int_equal(gc_edits_pop(f->owner, &got), GC_ETIMEOUT);
+    assert_int_equal(got.position, 0);
+    assert_int_equal(gc_edits_pop(f->owner, &got), 1);
+    assert_true(edit_matches(&got, 11));
+    assert_int_equal(gc_edits_pop(f->owner, &got), 0);
+
+    /* A producer that only stalled finds its late publish refused, so the
+     * entry it thought it was adding is never applied, even once the slot
+     * has gone round to a later lap. */
+    uint64_t pos;
+    gc_edits_header *h = gc_world_edits(f->owner);
+    assert_true(claim_only(h, &pos));
+    assert_int_equal(pos, 2);
+    assert_int_equal(gc_edits_pop(f->owner, &got), 0);
+    nanosleep(&nap, NULL);
+    assert_int_equal(gc_edits_pop(f->owner, &got), GC_ETIMEOUT);
+    assert_int_equal(got.position, 2);
+    gc_edit_entry *slot = (gc_edit_entry *)(void *)((uint8_t *)h + 256) + 2;
+    uint64_t expect = pos;
+    assert_false(atomic_compare_exchange_strong(&slot->seq, &expect, pos + 1));
+    assert_int_equal(expect, pos + 4);
+
+    /* And the ring is whole: every slot is used again. */
+    for (uint64_t t = 20; t < 30; t++) {
+        e = edit_for(t);
+        assert_int_equal(gc_edits_push(f->owner, &e, 0), GC_OK);
+        assert_int_equal(gc_edits_pop(f->owner, &got), 1);
+        assert_true(edit_matches(&got, t));
+    }
+}
+
+static void
+test_edits_corrupt_entries(void **state)
+{
+    fixture *f = *state;
+    f->cfg.edits_capacity = 4;
+    create_owner(f);
+    gc_edits_header *h = gc_world_edits(f->owner);
+    gc_edit_entry *ent = (gc_edit_entry *)(void *)((uint8_t *)h + 256);
+    gc_edit e = edit_for(5), got;
+
+    /* A published entry changed afterwards fails its check. */
+    assert_int_equal(gc_edits_push(f->owner, &e, 0), GC_OK);
+    ent[0].x0 ^= 1;
+    assert_int_equal(gc_edits_pop(f->owner, &got), GC_ECORRUPT);
+    assert_int_equal(got.position, 0);
+    /* A slot in no legal state is reclaimed, not waited on. */
+    atomic_store(&ent[1].seq, 12345);
+    atomic_store(&h->tail, 2);
+    assert_int_equal(gc_edits_pop(f->owner, &got), GC_ECORRUPT);
+    assert_int_equal(got.position, 1);
+    assert_int_equal(gc_edits_pop(f->owner, &got), 0);
+    e = edit_for(6);
+    assert_int_equal(gc_edits_push(f->owner, &e, 0), GC_OK);
+    assert_int_equal(gc_edits_pop(f->owner, &got), 1);
+    assert_true(edit_matches(&got, 6));
+
+    /* A tail behind a published slot: producers say so, never spin. */
+    e = edit_for(7);
+    assert_int_equal(gc_edits_push(f->owner, &e, 0), GC_OK); /* pos 3 */
+    atomic_store(&h->tail, 3);
+    assert_int_equal(gc_edits_push(f->owner, &e, 0), GC_ECORRUPT);
+
+    /* A header with a bad claim timeout is refused. */
+    h->claim_timeout_ns = 0;
+    gc_error err;
+    assert_int_equal(gc_edits_validate(h, gc_world_edits_size(f->owner), &err),
+                     GC_ECORRUPT);
+    assert_string_equal(err.msg,
+                        "claim timeout 0 ns is out of range (1 ms..1 h)");
+}
+
+#define PRODUCERS 3
+#define PER_PRODUCER 3000
+
+typedef struct qrace {
+    gc_world *w;
+    int id;
+    unsigned long full;
+} qrace;
+
+static void *
+producer_main(void *arg)
+{
+    qrace *q = arg;
+    for (uint64_t i = 0; i < PER_PRODUCER; i++) {
+        gc_edit e = edit_for((uint64_t)q->id << 32 | i);
+        int rc;
+        while ((rc = gc_edits_push(q->w, &e, 1000 * 1000)) == GC_EFULL)
+            q->full++;
+        if (rc != GC_OK)
+            return (void *)1;
+    }
+    return NULL;
+}
+
+/* Pop until `total` entries came, checking them against the model: every
+ * token exactly once, each producer's in the order it pushed them. */
+static void
+consume_and_check(gc_world *w, int producers, uint64_t per)
+{
+    uint64_t next[8] = {0};
+    uint64_t total = (uint64_t)producers * per, got_n = 0;
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    while (got_n < total) {
+        gc_edit got;
+        int rc = gc_edits_pop(w, &got);
+        if (rc == 0) {
+            clock_gettime(CLOCK_MONOTONIC, &t);
+            if (t.tv_sec - t0.tv_sec > 60)
+                fail_msg("queue stalled after %llu entries",
+                         (unsigned long long)got_n);
+            sched_yield();
+            continue;
+        }
+        assert_int_equal(rc, 1);
+        uint64_t id = got.client_token >> 32,
+                 i = got.client_token & 0xffffffffu;
+        assert_true(id < (uint64_t)producers);
+        assert_int_equal(i, next[id]); /* exactly once, in order */
+        assert_true(edit_matches(&got, got.client_token));
+        assert_int_equal(got.position, got_n);
+        next[id]++;
+        got_n++;
+    }
+    gc_edit got;
+    assert_int_equal(gc_edits_pop(w, &got), 0);
+}
+
+static void
+test_edits_concurrent_model(void **state)
+{
+    fixture *f = *state;
+    f->cfg.edits_capacity = 64;
+    create_owner(f);
+    qrace q[PRODUCERS];
+    pthread_t t[PRODUCERS];
+    for (int i = 0; i < PRODUCERS; i++) {
+        q[i] = (qrace){.w = f->owner, .id = i};
+        assert_int_equal(pthread_create(&t[i], NULL, producer_main, &q[i]), 0);
+    }
+    consume_and_check(f->owner, PRODUCERS, PER_PRODUCER);
+    for (int i = 0; i < PRODUCERS; i++) {
+        void *ret;
+        assert_int_equal(pthread_join(t[i], &ret), 0);
+        assert_null(ret);
+    }
+}
+
+static void
+test_edits_processes(void **state)
+{
+    fixture *f = *state;
+    f->cfg.edits_capacity = 16;
+    create_owner(f);
+    pid_t pids[2];
+    fflush(NULL);
+    for (int i = 0; i < 2; i++) {
+        pids[i] = fork();
+        assert_true(pids[i] >= 0);
+        if (pids[i] == 0) {
+            gc_world *w;
+            if (gc_world_attach(&w, f->name, GC_WORLD_ATTACH_EDITS, NULL) !=
+                GC_OK)
+                _exit(1);
+            qrace q = {.w = w, .id = i};
+            void *ret = producer_main(&q);
+            gc_world_close(w);
+            _exit(ret == NULL ? 0 : 2);
+        }
+    }
+    consume_and_check(f->owner, 2, PER_PRODUCER);
+    for (int i = 0; i < 2; i++) {
+        int status;
+        assert_int_equal(waitpid(pids[i], &status, 0), pids[i]);
+        assert_true(WIFEXITED(status));
+        assert_int_equal(WEXITSTATUS(status), 0);
+    }
+}
+
 /* ---- Failure paths ------------------------------------------------------- */
 
 static void
@@ -1512,6 +1859,12 @@ main(void)
         T(test_stats_trace_concurrent),
         T(test_cells_busy_while_written),
         T(test_owner_alive),
+        T(test_edits_push_pop),
+        T(test_edits_full),
+        T(test_edits_dead_producer),
+        T(test_edits_corrupt_entries),
+        T(test_edits_concurrent_model),
+        T(test_edits_processes),
         T(test_create_syscall_failures),
         T(test_attach_syscall_failures),
 #undef T

@@ -263,11 +263,12 @@ typedef struct gc_world_trace_hdr {
 
 /*
  * Header of /NAME.edits.  The queue is a bounded ring of `capacity` entries
- * (a power of two) following a Vyukov-style bounded MPMC design: producers
- * (tools, the viewer) claim a position by advancing `tail`, fill the entry
- * and publish it through the entry's own `seq`; the daemon consumes at
- * `head`.  The operations come with the edit-queue work; this layout is
- * created and validated now.  head and tail live on their own cache lines.
+ * (a power of two), after Dmitry Vyukov's bounded MPMC queue, with one
+ * consumer: producers (tools, the viewer; any number, any process) claim a
+ * position by advancing `tail` with a CAS, fill the entry and publish it
+ * through the entry's own `seq`; the daemon consumes at `head`.  head and
+ * tail live on their own cache lines.  See gc_edit_entry for the slot
+ * protocol and gc_edits_pop for how a dead producer is survived.
  */
 typedef struct gc_edits_header {
     _Atomic uint64_t magic;    /* fixed: GC_EDITS_MAGIC, written last
@@ -279,35 +280,60 @@ typedef struct gc_edits_header {
     uint32_t entry_size;       /* fixed: sizeof(gc_edit_entry) */
     int32_t pid;               /* fixed: the daemon's pid */
     uint32_t flags;            /* fixed: 0 */
-    uint64_t claim_timeout_ns; /* fixed: after this long a claimed but
-                                  unpublished entry may be skipped */
+    uint64_t claim_timeout_ns; /* fixed: how long the daemon waits for a
+                                  claimed entry to be published before it
+                                  skips it */
     uint64_t reserved0[2];
     _Atomic uint64_t head; /* next position the daemon consumes; written
-                              only by the daemon */
+                              only by the daemon (release) */
     uint64_t pad1[7];
-    _Atomic uint64_t tail; /* next position a producer claims (CAS) */
+    _Atomic uint64_t tail; /* next position a producer claims (CAS, relaxed:
+                              the slot's seq carries the ordering) */
     uint64_t pad2[7];
     uint64_t reserved[8];
 } gc_edits_header;
 
 /*
- * One queue entry.  seq is the per-slot sequence of the Vyukov ring
- * (position p may be claimed when seq == p; published when seq == p + 1).
- * The producer that claimed the slot writes claim_ns (relaxed) and then the
- * payload; the daemon reads the payload only after an acquire load of seq
- * shows it published, and treats it as untrusted input.
+ * One queue entry, the slot for positions p, p + capacity, p + 2 capacity...
+ *
+ *   seq == p            free for position p (or claimed, not yet published)
+ *   seq == p + 1        position p published: the daemon may read it
+ *   seq == p + capacity consumed or skipped: free for the next lap
+ *
+ * A producer that sees seq == p claims p by a CAS of tail from p to p + 1,
+ * writes claim_ns and the payload, then publishes with a CAS of seq from p
+ * to p + 1 (release).  The daemon reads the payload only after an acquire
+ * load shows seq == p + 1, checks `check`, and frees the slot by storing
+ * p + capacity (release).  If it gives up on a claimed entry it moves seq
+ * from p to p + capacity with a CAS, so a late producer's publish fails and
+ * it learns that its entry was dropped: an entry is applied at most once.
+ * `check` covers the position and the payload, so that a producer stalled
+ * past the timeout, still writing into a slot that has been handed to
+ * another producer, cannot make a mixed entry pass.  Everything here is
+ * untrusted input to the daemon.
  */
 typedef struct gc_edit_entry {
     _Atomic uint64_t seq;
-    _Atomic uint64_t claim_ns; /* CLOCK_MONOTONIC when claimed */
-    uint32_t op;               /* operation */
+    _Atomic uint64_t claim_ns; /* CLOCK_MONOTONIC when claimed (relaxed) */
+    uint32_t op;               /* operation, defined by the edit work */
     uint32_t type;             /* cell type */
     int32_t x0, y0, x1, y1;    /* cell rectangle or line */
     uint32_t batch;            /* entries of one batch share this */
     uint32_t sender_pid;
     uint64_t client_token; /* chosen by the client, echoed in replies */
-    uint64_t reserved;
+    uint64_t check;        /* hash of the position and the fields above */
 } gc_edit_entry;
+
+/* An edit as producers give it and the daemon receives it. */
+typedef struct gc_edit {
+    uint32_t op, type;
+    int32_t x0, y0, x1, y1;
+    uint32_t batch;
+    uint32_t sender_pid; /* set by gc_edits_push */
+    uint64_t client_token;
+    uint64_t claim_ns; /* set by gc_edits_push (CLOCK_MONOTONIC) */
+    uint64_t position; /* set by push and pop: its queue position */
+} gc_edit;
 
 /* ---- Creating and attaching -------------------------------------------- */
 
@@ -316,15 +342,16 @@ typedef struct gc_world gc_world;
 
 /* What gc_world_create makes.  Zero fields take the defaults. */
 typedef struct gc_world_config {
-    const char *name;        /* NULL: GC_WORLD_DEFAULT_NAME; a leading '/'
-                                is optional */
-    int32_t width, height;   /* grid size in cells, required */
-    float cell_size;         /* 0: 1.0 */
-    uint32_t agent_capacity; /* agents the snapshot can hold (may be 0) */
-    uint32_t trace_capacity; /* 0: min(2 * cells, GC_WORLD_TRACE_DEFAULT) */
-    uint32_t edits_capacity; /* 0: GC_EDITS_DEFAULT_CAPACITY; power of 2 */
-    mode_t world_mode;       /* 0: 0600; applied exactly (umask ignored) */
-    mode_t edits_mode;       /* 0: 0600 */
+    const char *name;          /* NULL: GC_WORLD_DEFAULT_NAME; a leading '/'
+                                  is optional */
+    int32_t width, height;     /* grid size in cells, required */
+    float cell_size;           /* 0: 1.0 */
+    uint32_t agent_capacity;   /* agents the snapshot can hold (may be 0) */
+    uint32_t trace_capacity;   /* 0: min(2 * cells, GC_WORLD_TRACE_DEFAULT) */
+    uint32_t edits_capacity;   /* 0: GC_EDITS_DEFAULT_CAPACITY; power of 2 */
+    mode_t world_mode;         /* 0: 0600; applied exactly (umask ignored) */
+    mode_t edits_mode;         /* 0: 0600 */
+    uint32_t claim_timeout_ms; /* 0: 2000; see gc_edits_pop */
 } gc_world_config;
 
 /* Whether gc_world_create replaced objects left behind by a dead daemon. */
@@ -536,6 +563,35 @@ int gc_world_read_trace(const gc_world *w, gc_world_trace_info *info,
 /* The trace request (relaxed loads). */
 void gc_world_trace_request(const gc_world *w, uint32_t *agent,
                             uint32_t *generation);
+
+/* ---- The edit queue ---------------------------------------------------- */
+
+/*
+ * Put an edit on the queue (any process that attached with
+ * GC_WORLD_ATTACH_EDITS, or the owner).  Waits up to timeout_ns while the
+ * queue is full, then returns GC_EFULL.  Returns GC_ETIMEOUT if the daemon
+ * gave up waiting for this entry (the producer stalled longer than the
+ * claim timeout between claim and publish): the edit was dropped and will
+ * never be applied.  On success e->position, sender_pid and claim_ns are
+ * set.  GC_EINVAL on a handle without the queue.
+ */
+int gc_edits_push(gc_world *w, gc_edit *e, uint64_t timeout_ns);
+
+/*
+ * Take the next edit (the daemon only: GC_EPERM otherwise).  Returns 1 and
+ * fills *out, or 0 when there is nothing to take now: the queue is empty, or
+ * its next entry is claimed but not yet published.  An entry that stays
+ * claimed but unpublished for the header's claim_timeout_ns (measured from
+ * when this handle first saw it so, since the producer's own claim_ns may
+ * not be written yet) is skipped: that call returns GC_ETIMEOUT, with
+ * out->position set, and the next call goes on with the entry after it.  An
+ * entry whose check fails, or a slot in an impossible state, is skipped with
+ * GC_ECORRUPT.  Never blocks.
+ */
+int gc_edits_pop(gc_world *w, gc_edit *out);
+
+/* Entries claimed but not yet consumed (tail - head), for the counters. */
+uint64_t gc_edits_pending(const gc_world *w);
 
 #ifdef __cplusplus
 }
