@@ -54,7 +54,11 @@ int gc_diag_rule_parse(const char *s);
 /* A trace of one search: cells in the order they were opened and closed,
  * for the viewer.  The caller owns `events` (capacity `cap`); a search
  * records at most `cap` events and sets `truncated` past that. */
-enum { GC_TRACE_OPEN = 0, GC_TRACE_CLOSE = 1 };
+enum {
+    GC_TRACE_OPEN = 1,  /* cell pushed on the open list */
+    GC_TRACE_CLOSE = 2, /* cell expanded (closed) */
+    GC_TRACE_PATH = 3   /* cell on the path found (the daemon adds these) */
+};
 typedef struct gc_trace_event {
     uint32_t cell; /* cell index y * width + x */
     uint8_t kind;  /* GC_TRACE_OPEN or GC_TRACE_CLOSE */
