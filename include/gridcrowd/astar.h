@@ -59,7 +59,11 @@ int gc_diag_rule_parse(const char *s);
  * the goal is recorded CLOSE when the search reaches it.  The caller owns
  * `events` (capacity `cap`); a search resets `len` and `truncated`, records
  * at most `cap` events and sets `truncated` past that. */
-enum { GC_TRACE_OPEN = 0, GC_TRACE_CLOSE = 1 };
+enum {
+    GC_TRACE_OPEN = 1,  /* cell pushed on the open list */
+    GC_TRACE_CLOSE = 2, /* cell expanded (closed) */
+    GC_TRACE_PATH = 3   /* cell on the path found (the daemon adds these) */
+};
 typedef struct gc_trace_event {
     uint32_t cell; /* cell index y * width + x */
     uint8_t kind;  /* GC_TRACE_OPEN or GC_TRACE_CLOSE */

@@ -1,0 +1,148 @@
+/*
+ * agent.c: one agent's motion along its waypoints.
+ *
+ * Rules kept here:
+ * - Distance: a MOVING agent covers exactly speed * dt per step along its
+ *   polyline (less only when it arrives).  Intermediate waypoints are passed
+ *   exactly, never cut by the arrival radius: the segments between them come
+ *   from a legal path, so walking them keeps the agent out of impassable
+ *   cells by construction, where cutting inside a corner of a smoothed path
+ *   could graze a wall.
+ * - Arrival: within arrive_radius of the last waypoint, or on it.
+ * - Heading: atan2(dy, dx) of this step's last direction of travel, turned
+ *   by at most turn_rate * dt when a turn rate is set; unchanged when the
+ *   agent does not move.
+ */
+#include "config.h"
+
+#include <gridcrowd/agent.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GC_PI_F 3.14159265358979323846f
+
+const char *
+gc_agent_state_name(int state)
+{
+    static const char *const names[GC_AGENT_NSTATES] = {
+        "idle", "waiting", "moving", "arrived", "stuck", "unreachable"};
+    return (state >= 0 && state < GC_AGENT_NSTATES) ? names[state] : "unknown";
+}
+
+void
+gc_agent_init(gc_agent *a, gc_vec2 pos, float heading)
+{
+    memset(a, 0, sizeof *a);
+    a->pos = pos;
+    a->heading = heading;
+    a->state = GC_AGENT_IDLE;
+}
+
+void
+gc_agent_release(gc_agent *a)
+{
+    free(a->wp);
+    a->wp = NULL;
+    a->wp_len = a->wp_next = a->wp_cap = 0;
+    a->state = GC_AGENT_IDLE;
+}
+
+void
+gc_agent_clear_path(gc_agent *a)
+{
+    a->wp_len = a->wp_next = 0;
+}
+
+int
+gc_agent_set_path(gc_agent *a, const gc_grid *g, const gc_path *p)
+{
+    if (p == NULL || p->len == 0 || p->len > UINT32_MAX)
+        return GC_EINVAL;
+    size_t first = 0;
+    if (p->len > 1) {
+        gc_vec2 c0 = gc_grid_cell_center(g, p->cells[0]);
+        if (c0.x == a->pos.x && c0.y == a->pos.y)
+            first = 1;
+    }
+    size_t n = p->len - first;
+    if (n > a->wp_cap) {
+        size_t cap = a->wp_cap ? a->wp_cap : 8;
+        while (cap < n)
+            cap *= 2;
+        if (cap > UINT32_MAX)
+            cap = UINT32_MAX;
+        gc_vec2 *wp = realloc(a->wp, cap * sizeof *wp);
+        if (wp == NULL)
+            return GC_ENOMEM;
+        a->wp = wp;
+        a->wp_cap = (uint32_t)cap;
+    }
+    for (size_t i = 0; i < n; i++)
+        a->wp[i] = gc_grid_cell_center(g, p->cells[first + i]);
+    a->wp_len = (uint32_t)n;
+    a->wp_next = 0;
+    a->goal = p->cells[p->len - 1];
+    a->state = GC_AGENT_MOVING;
+    return GC_OK;
+}
+
+float
+gc_heading_turn(float from, float to, float max_turn)
+{
+    float diff = remainderf(to - from, 2.0f * GC_PI_F); /* in [-pi, pi] */
+    if (max_turn > 0.0f && fabsf(diff) > max_turn)
+        diff = diff > 0.0f ? max_turn : -max_turn;
+    float h = remainderf(from + diff, 2.0f * GC_PI_F);
+    return h <= -GC_PI_F ? h + 2.0f * GC_PI_F : h;
+}
+
+bool
+gc_agent_step(gc_agent *a, float dt, const gc_agent_params *pr)
+{
+    if (a->state != GC_AGENT_MOVING || a->wp_next >= a->wp_len)
+        return false;
+
+    float budget = pr->speed * dt;
+    float dir_x = 0.0f, dir_y = 0.0f;
+    bool arrived = false;
+
+    while (budget > 0.0f && a->wp_next < a->wp_len) {
+        gc_vec2 w = a->wp[a->wp_next];
+        float dx = w.x - a->pos.x, dy = w.y - a->pos.y;
+        float d = sqrtf(dx * dx + dy * dy);
+        if (d > 0.0f) {
+            dir_x = dx;
+            dir_y = dy;
+        }
+        if (d <= budget) {
+            a->pos = w;
+            a->travelled += d;
+            budget -= d;
+            a->wp_next++;
+            continue;
+        }
+        a->pos.x += dx / d * budget;
+        a->pos.y += dy / d * budget;
+        a->travelled += budget;
+        budget = 0.0f;
+    }
+
+    if (a->wp_next >= a->wp_len) {
+        arrived = true;
+    } else if (a->wp_next + 1 == a->wp_len) {
+        gc_vec2 w = a->wp[a->wp_next];
+        float dx = w.x - a->pos.x, dy = w.y - a->pos.y;
+        if (dx * dx + dy * dy <= pr->arrive_radius * pr->arrive_radius)
+            arrived = true;
+    }
+    if (arrived) {
+        a->wp_next = a->wp_len;
+        a->state = GC_AGENT_ARRIVED;
+    }
+    if (dir_x != 0.0f || dir_y != 0.0f)
+        a->heading = gc_heading_turn(a->heading, atan2f(dir_y, dir_x),
+                                     pr->turn_rate * dt);
+    return arrived;
+}

@@ -1,0 +1,888 @@
+/*
+ * mapio.c: reading and writing Moving AI maps and scenario files.
+ *
+ * Input is untrusted: the parsers see exactly (buf, len), never read past
+ * len, never assume a NUL, and turn every defect into one gc_error line
+ * "FILE:LINE:COL: what is wrong" instead of guessing.  All text is walked
+ * line by line through a small reader that strips LF or CRLF; line and
+ * column counters are size_t and clamped to INT_MAX only when reported, so
+ * a huge buffer cannot overflow them.
+ *
+ * A map is parsed in two passes over its rows: the first only checks them,
+ * the second fills a grid allocated after the check.  So a header that
+ * declares a huge map costs no memory unless the file really holds that
+ * many cells (which keeps a fuzzer, or a hostile file, from making us
+ * allocate 256 MB for a 40-byte input).
+ *
+ * Numbers are parsed by hand for integers (saturating, so 30 digits are
+ * "too large", not a wrapped value) and by strtod for the optimal length of
+ * a scenario, after checking that the token holds only decimal syntax.
+ * Files are read whole, up to GC_MAPIO_MAX_FILE bytes, with an fread loop
+ * that checks ferror.
+ */
+#include "config.h"
+
+#include <gridcrowd/mapio.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Name used in messages when the caller gives none. */
+#define MEMORY_NAME "<memory>"
+
+/* At most this many bytes of a bad token are quoted in a message. */
+#define QUOTE_MAX 40
+
+/* ---- messages ------------------------------------------------------------ */
+
+static int
+clamp_int(size_t v)
+{
+    return v > INT_MAX ? INT_MAX : (int)v;
+}
+
+/*
+ * Quote s[0..n) into dst for a message: printable ASCII as is, other bytes
+ * (and the quote and backslash) as \xNN, at most QUOTE_MAX bytes then "...".
+ * dst must hold QUOTE_BUF bytes.
+ */
+#define QUOTE_BUF (QUOTE_MAX * 4 + 4)
+static const char *
+quote(char *dst, const char *s, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t o = 0;
+    size_t lim = n < QUOTE_MAX ? n : QUOTE_MAX;
+    for (size_t i = 0; i < lim; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c < 0x7f && c != '\'' && c != '\\') {
+            dst[o++] = (char)c;
+        } else {
+            dst[o++] = '\\';
+            dst[o++] = 'x';
+            dst[o++] = hex[c >> 4];
+            dst[o++] = hex[c & 15];
+        }
+    }
+    if (n > lim) {
+        memcpy(dst + o, "...", 3);
+        o += 3;
+    }
+    dst[o] = '\0';
+    return dst;
+}
+
+/* What a header line holds instead of the keyword wanted: 'word', or "an
+ * empty line".  dst must hold QUOTE_BUF + 2 bytes. */
+static const char *
+quote_found(char *dst, const char *s, size_t n)
+{
+    if (n == 0)
+        return "an empty line";
+    dst[0] = '\'';
+    quote(dst + 1, s, n);
+    strcat(dst, "'");
+    return dst;
+}
+
+/* ---- reading lines ------------------------------------------------------- */
+
+typedef struct reader {
+    const char *buf;
+    size_t len;
+    size_t pos;    /* start of the next line */
+    size_t lineno; /* 1-based number of the line last returned, 0 before */
+    const char *name;
+} reader;
+
+/* A line without its LF or CRLF; col is 1-based. */
+typedef struct span {
+    const char *s;
+    size_t len;
+    size_t col;
+} span;
+
+static void
+reader_init(reader *r, const char *buf, size_t len, const char *name)
+{
+    r->buf = buf;
+    r->len = len;
+    r->pos = 0;
+    r->lineno = 0;
+    r->name = name != NULL ? name : MEMORY_NAME;
+}
+
+static bool
+is_space(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+static bool
+is_blank_byte(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/* True when nothing but spaces, tabs and line ends is left. */
+static bool
+reader_at_end(const reader *r)
+{
+    for (size_t i = r->pos; i < r->len; i++)
+        if (!is_blank_byte(r->buf[i]))
+            return false;
+    return true;
+}
+
+/* Next line into *ln; false at the end of the input. */
+static bool
+reader_next(reader *r, span *ln)
+{
+    if (r->pos >= r->len)
+        return false;
+    const char *s = r->buf + r->pos;
+    size_t rest = r->len - r->pos;
+    const char *nl = memchr(s, '\n', rest);
+    size_t n = nl != NULL ? (size_t)(nl - s) : rest;
+    r->pos += nl != NULL ? n + 1 : n;
+    if (n > 0 && s[n - 1] == '\r')
+        n--;
+    r->lineno++;
+    ln->s = s;
+    ln->len = n;
+    ln->col = 1;
+    return true;
+}
+
+static bool
+span_blank(const span *sp)
+{
+    for (size_t i = 0; i < sp->len; i++)
+        if (!is_blank_byte(sp->s[i]))
+            return false;
+    return true;
+}
+
+static bool
+span_is(const span *sp, const char *word)
+{
+    size_t n = strlen(word);
+    return sp->len == n && memcmp(sp->s, word, n) == 0;
+}
+
+/*
+ * Split a header line "keyword value": leading spaces skipped, the keyword
+ * is the first run of non-space bytes, the value the rest with surrounding
+ * spaces and tabs removed (empty when there is none).
+ */
+static void
+split_keyword(const span *ln, span *key, span *val)
+{
+    size_t i = 0, n = ln->len;
+    while (i < n && is_space(ln->s[i]))
+        i++;
+    size_t k = i;
+    while (i < n && !is_space(ln->s[i]))
+        i++;
+    *key = (span){ln->s + k, i - k, k + 1};
+    while (i < n && is_space(ln->s[i]))
+        i++;
+    size_t end = n;
+    while (end > i && is_space(ln->s[end - 1]))
+        end--;
+    *val = (span){ln->s + i, end - i, i + 1};
+}
+
+/* Fill err with "NAME:LINE[:COL]: message" for the reader's current line
+ * (col 0 leaves the column out); returns code. */
+static int fail(const reader *r, gc_error *err, int code, size_t col,
+                const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+
+static int
+fail(const reader *r, gc_error *err, int code, size_t col, const char *fmt, ...)
+{
+    char msg[sizeof err->msg];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    size_t line = r->lineno > 0 ? r->lineno : 1;
+    return gc_error_set(err, code, r->name, clamp_int(line), clamp_int(col),
+                        "%s", msg);
+}
+
+/* ---- numbers ------------------------------------------------------------- */
+
+enum { NUM_OK, NUM_SYNTAX, NUM_RANGE };
+
+/*
+ * A whole number: an optional sign, then decimal digits and nothing else.
+ * NUM_RANGE when outside [lo, hi] (hi <= INT32_MAX); accumulation stops
+ * once past hi, so any number of digits is safe.
+ */
+static int
+parse_int(const span *sp, int64_t lo, int64_t hi, int32_t *out)
+{
+    size_t i = 0;
+    bool neg = false;
+    if (sp->len > 0 && (sp->s[0] == '-' || sp->s[0] == '+')) {
+        neg = sp->s[0] == '-';
+        i = 1;
+    }
+    if (i >= sp->len)
+        return NUM_SYNTAX;
+    int64_t v = 0;
+    bool big = false;
+    for (; i < sp->len; i++) {
+        char c = sp->s[i];
+        if (c < '0' || c > '9')
+            return NUM_SYNTAX;
+        if (!big) {
+            v = v * 10 + (c - '0');
+            big = v > hi && v > -lo;
+        }
+    }
+    if (big)
+        return NUM_RANGE;
+    if (neg)
+        v = -v;
+    if (v < lo || v > hi)
+        return NUM_RANGE;
+    *out = (int32_t)v;
+    return NUM_OK;
+}
+
+/* ---- maps ---------------------------------------------------------------- */
+
+static const char *
+plural(size_t n)
+{
+    return n == 1 ? "" : "s";
+}
+
+/* The value of a "height H" or "width W" line. */
+static int
+parse_side(const reader *r, const span *key, const span *val, int32_t *out,
+           gc_error *err)
+{
+    char q[QUOTE_BUF];
+    if (val->len == 0)
+        return fail(r, err, GC_EPARSE, key->col + key->len,
+                    "missing value after '%.*s'", (int)key->len, key->s);
+    int rc = parse_int(val, 1, GC_GRID_MAX_SIDE, out);
+    if (rc != NUM_OK)
+        return fail(r, err, rc == NUM_RANGE ? GC_ERANGE : GC_EPARSE, val->col,
+                    "%.*s must be a whole number from 1 to %d, got '%s'",
+                    (int)key->len, key->s, GC_GRID_MAX_SIDE,
+                    quote(q, val->s, val->len));
+    return GC_OK;
+}
+
+/*
+ * Check (and when g is not NULL, store) the h rows of w cells that start
+ * at the reader's position, then that only blank lines follow.
+ */
+static int
+scan_rows(reader *r, int32_t w, int32_t h, const int8_t glyph_type[256],
+          gc_grid *g, gc_error *err)
+{
+    char q[QUOTE_BUF];
+    span ln;
+    for (int32_t y = 0; y < h; y++) {
+        if (reader_at_end(r))
+            return fail(r, err, GC_EPARSE, 0,
+                        "expected %d row%s, file ends after %d", (int)h,
+                        plural((size_t)h), (int)y);
+        reader_next(r, &ln);
+        size_t n = ln.len < (size_t)w ? ln.len : (size_t)w;
+        uint8_t *row = g != NULL ? g->cells + (size_t)y * (size_t)w : NULL;
+        for (size_t x = 0; x < n; x++) {
+            int t = glyph_type[(unsigned char)ln.s[x]];
+            if (t < 0)
+                return fail(r, err, GC_EPARSE, x + 1, "unknown cell '%s'",
+                            quote(q, ln.s + x, 1));
+            if (row != NULL)
+                row[x] = (uint8_t)t;
+        }
+        if (ln.len != (size_t)w)
+            return fail(r, err, GC_EPARSE, n + 1,
+                        "row is %zu cell%s long, expected %d", ln.len,
+                        plural(ln.len), (int)w);
+    }
+    while (reader_next(r, &ln)) {
+        if (span_blank(&ln))
+            continue;
+        size_t col = 1;
+        while (is_blank_byte(ln.s[col - 1]))
+            col++;
+        return fail(r, err, GC_EPARSE, col,
+                    "more rows than the declared height of %d", (int)h);
+    }
+    return GC_OK;
+}
+
+int
+gc_map_parse(gc_grid **out, const char *buf, size_t len, const char *name,
+             gc_error *err)
+{
+    gc_error_clear(err);
+    if (out == NULL)
+        return gc_error_set(err, GC_EINVAL, name, 0, 0, "no output grid");
+    *out = NULL;
+    if (buf == NULL && len > 0)
+        return gc_error_set(err, GC_EINVAL, name, 0, 0, "no input buffer");
+
+    reader r;
+    reader_init(&r, buf, len, name);
+    char q[QUOTE_BUF + 2];
+    span ln, key, val;
+
+    if (reader_at_end(&r))
+        return fail(&r, err, GC_EPARSE, 0,
+                    "file is empty, expected 'type octile'");
+    reader_next(&r, &ln);
+    split_keyword(&ln, &key, &val);
+    if (!span_is(&key, "type"))
+        return fail(&r, err, GC_EPARSE, key.col,
+                    "expected 'type octile', got %s",
+                    quote_found(q, key.s, key.len));
+    if (val.len == 0)
+        return fail(&r, err, GC_EPARSE, key.col + key.len,
+                    "missing value after 'type'");
+    if (!span_is(&val, "octile"))
+        return fail(&r, err, GC_EPARSE, val.col,
+                    "unsupported map type '%s', expected 'octile'",
+                    quote(q, val.s, val.len));
+
+    /* height and width, in either order, each once. */
+    int32_t w = 0, h = 0;
+    for (int i = 0; i < 2; i++) {
+        const char *want = h == 0 && w == 0 ? "'height' or 'width'"
+                           : h == 0         ? "'height'"
+                                            : "'width'";
+        if (reader_at_end(&r))
+            return fail(&r, err, GC_EPARSE, 0,
+                        "file ends in the header, expected %s", want);
+        reader_next(&r, &ln);
+        split_keyword(&ln, &key, &val);
+        int32_t *side = h == 0 && span_is(&key, "height")  ? &h
+                        : w == 0 && span_is(&key, "width") ? &w
+                                                           : NULL;
+        if (side == NULL)
+            return fail(&r, err, GC_EPARSE, key.col, "expected %s, got %s",
+                        want, quote_found(q, key.s, key.len));
+        int rc = parse_side(&r, &key, &val, side, err);
+        if (rc != GC_OK)
+            return rc;
+    }
+    /* Both sides fit in 17 bits, so the product fits in size_t. */
+    if ((size_t)w * (size_t)h > GC_GRID_MAX_CELLS)
+        return fail(&r, err, GC_ETOOBIG, val.col,
+                    "map is %d x %d = %zu cells, more than the limit of %zu",
+                    (int)w, (int)h, (size_t)w * (size_t)h,
+                    (size_t)GC_GRID_MAX_CELLS);
+
+    if (reader_at_end(&r))
+        return fail(&r, err, GC_EPARSE, 0,
+                    "file ends in the header, expected 'map'");
+    reader_next(&r, &ln);
+    split_keyword(&ln, &key, &val);
+    if (!span_is(&key, "map"))
+        return fail(&r, err, GC_EPARSE, key.col, "expected 'map', got %s",
+                    quote_found(q, key.s, key.len));
+    if (val.len != 0)
+        return fail(&r, err, GC_EPARSE, val.col, "unexpected '%s' after 'map'",
+                    quote(q, val.s, val.len));
+
+    int8_t glyph_type[256];
+    for (int c = 0; c < 256; c++)
+        glyph_type[c] = (int8_t)gc_cell_type_from_glyph((char)c);
+
+    /* Pass 1 checks, pass 2 fills (see the note at the top). */
+    reader rows = r;
+    int rc = scan_rows(&r, w, h, glyph_type, NULL, err);
+    if (rc != GC_OK)
+        return rc;
+    gc_grid *g;
+    rc = gc_grid_new(&g, w, h);
+    if (rc != GC_OK)
+        return gc_error_set(err, rc, rows.name, 0, 0, "%s", gc_strerror(rc));
+    rc = scan_rows(&rows, w, h, glyph_type, g, err);
+    if (rc != GC_OK) { /* cannot happen: pass 1 accepted the same bytes */
+        gc_grid_free(g);
+        return rc;
+    }
+    *out = g;
+    return GC_OK;
+}
+
+/* ---- files --------------------------------------------------------------- */
+
+static int
+errno_code(int e)
+{
+    switch (e) {
+    case ENOENT:
+    case ENOTDIR:
+        return GC_ENOENT;
+    case EACCES:
+    case EPERM:
+        return GC_EPERM;
+    case ENOMEM:
+        return GC_ENOMEM;
+    }
+    return GC_EIO;
+}
+
+/*
+ * Read the whole file at path into a new buffer (*buf, *len), refusing
+ * directories and anything over GC_MAPIO_MAX_FILE.  Works for pipes and
+ * devices too, whose size fstat does not know.
+ */
+static int
+read_file(const char *path, char **buf, size_t *len, gc_error *err)
+{
+    *buf = NULL;
+    *len = 0;
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        int e = errno;
+        return gc_error_set(err, errno_code(e), path, 0, 0, "%s", strerror(e));
+    }
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0) {
+        int e = errno;
+        fclose(f);
+        return gc_error_set(err, GC_EIO, path, 0, 0, "%s", strerror(e));
+    }
+    if (S_ISDIR(st.st_mode)) {
+        fclose(f);
+        return gc_error_set(err, GC_EIO, path, 0, 0, "%s", strerror(EISDIR));
+    }
+    const size_t limit = GC_MAPIO_MAX_FILE;
+    if (S_ISREG(st.st_mode) && st.st_size > 0 &&
+        (uintmax_t)st.st_size > limit) {
+        fclose(f);
+        return gc_error_set(err, GC_ETOOBIG, path, 0, 0,
+                            "file is %jd bytes, more than the limit of %zu",
+                            (intmax_t)st.st_size, limit);
+    }
+
+    /* One byte more than the expected size, so EOF is seen at once. */
+    size_t cap = S_ISREG(st.st_mode) ? (size_t)st.st_size + 1 : 65536;
+    size_t n = 0;
+    char *b = NULL;
+    int rc = GC_OK;
+    for (;;) {
+        if (b == NULL || n == cap) {
+            if (b != NULL) {
+                if (cap > limit) {
+                    rc = gc_error_set(err, GC_ETOOBIG, path, 0, 0,
+                                      "file is more than the limit of %zu "
+                                      "bytes",
+                                      limit);
+                    break;
+                }
+                cap = cap <= limit / 2 ? cap * 2 : limit + 1;
+            }
+            char *nb = realloc(b, cap);
+            if (nb == NULL) {
+                rc = gc_error_set(err, GC_ENOMEM, path, 0, 0, "%s",
+                                  gc_strerror(GC_ENOMEM));
+                break;
+            }
+            b = nb;
+        }
+        errno = 0;
+        size_t got = fread(b + n, 1, cap - n, f);
+        n += got;
+        if (n < cap) { /* a short read: end of file or an error */
+            if (ferror(f)) {
+                int e = errno != 0 ? errno : EIO;
+                rc = gc_error_set(err, GC_EIO, path, 0, 0, "%s", strerror(e));
+            }
+            break;
+        }
+    }
+    fclose(f);
+    if (rc != GC_OK) {
+        free(b);
+        return rc;
+    }
+    *buf = b;
+    *len = n;
+    return GC_OK;
+}
+
+int
+gc_map_load(gc_grid **out, const char *path, gc_error *err)
+{
+    gc_error_clear(err);
+    if (out == NULL || path == NULL)
+        return gc_error_set(err, GC_EINVAL, path, 0, 0, "%s",
+                            gc_strerror(GC_EINVAL));
+    *out = NULL;
+    char *buf;
+    size_t len;
+    int rc = read_file(path, &buf, &len, err);
+    if (rc != GC_OK)
+        return rc;
+    rc = gc_map_parse(out, buf, len, path, err);
+    free(buf);
+    return rc;
+}
+
+/* GC_OK when g's sizes are within the limits and every cell byte is a
+ * known type. */
+static int
+check_grid(const gc_grid *g)
+{
+    if (g == NULL || g->cells == NULL || g->width < 1 || g->height < 1 ||
+        g->width > GC_GRID_MAX_SIDE || g->height > GC_GRID_MAX_SIDE ||
+        (size_t)g->width * (size_t)g->height > GC_GRID_MAX_CELLS)
+        return GC_EINVAL;
+    size_t n = (size_t)g->width * (size_t)g->height;
+    for (size_t i = 0; i < n; i++)
+        if (g->cells[i] >= GC_CELL_NTYPES)
+            return GC_ECORRUPT;
+    return GC_OK;
+}
+
+int
+gc_map_format(const gc_grid *g, char **out, size_t *len)
+{
+    if (out == NULL)
+        return GC_EINVAL;
+    *out = NULL;
+    if (len != NULL)
+        *len = 0;
+    int rc = check_grid(g);
+    if (rc != GC_OK)
+        return rc;
+
+    char head[64];
+    int hn =
+        snprintf(head, sizeof head, "type octile\nheight %d\nwidth %d\nmap\n",
+                 (int)g->height, (int)g->width);
+    size_t w = (size_t)g->width, h = (size_t)g->height;
+    /* At most 2^28 cells plus 2^16 line ends: no overflow. */
+    size_t total = (size_t)hn + h * (w + 1);
+    char *b = malloc(total + 1);
+    if (b == NULL)
+        return GC_ENOMEM;
+    memcpy(b, head, (size_t)hn);
+    char *p = b + hn;
+    for (size_t y = 0; y < h; y++) {
+        const uint8_t *row = g->cells + y * w;
+        for (size_t x = 0; x < w; x++)
+            *p++ = gc_cell_type_glyph(row[x]);
+        *p++ = '\n';
+    }
+    *p = '\0';
+    *out = b;
+    if (len != NULL)
+        *len = total;
+    return GC_OK;
+}
+
+int
+gc_map_save(const gc_grid *g, const char *path, gc_error *err)
+{
+    gc_error_clear(err);
+    if (path == NULL)
+        return gc_error_set(err, GC_EINVAL, NULL, 0, 0, "no path to save to");
+    char *buf;
+    size_t len;
+    int rc = gc_map_format(g, &buf, &len);
+    if (rc != GC_OK)
+        return gc_error_set(err, rc, path, 0, 0, "cannot write this grid: %s",
+                            gc_strerror(rc));
+    FILE *f = fopen(path, "wb");
+    if (f == NULL) {
+        int e = errno;
+        free(buf);
+        return gc_error_set(err, GC_EIO, path, 0, 0, "%s", strerror(e));
+    }
+    /* Errors may show only at fflush or fclose (a full disk, NFS). */
+    int e = 0;
+    errno = 0;
+    if (fwrite(buf, 1, len, f) != len || fflush(f) != 0)
+        e = errno != 0 ? errno : EIO;
+    errno = 0;
+    if (fclose(f) != 0 && e == 0)
+        e = errno != 0 ? errno : EIO;
+    free(buf);
+    if (e != 0)
+        return gc_error_set(err, GC_EIO, path, 0, 0, "%s", strerror(e));
+    return GC_OK;
+}
+
+/* ---- scenarios ----------------------------------------------------------- */
+
+enum {
+    F_BUCKET,
+    F_MAP,
+    F_WIDTH,
+    F_HEIGHT,
+    F_SX,
+    F_SY,
+    F_GX,
+    F_GY,
+    F_OPTIMAL,
+    F_COUNT
+};
+
+static const char *const field_name[F_COUNT] = {
+    "bucket",  "map",    "map width", "map height",    "start x",
+    "start y", "goal x", "goal y",    "optimal length"};
+
+/* Split a problem line into up to F_COUNT + 1 fields; returns how many. */
+static size_t
+split_fields(const span *ln, span f[F_COUNT + 1])
+{
+    size_t nf = 0, i = 0;
+    while (nf < F_COUNT + 1) {
+        while (i < ln->len && is_space(ln->s[i]))
+            i++;
+        if (i >= ln->len)
+            break;
+        size_t start = i;
+        while (i < ln->len && !is_space(ln->s[i]))
+            i++;
+        f[nf++] = (span){ln->s + start, i - start, start + 1};
+    }
+    return nf;
+}
+
+/* A non-negative decimal number: digits, one optional point, exponent. */
+static bool
+parse_length(const span *sp, double *out)
+{
+    char tmp[64];
+    if (sp->len == 0 || sp->len >= sizeof tmp)
+        return false;
+    for (size_t i = 0; i < sp->len; i++) {
+        char c = sp->s[i];
+        if (!((c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' ||
+              c == '+' || c == '-'))
+            return false;
+    }
+    memcpy(tmp, sp->s, sp->len);
+    tmp[sp->len] = '\0';
+    char *end;
+    errno = 0;
+    double v = strtod(tmp, &end);
+    if (end != tmp + sp->len || errno == ERANGE || !isfinite(v) || v < 0)
+        return false;
+    *out = v;
+    return true;
+}
+
+static int
+parse_entry(reader *r, const span *ln, const gc_grid *g, gc_scen_entry *e,
+            gc_error *err)
+{
+    char q[QUOTE_BUF];
+    span f[F_COUNT + 1];
+    size_t nf = split_fields(ln, f);
+    if (nf < F_COUNT) {
+        size_t end = f[nf - 1].col + f[nf - 1].len; /* nf >= 1: not blank */
+        return fail(r, err, GC_EPARSE, end,
+                    "missing field '%s' (field %zu of %d)", field_name[nf],
+                    nf + 1, F_COUNT);
+    }
+    if (nf > F_COUNT)
+        return fail(r, err, GC_EPARSE, f[F_COUNT].col,
+                    "extra field '%s' after the %d fields of a problem",
+                    quote(q, f[F_COUNT].s, f[F_COUNT].len), F_COUNT);
+
+    memset(e, 0, sizeof *e);
+    e->line = clamp_int(r->lineno);
+    int rc = parse_int(&f[F_BUCKET], 0, INT32_MAX, &e->bucket);
+    if (rc != NUM_OK)
+        return fail(r, err, rc == NUM_RANGE ? GC_ERANGE : GC_EPARSE,
+                    f[F_BUCKET].col,
+                    "bucket must be a whole number from 0 to %d, got '%s'",
+                    INT32_MAX, quote(q, f[F_BUCKET].s, f[F_BUCKET].len));
+
+    const span *m = &f[F_MAP];
+    if (m->len >= sizeof e->map)
+        return fail(r, err, GC_ETOOBIG, m->col,
+                    "map name is %zu bytes long, the limit is %zu", m->len,
+                    sizeof e->map - 1);
+    for (size_t i = 0; i < m->len; i++)
+        if ((unsigned char)m->s[i] < 0x20 || m->s[i] == 0x7f)
+            return fail(r, err, GC_EPARSE, m->col + i,
+                        "map name contains the byte '%s'",
+                        quote(q, m->s + i, 1));
+    memcpy(e->map, m->s, m->len);
+    e->map[m->len] = '\0';
+
+    int32_t *sides[2] = {&e->map_width, &e->map_height};
+    for (int k = 0; k < 2; k++) {
+        const span *sp = &f[F_WIDTH + k];
+        rc = parse_int(sp, 1, GC_GRID_MAX_SIDE, sides[k]);
+        if (rc != NUM_OK)
+            return fail(r, err, rc == NUM_RANGE ? GC_ERANGE : GC_EPARSE,
+                        sp->col,
+                        "%s must be a whole number from 1 to %d, got '%s'",
+                        field_name[F_WIDTH + k], GC_GRID_MAX_SIDE,
+                        quote(q, sp->s, sp->len));
+        int32_t want = g == NULL ? 0 : k == 0 ? g->width : g->height;
+        if (g != NULL && *sides[k] != want)
+            return fail(r, err, GC_ERANGE, sp->col,
+                        "%s %d differs from the grid's %s %d",
+                        field_name[F_WIDTH + k], (int)*sides[k],
+                        k == 0 ? "width" : "height", (int)want);
+    }
+
+    int32_t *coords[4] = {&e->start.x, &e->start.y, &e->goal.x, &e->goal.y};
+    for (int k = 0; k < 4; k++) {
+        const span *sp = &f[F_SX + k];
+        rc = parse_int(sp, 0, INT32_MAX, coords[k]);
+        if (rc != NUM_OK)
+            return fail(r, err, rc == NUM_RANGE ? GC_ERANGE : GC_EPARSE,
+                        sp->col, "%s must be a whole number >= 0, got '%s'",
+                        field_name[F_SX + k], quote(q, sp->s, sp->len));
+        int32_t side = k % 2 == 0 ? e->map_width : e->map_height;
+        if (*coords[k] >= side)
+            return fail(r, err, GC_ERANGE, sp->col,
+                        "%s %d is off the %d x %d map", field_name[F_SX + k],
+                        (int)*coords[k], (int)e->map_width, (int)e->map_height);
+    }
+
+    if (!parse_length(&f[F_OPTIMAL], &e->optimal))
+        return fail(r, err, GC_EPARSE, f[F_OPTIMAL].col,
+                    "optimal length must be a number >= 0, got '%s'",
+                    quote(q, f[F_OPTIMAL].s, f[F_OPTIMAL].len));
+    return GC_OK;
+}
+
+void
+gc_scen_free(gc_scen *s)
+{
+    if (s == NULL)
+        return;
+    free(s->entries);
+    memset(s, 0, sizeof *s);
+}
+
+int
+gc_scen_parse(gc_scen *out, const char *buf, size_t len, const char *name,
+              const gc_grid *g, gc_error *err)
+{
+    gc_error_clear(err);
+    if (out == NULL)
+        return gc_error_set(err, GC_EINVAL, name, 0, 0, "no output scenario");
+    memset(out, 0, sizeof *out);
+    if (buf == NULL && len > 0)
+        return gc_error_set(err, GC_EINVAL, name, 0, 0, "no input buffer");
+
+    reader r;
+    reader_init(&r, buf, len, name);
+    char q[QUOTE_BUF + 2];
+    span ln, key, val;
+
+    if (reader_at_end(&r))
+        return fail(&r, err, GC_EPARSE, 0,
+                    "file is empty, expected 'version 1'");
+    reader_next(&r, &ln);
+    split_keyword(&ln, &key, &val);
+    if (!span_is(&key, "version"))
+        return fail(&r, err, GC_EPARSE, key.col, "expected 'version 1', got %s",
+                    quote_found(q, key.s, key.len));
+    if (val.len == 0)
+        return fail(&r, err, GC_EPARSE, key.col + key.len,
+                    "missing value after 'version'");
+    if (!span_is(&val, "1") && !span_is(&val, "1.0"))
+        return fail(&r, err, GC_EPARSE, val.col,
+                    "unsupported scenario version '%s', expected 1 or 1.0",
+                    quote(q, val.s, val.len));
+
+    gc_scen s = {0};
+    size_t cap = 0;
+    int rc = GC_OK;
+    while (reader_next(&r, &ln)) {
+        if (span_blank(&ln))
+            continue;
+        /* A line starting with "//" opens a trailer that ends the problem
+         * list: the Moving AI distribution of arena.map.scen carries a
+         * citation block after its problems.  Nothing after it is read. */
+        if (ln.len >= 2 && ln.s[0] == '/' && ln.s[1] == '/')
+            break;
+        if (s.len == cap) {
+            size_t ncap = cap == 0 ? 64 : cap * 2;
+            gc_scen_entry *ne = NULL;
+            if (ncap <= SIZE_MAX / sizeof *ne)
+                ne = realloc(s.entries, ncap * sizeof *ne);
+            if (ne == NULL) {
+                rc = fail(&r, err, GC_ENOMEM, 0, "%s", gc_strerror(GC_ENOMEM));
+                break;
+            }
+            s.entries = ne;
+            cap = ncap;
+        }
+        rc = parse_entry(&r, &ln, g, &s.entries[s.len], err);
+        if (rc != GC_OK)
+            break;
+        s.len++;
+    }
+    if (rc != GC_OK) {
+        gc_scen_free(&s);
+        return rc;
+    }
+    if (s.len > 0)
+        memcpy(s.map, s.entries[0].map, sizeof s.map);
+    *out = s;
+    return GC_OK;
+}
+
+int
+gc_scen_load(gc_scen *out, const char *path, const gc_grid *g, gc_error *err)
+{
+    gc_error_clear(err);
+    if (out == NULL || path == NULL)
+        return gc_error_set(err, GC_EINVAL, path, 0, 0, "%s",
+                            gc_strerror(GC_EINVAL));
+    memset(out, 0, sizeof *out);
+    char *buf;
+    size_t len;
+    int rc = read_file(path, &buf, &len, err);
+    if (rc != GC_OK)
+        return rc;
+    rc = gc_scen_parse(out, buf, len, path, g, err);
+    free(buf);
+    return rc;
+}
+
+int
+gc_scen_map_path(const char *scen_path, const char *map, char *buf, size_t size)
+{
+    if (scen_path == NULL || map == NULL || map[0] == '\0' || buf == NULL ||
+        size == 0)
+        return GC_EINVAL;
+    size_t dir = 0;
+    if (map[0] != '/') {
+        const char *slash = strrchr(scen_path, '/');
+        if (slash != NULL)
+            dir = (size_t)(slash - scen_path) + 1;
+    }
+    size_t mlen = strlen(map);
+    if (dir > size - 1 || mlen > size - 1 - dir) {
+        buf[0] = '\0';
+        return GC_ETOOBIG;
+    }
+    memmove(buf, scen_path, dir);
+    memcpy(buf + dir, map, mlen + 1);
+    return GC_OK;
+}
