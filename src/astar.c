@@ -31,8 +31,8 @@
  * `next` slot holds the best child of the last expansion; when it beats
  * the heap's top it is expanded at once with no push or pop, which on open
  * ground (straight for the goal) saves a push and a pop per step.  The
- * heap starts at ncells / 16 entries (1 byte a cell) and doubles when a
- * search needs more, which is rare and amortised; on the Moving AI maps
+ * heap starts at ncells / 16 entries (1 byte a cell) and grows by half when
+ * a search needs more, which is rare and amortised; on the Moving AI maps
  * den520d, Berlin_1_256 and maze-128-128-2 (uniform costs, octile, no
  * corner cutting) the peaks were 5002, 6514 and 109 entries, so the
  * context stays at 13 to 14 bytes a cell.
@@ -240,16 +240,18 @@ heap_alloc(gc_astar *a, size_t cap)
     return GC_OK;
 }
 
-/* Double the heap, keeping its first n entries.  Cold: a search needs it
- * only when it holds more open entries than any search before. */
+/* Grow the heap by half, keeping its first n entries.  Cold: a search
+ * needs it only when it holds more open entries than any search before.
+ * Half rather than double keeps the overshoot, and so the memory, small. */
 GC_NOINLINE int
 heap_grow(gc_astar *a, size_t n)
 {
     unsigned char *old_mem = a->heap_mem;
     hent *old = a->heap;
-    if (a->heap_cap > SIZE_MAX / 2 / sizeof(hent) - HEAP_PAD)
+    size_t cap = a->heap_cap + a->heap_cap / 2 + 4;
+    if (cap > SIZE_MAX / sizeof(hent) - HEAP_PAD - HEAP_ALIGN)
         return GC_ENOMEM;
-    if (heap_alloc(a, a->heap_cap * 2) != GC_OK) {
+    if (heap_alloc(a, cap) != GC_OK) {
         a->heap_mem = old_mem;
         a->heap = old;
         return GC_ENOMEM;

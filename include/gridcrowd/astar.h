@@ -138,7 +138,7 @@ int gc_astar_new(gc_astar **out, int32_t width, int32_t height);
 void gc_astar_free(gc_astar *a);
 
 /* Bytes the context holds now: per-cell records (12 bytes a cell) plus the
- * open list, which starts at 1 byte a cell and grows (by doubling) only
+ * open list, which starts at 1 byte a cell and grows (by half) only
  * when a search needs more; it never shrinks. */
 size_t gc_astar_memory(const gc_astar *a);
 
