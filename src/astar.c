@@ -56,8 +56,8 @@
  * and without a clearance radius, and once more lean (octile, no radius,
  * trace or partial path: the common case) so that those are constants and
  * their tests vanish.  Interior cells read their eight neighbours with no
- * bounds checks (border cells take a checked path) through per-direction
- * passability tables; the legal moves are one lookup in a per-rule table
+ * bounds checks (border cells take a checked path) through a passability
+ * table; the legal moves are one lookup in a per-rule table
  * filled from gc_dirs_from_open (grid_int.h, the one implementation of the
  * diagonal rules), and the cell we came from is masked out.  The eight
  * relaxations are unrolled with constant directions, so each neighbour's
@@ -127,8 +127,7 @@ struct gc_astar {
     /* Cost tables for the grid cost table in cost_key. */
     bool costs_valid;
     float cost_key[GC_CELL_NTYPES];
-    uint8_t pass[256];     /* 1 when the byte is passable */
-    uint8_t passd[8][256]; /* pass << d, for direction d */
+    uint8_t pass[256]; /* 1 when the byte is passable */
     /* Legal-move mask for each rule and neighbourhood, filled from
      * gc_dirs_from_open (the one implementation of the rules). */
     uint8_t legal[4][256];
@@ -353,9 +352,6 @@ update_costs(gc_astar *a, const gc_grid *g)
     gc_grid_cost_lut(g, lut);
     for (int b = 0; b < 256; b++)
         a->pass[b] = isfinite(lut[b]) ? 1 : 0;
-    for (int d = 0; d < 8; d++)
-        for (int b = 0; b < 256; b++)
-            a->passd[d][b] = (uint8_t)(a->pass[b] << d);
     for (int t = 0; t < GC_CELL_NTYPES; t++) {
         double c = isfinite(lut[t]) ? (double)lut[t] : INFINITY;
         a->step[0][t] = 1.0 * c;
@@ -659,7 +655,6 @@ core(gc_astar *a, search *s, const int HK, const bool RAD, const bool LEAN)
     double *gv = a->g;
     const uint8_t *cells = s->cells;
     const uint8_t *pass = a->pass;
-    const uint8_t(*passd)[256] = a->passd;
     const float *clear = s->clear;
     const float rc = s->rc;
     const int32_t w = s->w, h = s->h;
@@ -764,14 +759,14 @@ core(gc_astar *a, search *s, const int HK, const bool RAD, const bool LEAN)
         unsigned open;
         const uint8_t *p = cells + c;
         if (GC_LIKELY((uint32_t)x - 1 < iw && (uint32_t)y - 1 < ih)) {
-            open = (unsigned)(passd[0][p[dir_off(0, W)]] |
-                              passd[1][p[dir_off(1, W)]] |
-                              passd[2][p[dir_off(2, W)]] |
-                              passd[3][p[dir_off(3, W)]] |
-                              passd[4][p[dir_off(4, W)]] |
-                              passd[5][p[dir_off(5, W)]] |
-                              passd[6][p[dir_off(6, W)]] |
-                              passd[7][p[dir_off(7, W)]]);
+            open = (unsigned)pass[p[dir_off(0, W)]] |
+                   (unsigned)pass[p[dir_off(1, W)]] << 1 |
+                   (unsigned)pass[p[dir_off(2, W)]] << 2 |
+                   (unsigned)pass[p[dir_off(3, W)]] << 3 |
+                   (unsigned)pass[p[dir_off(4, W)]] << 4 |
+                   (unsigned)pass[p[dir_off(5, W)]] << 5 |
+                   (unsigned)pass[p[dir_off(6, W)]] << 6 |
+                   (unsigned)pass[p[dir_off(7, W)]] << 7;
         } else {
             open = 0;
             for (int d = 0; d < 8; d++) {
