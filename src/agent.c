@@ -28,7 +28,7 @@ gc_agent_state_name(int state)
 {
     static const char *const names[GC_AGENT_NSTATES] = {
         "idle", "waiting", "moving", "arrived", "stuck", "unreachable"};
-    return (state >= 0 && state < GC_AGENT_NSTATES) ? names[state] : "?";
+    return (state >= 0 && state < GC_AGENT_NSTATES) ? names[state] : "unknown";
 }
 
 void

@@ -815,6 +815,11 @@ gc_scen_parse(gc_scen *out, const char *buf, size_t len, const char *name,
     while (reader_next(&r, &ln)) {
         if (span_blank(&ln))
             continue;
+        /* A line starting with "//" opens a trailer that ends the problem
+         * list: the Moving AI distribution of arena.map.scen carries a
+         * citation block after its problems.  Nothing after it is read. */
+        if (ln.len >= 2 && ln.s[0] == '/' && ln.s[1] == '/')
+            break;
         if (s.len == cap) {
             size_t ncap = cap == 0 ? 64 : cap * 2;
             gc_scen_entry *ne = NULL;

@@ -202,7 +202,7 @@ test_set_path_cases(void **state)
     give_path(&a, longp, 100);
     assert_true(a.wp_cap >= 99);
     assert_string_equal(gc_agent_state_name(GC_AGENT_STUCK), "stuck");
-    assert_string_equal(gc_agent_state_name(42), "?");
+    assert_string_equal(gc_agent_state_name(42), "unknown");
     gc_agent_release(&a);
     assert_null(a.wp);
 }

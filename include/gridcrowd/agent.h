@@ -42,8 +42,8 @@ typedef enum gc_agent_state {
     GC_AGENT_NSTATES = 6
 } gc_agent_state;
 
-/* "idle", "waiting", "moving", "arrived", "stuck", "unreachable"; "?" for
- * anything else. */
+/* "idle", "waiting", "moving", "arrived", "stuck", "unreachable";
+ * "unknown" for anything else. */
 const char *gc_agent_state_name(int state);
 
 typedef struct gc_agent_params {

@@ -109,7 +109,9 @@ typedef struct gc_scen {
 /*
  * Read a .scen file ("version 1" or "version 1.0" first line, then one
  * problem per line: nine fields separated by tabs or spaces, so a map name
- * cannot contain either; blank lines are skipped).  Start and goal must lie
+ * cannot contain either; blank lines are skipped; a line starting with
+ * "//" ends the problems and opens a trailer that is not read, as in the
+ * Moving AI arena.map.scen).  Start and goal must lie
  * inside the map size the line gives, and when `g` is not NULL that size
  * must be g's (GC_ERANGE naming line and column otherwise).  Passability is
  * not checked.  On success the caller owns *out and frees it with
