@@ -81,6 +81,10 @@ if expect_rc 0 "--map --repeat 3"; then
     fi
 fi
 
+run --json --clock cpu "$data/bench.scen"
+expect_rc 0 "--clock cpu" && [ "$(key clock)" = '"cpu"' ] &&
+    ok "--clock cpu" || fail "--clock cpu: clock '$(key clock)'"
+
 run --json --limit 4 "$data/bench.scen"
 expect_rc 0 "--limit 4" && [ "$(key problems)" = 4 ] && ok "--limit 4" ||
     fail "--limit 4: problems '$(key problems)'"
