@@ -551,6 +551,34 @@ publish_agents(gc_world *w, const gc_sim *sim, float speed)
     gc_world_agents_publish(w, (uint32_t)n);
 }
 
+/* Follow the viewer's trace request (it asks through the edit queue, the
+ * daemon records it in the world) and publish finished traces. */
+typedef struct tracer {
+    uint32_t agent; /* current request, UINT32_MAX: none */
+    gc_world_trace_event *buf;
+    size_t cap;
+} tracer;
+
+static void
+trace_step(tracer *t, gc_world *w, gc_sim *sim, uint64_t tick)
+{
+    uint32_t want, gen;
+    gc_world_trace_request(w, &want, &gen);
+    if (want != t->agent && gc_sim_trace_agent(sim, want, t->cap) == GC_OK)
+        t->agent = want;
+    uint32_t who;
+    const gc_trace *tr = gc_sim_take_trace(sim, &who);
+    if (tr == NULL || t->buf == NULL)
+        return;
+    size_t n = tr->len < t->cap ? tr->len : t->cap;
+    for (size_t k = 0; k < n; k++) {
+        t->buf[k].cell = tr->events[k].cell;
+        t->buf[k].kind = tr->events[k].kind;
+    }
+    gc_world_trace_publish(w, who, 0, tick, t->buf,
+                           tr->truncated ? t->cap + 1 : n);
+}
+
 /* ---- the run ------------------------------------------------------------- */
 
 typedef struct run_figures {
@@ -633,12 +661,21 @@ run(const options *o, gc_world *w, gc_sim *sim, run_figures *fig)
     const uint64_t duration_ns =
         o->duration > 0 ? (uint64_t)(o->duration * 1e9) : 0;
 
+    tracer tr = {UINT32_MAX, NULL, gc_world_trace_capacity(w)};
+    tr.buf = calloc(tr.cap ? tr.cap : 1, sizeof *tr.buf);
+    if (tr.buf == NULL) {
+        msg("out of memory for the search trace");
+        return EXIT_RUNTIME;
+    }
+
     gc_world_set_state(w, GC_WORLD_RUNNING);
     while (!stop_signal) {
+        trace_step(&tr, w, sim, fig->ticks);
         int rc = gc_sim_tick(sim);
         if (rc != GC_OK) {
             msg("tick %llu: %s", (unsigned long long)fig->ticks + 1,
                 gc_strerror(rc));
+            free(tr.buf);
             return EXIT_RUNTIME;
         }
         fig->ticks++;
@@ -689,6 +726,7 @@ run(const options *o, gc_world *w, gc_sim *sim, run_figures *fig)
             next += step;
         }
     }
+    free(tr.buf);
     if (show_progress)
         progress(o, 0, true);
     fig->wall_s = (double)(now_ns() - start) / 1e9;

@@ -155,6 +155,12 @@ struct gc_sim {
     uint32_t *comp_off;
     uint32_t comp_labels;
     uint32_t *sat; /* summed-area table of changed cells, (w+1) x (h+1) */
+    /* Trace of the requested agent's next search.  Set between ticks by
+     * the loop; during a tick only the worker owning trace_agent writes
+     * trace and trace_fresh. */
+    uint32_t trace_agent;
+    gc_trace trace;
+    bool trace_fresh;
     int nworkers;
     worker *workers;
     /* The gate: phase, done and quit are protected by gate_mu. */
@@ -352,10 +358,28 @@ plan(gc_sim *s, worker *w, uint32_t i)
     o.diag = s->cfg.diag;
     o.smooth = s->cfg.smooth;
     o.nav = s->nav;
-    o.partial = true;
+    /* Wander goals come from the agent's own component: no partial path is
+     * ever needed, and without one the search takes its fastest form. */
+    o.partial = s->cfg.goals != GC_GOALS_WANDER;
+    bool traced = i == s->trace_agent && s->trace.events != NULL;
+    if (traced)
+        o.trace = &s->trace;
     gc_astar_stats st;
     int rc =
         gc_astar_find(w->astar, s->grid, start, a->goal, &o, &w->path, &st);
+    if (traced) {
+        /* The path found, after the search's own events. */
+        for (size_t k = 0; k < w->path.len; k++) {
+            if (s->trace.len == s->trace.cap) {
+                s->trace.truncated = true;
+                break;
+            }
+            gc_cell c = w->path.cells[k];
+            s->trace.events[s->trace.len++] = (gc_trace_event){
+                (uint32_t)gc_grid_index(s->grid, c.x, c.y), GC_TRACE_PATH};
+        }
+        s->trace_fresh = true;
+    }
 
     w->win.searches++;
     w->win.expanded += st.expanded;
@@ -562,6 +586,7 @@ gc_sim_new(gc_sim **out, gc_grid *g, const gc_sim_config *cfg, gc_error *err)
     if (cfg->goals == GC_GOALS_SCEN && cfg->scen->len < s->n)
         s->n = (uint32_t)cfg->scen->len;
     s->nworkers = cfg->threads;
+    s->trace_agent = UINT32_MAX;
 
     rc = gc_nav_new(&s->nav, g);
     if (rc == GC_OK)
@@ -674,6 +699,7 @@ gc_sim_free(gc_sim *s)
     free(s->comp_cells);
     free(s->comp_off);
     free(s->sat);
+    free(s->trace.events);
     gc_nav_free(s->nav);
     free(s);
 }
@@ -851,6 +877,45 @@ gc_sim_grid_changed(gc_sim *s, const gc_cell *cells, size_t n)
         enqueue_on(s, i, true);
     }
     return GC_OK;
+}
+
+/* ---- tracing ------------------------------------------------------------ */
+
+int
+gc_sim_trace_agent(gc_sim *s, uint32_t agent, size_t cap)
+{
+    if (agent >= s->n) {
+        s->trace_agent = UINT32_MAX;
+        return agent == UINT32_MAX ? GC_OK : GC_ERANGE;
+    }
+    if (s->trace.events == NULL || s->trace.cap < cap) {
+        gc_trace_event *ev = realloc(s->trace.events, cap * sizeof *ev);
+        if (ev == NULL)
+            return GC_ENOMEM;
+        s->trace.events = ev;
+        s->trace.cap = cap;
+    }
+    s->trace_agent = agent;
+    s->trace_fresh = false;
+    /* Plan it again now, so the viewer sees a search without waiting for
+     * the agent's next arrival. */
+    gc_agent *a = &s->agents[agent];
+    if (a->state == GC_AGENT_MOVING) {
+        gc_agent_clear_path(a);
+        a->state = GC_AGENT_WAITING;
+        enqueue_on(s, agent, true);
+    }
+    return GC_OK;
+}
+
+const gc_trace *
+gc_sim_take_trace(gc_sim *s, uint32_t *agent)
+{
+    if (!s->trace_fresh)
+        return NULL;
+    s->trace_fresh = false;
+    *agent = s->trace_agent;
+    return &s->trace;
 }
 
 /* ---- queries ----------------------------------------------------------------

@@ -339,6 +339,50 @@ test_grid_change_replans(void **state)
     gc_grid_free(g);
 }
 
+static void
+test_trace_of_one_agent(void **state)
+{
+    (void)state;
+    gc_grid *g = small_grid();
+    gc_sim_config c;
+    gc_sim_config_init(&c);
+    c.agents = 20;
+    c.threads = 2;
+    gc_sim *s;
+    gc_error err;
+    assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_OK);
+    run_ticks(s, 3);
+    uint32_t who = 99;
+    assert_null(gc_sim_take_trace(s, &who));
+    assert_int_equal(gc_sim_trace_agent(s, 500, 64), GC_ERANGE);
+    assert_int_equal(gc_sim_trace_agent(s, 7, 4096), GC_OK);
+    run_ticks(s, 1); /* the traced agent is planned again at once */
+    const gc_trace *t = gc_sim_take_trace(s, &who);
+    assert_non_null(t);
+    assert_int_equal(who, 7);
+    assert_null(gc_sim_take_trace(s, &who)); /* taken once */
+    size_t open = 0, closed = 0, path = 0;
+    uint32_t last = 0;
+    for (size_t k = 0; k < t->len; k++) {
+        open += t->events[k].kind == GC_TRACE_OPEN;
+        closed += t->events[k].kind == GC_TRACE_CLOSE;
+        if (t->events[k].kind == GC_TRACE_PATH) {
+            path++;
+            last = t->events[k].cell;
+        }
+    }
+    assert_true(open >= closed && closed > 0);
+    assert_true(path >= 1);
+    const gc_agent *a = gc_sim_agent(s, 7);
+    assert_int_equal(last, (uint32_t)gc_grid_index(g, a->goal.x, a->goal.y));
+    /* Other agents' searches are not traced. */
+    assert_int_equal(gc_sim_trace_agent(s, UINT32_MAX, 0), GC_OK);
+    run_ticks(s, 200);
+    assert_null(gc_sim_take_trace(s, &who));
+    gc_sim_free(s);
+    gc_grid_free(g);
+}
+
 int
 main(void)
 {
@@ -350,6 +394,7 @@ main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_point_goal_unreachable),
         cmocka_unit_test(test_grid_change_replans),
+        cmocka_unit_test(test_trace_of_one_agent),
     };
     return cmocka_run_group_tests_name("sim", tests, NULL, NULL);
 }

@@ -98,6 +98,19 @@ int gc_sim_tick(gc_sim *s);
  */
 int gc_sim_grid_changed(gc_sim *s, const gc_cell *cells, size_t n);
 
+/*
+ * Record the searches of `agent` (UINT32_MAX: nobody) into a buffer of
+ * `cap` events that the sim owns: opened and closed cells, then the path
+ * found (GC_TRACE_PATH).  A moving agent is planned again at once so that
+ * a trace appears promptly.  Between ticks only.  GC_ERANGE for an agent
+ * that does not exist, GC_ENOMEM.
+ */
+int gc_sim_trace_agent(gc_sim *s, uint32_t agent, size_t cap);
+
+/* The trace of a search finished since the last call, or NULL; *agent is
+ * set to whose it is.  Valid until the next tick. */
+const gc_trace *gc_sim_take_trace(gc_sim *s, uint32_t *agent);
+
 /* Agents (read between ticks only). */
 size_t gc_sim_agent_count(const gc_sim *s);
 const gc_agent *gc_sim_agent(const gc_sim *s, size_t i);
