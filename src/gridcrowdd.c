@@ -115,6 +115,8 @@ usage(FILE *f)
         "lines)\n"
         "  --goals MODE          wander | point:X,Y | scen:FILE (default "
         "wander)\n"
+        "  --wander-radius CELLS wander goals within this many cells of the\n"
+        "                        agent (default 0: anywhere reachable)\n"
         "  --speed UNITS         world units per second (default 4 cells/s)\n"
         "  --arrive-radius UNITS arrival radius (default 0.1 cell)\n"
         "  --turn-rate RAD       turn rate in radians/s, 0 = at once (default "
@@ -258,6 +260,7 @@ enum {
     OPT_QUIET,
     OPT_DIAG,
     OPT_HELP,
+    OPT_WANDER_RADIUS,
     OPT_VERSION
 };
 
@@ -289,6 +292,7 @@ parse_args(options *o, int argc, char **argv)
         {"stats-json", required_argument, 0, OPT_STATS},
         {"quiet", no_argument, 0, OPT_QUIET},
         {"diag", required_argument, 0, OPT_DIAG},
+        {"wander-radius", required_argument, 0, OPT_WANDER_RADIUS},
         {"help", no_argument, 0, OPT_HELP},
         {"version", no_argument, 0, OPT_VERSION},
         {0, 0, 0, 0},
@@ -404,6 +408,11 @@ parse_args(options *o, int argc, char **argv)
             break;
         case OPT_QUIET:
             o->quiet = true;
+            break;
+        case OPT_WANDER_RADIUS:
+            if (!parse_u64("--wander-radius", optarg, 0, 65536, &u))
+                return EXIT_USAGE;
+            o->sim.wander_radius = (uint32_t)u;
             break;
         case OPT_DIAG: {
             int r = gc_diag_rule_parse(optarg);

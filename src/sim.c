@@ -270,7 +270,12 @@ cell_of_index(const gc_grid *g, uint32_t i)
                      (int32_t)(i / (uint32_t)g->width)};
 }
 
-/* A random cell of c's component, or c itself when it has none. */
+/*
+ * A random cell of c's component, or c itself when it has none.  With a
+ * wander radius, a cell of the component within that many cells of c in
+ * both axes, drawn by rejection (a few tries; then anywhere in the
+ * component, so a small pocket never loops).
+ */
 static gc_cell
 random_goal(gc_sim *s, uint32_t agent, gc_cell c)
 {
@@ -280,6 +285,15 @@ random_goal(gc_sim *s, uint32_t agent, gc_cell c)
     uint32_t lo = s->comp_off[l], hi = s->comp_off[l + 1];
     if (hi <= lo)
         return c;
+    uint32_t r = s->cfg.wander_radius;
+    for (int tries = 0; r > 0 && tries < 32; tries++) {
+        gc_cell g = {
+            c.x - (int32_t)r + (int32_t)rand_below(&s->rng[agent], 2 * r + 1),
+            c.y - (int32_t)r + (int32_t)rand_below(&s->rng[agent], 2 * r + 1)};
+        if (gc_grid_in_bounds(s->grid, g.x, g.y) &&
+            gc_nav_component(s->nav, s->cfg.diag, g) == l)
+            return g;
+    }
     return cell_of_index(
         s->grid, s->comp_cells[lo + rand_below(&s->rng[agent], hi - lo)]);
 }

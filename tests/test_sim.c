@@ -383,6 +383,42 @@ test_trace_of_one_agent(void **state)
     gc_grid_free(g);
 }
 
+static void
+test_wander_radius(void **state)
+{
+    (void)state;
+    gc_grid *g = small_grid();
+    gc_sim_config c;
+    gc_sim_config_init(&c);
+    c.agents = 60;
+    c.wander_radius = 3;
+    c.motion.speed = 8.0f;
+    gc_sim *s;
+    gc_error err;
+    assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_OK);
+    int far = 0;
+    for (int t = 0; t < 300; t++) {
+        /* Goals drawn since the last tick were drawn where the agent
+         * stands now (it waits for its path). */
+        for (size_t i = 0; i < 60; i++) {
+            const gc_agent *a = gc_sim_agent(s, i);
+            if (a->state != GC_AGENT_WAITING)
+                continue;
+            gc_cell at = gc_grid_world_to_cell(g, a->pos);
+            if (abs(a->goal.x - at.x) > 3 || abs(a->goal.y - at.y) > 3)
+                far++;
+        }
+        assert_int_equal(gc_sim_tick(s), GC_OK);
+    }
+    gc_sim_stats st;
+    gc_sim_stats_total(s, &st);
+    assert_true(st.arrivals > 60); /* short trips: many arrivals */
+    /* The fallback (anywhere in the component) is for pockets only. */
+    assert_true(far <= 2);
+    gc_sim_free(s);
+    gc_grid_free(g);
+}
+
 int
 main(void)
 {
@@ -395,6 +431,7 @@ main(void)
         cmocka_unit_test(test_point_goal_unreachable),
         cmocka_unit_test(test_grid_change_replans),
         cmocka_unit_test(test_trace_of_one_agent),
+        cmocka_unit_test(test_wander_radius),
     };
     return cmocka_run_group_tests_name("sim", tests, NULL, NULL);
 }

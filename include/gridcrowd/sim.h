@@ -46,13 +46,15 @@ typedef struct gc_sim_config {
     const gc_scen *scen;   /* GC_GOALS_SCEN problems (borrowed) */
     const char *scen_name; /* its file name, for messages (may be NULL) */
     uint64_t seed;
-    uint32_t plan_budget;  /* searches per worker per tick, >= 1 */
-    uint64_t plan_time_ns; /* and stop planning once a worker has spent
-                              this long in the tick (0: no limit); replans
-                              after grid changes are not limited */
-    bool smooth;           /* smooth planned paths */
-    gc_diag_rule diag;     /* move rule */
-    bool wander_repeat;    /* wander: a new goal after each arrival */
+    uint32_t plan_budget;   /* searches per worker per tick, >= 1 */
+    uint64_t plan_time_ns;  /* and stop planning once a worker has spent
+                               this long in the tick (0: no limit); replans
+                               after grid changes are not limited */
+    bool smooth;            /* smooth planned paths */
+    gc_diag_rule diag;      /* move rule */
+    bool wander_repeat;     /* wander: a new goal after each arrival */
+    uint32_t wander_radius; /* wander: goals within this many cells of the
+                               agent in each axis (0: anywhere reachable) */
 } gc_sim_config;
 
 /* Defaults: 300 agents, 1 thread, 60 Hz, speed 4 cells/s (in world units
