@@ -447,9 +447,10 @@ send_all(gc_world *w, gc_edit *ed, size_t n, bool each, bool sync,
             return rc;
         last = end.position;
     }
-    if (sync && n > 0)
-        return wait_applied(w, last + 1, what);
-    return EX_OK;
+    if (!sync)
+        return EX_OK;
+    /* Nothing sent: nothing to wait for, but say where the grid is. */
+    return wait_applied(w, n > 0 ? last + 1 : 0, what);
 }
 
 /* ---- Commands ------------------------------------------------------------ */
