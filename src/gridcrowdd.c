@@ -22,6 +22,7 @@
 
 #include <gridcrowd/agent.h>
 #include <gridcrowd/astar.h>
+#include <gridcrowd/edits.h>
 #include <gridcrowd/grid.h>
 #include <gridcrowd/mapio.h>
 #include <gridcrowd/sim.h>
@@ -622,8 +623,11 @@ print_second(const options *o, const gc_sim_stats *st, double secs,
 static void
 publish_stats(gc_world *w, const gc_sim_stats *st, double secs,
               uint64_t ticks_in_window, uint64_t uptime_ns,
-              uint64_t searches_total, uint64_t overruns)
+              uint64_t searches_total, uint64_t overruns,
+              const gc_edit_applier *ed)
 {
+    gc_edit_counts ec;
+    gc_edit_applier_counts(ed, &ec);
     gc_world_stats ws;
     memset(&ws, 0, sizeof ws);
     ws.tick = st->ticks;
@@ -638,6 +642,8 @@ publish_stats(gc_world *w, const gc_sim_stats *st, double secs,
     ws.expanded_mean =
         st->searches ? (double)st->expanded / (double)st->searches : 0.0;
     ws.overruns = overruns;
+    ws.edits_accepted = ec.accepted;
+    ws.edits_rejected = ec.rejected;
     gc_world_stats_publish(w, &ws);
 }
 
@@ -659,7 +665,8 @@ progress(const options *o, uint64_t tick, bool done)
 
 /* Returns 0 or an exit code. */
 static int
-run(const options *o, gc_world *w, gc_sim *sim, run_figures *fig)
+run(const options *o, gc_world *w, gc_grid *grid, gc_edit_applier *ed,
+    gc_sim *sim, run_figures *fig)
 {
     const uint64_t step = (uint64_t)(1e9 / o->sim.hz);
     const uint64_t start = now_ns();
@@ -679,8 +686,21 @@ run(const options *o, gc_world *w, gc_sim *sim, run_figures *fig)
 
     gc_world_set_state(w, GC_WORLD_RUNNING);
     while (!stop_signal) {
+        /* Edits from the queue, between ticks while the workers are
+         * parked; the agents they touch plan again in this tick. */
+        const gc_cell *changed;
+        size_t n_changed;
+        int rc =
+            gc_edit_applier_drain(ed, w, grid, now_ns(), &changed, &n_changed);
+        if (rc == GC_OK && n_changed > 0)
+            rc = gc_sim_grid_changed(sim, changed, n_changed);
+        if (rc != GC_OK) {
+            msg("applying edits: %s", gc_strerror(rc));
+            free(tr.buf);
+            return EXIT_RUNTIME;
+        }
         trace_step(&tr, w, sim, fig->ticks);
-        int rc = gc_sim_tick(sim);
+        rc = gc_sim_tick(sim);
         if (rc != GC_OK) {
             msg("tick %llu: %s", (unsigned long long)fig->ticks + 1,
                 gc_strerror(rc));
@@ -707,7 +727,7 @@ run(const options *o, gc_world *w, gc_sim *sim, run_figures *fig)
             gc_sim_stats_window(sim, &st);
             searches_total += st.searches;
             publish_stats(w, &st, secs, win_ticks, t - start, searches_total,
-                          fig->overruns);
+                          fig->overruns, ed);
             if (show_progress)
                 progress(o, 0, true);
             print_second(o, &st, secs, win_ticks);
@@ -741,6 +761,28 @@ run(const options *o, gc_world *w, gc_sim *sim, run_figures *fig)
     fig->wall_s = (double)(now_ns() - start) / 1e9;
     gc_sim_stats_total(sim, &fig->total);
     return 0;
+}
+
+/* The edit counters, when there were edits: totals and each reason. */
+static void
+write_edit_summary(FILE *f, const gc_edit_applier *ed)
+{
+    gc_edit_counts c;
+    gc_edit_applier_counts(ed, &c);
+    if (c.accepted + c.rejected + c.pending == 0)
+        return;
+    fprintf(f, "%s: edits: %llu accepted, %llu rejected, %llu pending", prog,
+            (unsigned long long)c.accepted, (unsigned long long)c.rejected,
+            (unsigned long long)c.pending);
+    const char *sep = " (";
+    for (int r = 0; r < GC_EDIT_NREASONS; r++)
+        if (c.by_reason[r] > 0) {
+            fprintf(f, "%s%s %llu", sep, gc_edit_reason_name(r),
+                    (unsigned long long)c.by_reason[r]);
+            sep = ", ";
+        }
+    fprintf(f, "%s; %llu cells changed\n", sep[0] == ',' ? ")" : "",
+            (unsigned long long)c.cells_changed);
 }
 
 static long
@@ -865,6 +907,7 @@ main(int argc, char **argv)
     gc_scen scen = {0};
     gc_world *world = NULL;
     gc_sim *sim = NULL;
+    gc_edit_applier *ed = NULL;
     stats_file sf = {0};
     gc_error err;
     bool scen_loaded = false;
@@ -944,6 +987,11 @@ main(int argc, char **argv)
         code = rc == GC_ENOMEM || rc == GC_ESYS ? EXIT_RUNTIME : EXIT_INPUT;
         goto out;
     }
+    if (gc_edit_applier_new(&ed, NULL) != GC_OK) {
+        msg("edit applier: %s", gc_strerror(GC_ENOMEM));
+        code = EXIT_RUNTIME;
+        goto out;
+    }
     publish_agents(world, sim, o.sim.motion.speed);
     if (!o.quiet)
         msg("running: %s %dx%d, %zu agents, %d threads, %s at %.0f Hz, "
@@ -954,12 +1002,13 @@ main(int argc, char **argv)
 
     run_figures fig;
     memset(&fig, 0, sizeof fig);
-    code = run(&o, world, sim, &fig);
+    code = run(&o, world, grid, ed, sim, &fig);
     gc_world_set_state(world, GC_WORLD_STOPPING);
     if (code == 0) {
         if (stop_signal && !o.quiet)
             msg("stopping on %s", stop_signal == SIGINT ? "SIGINT" : "SIGTERM");
         write_summary(stderr, false, &o, &fig, gc_sim_agent_count(sim));
+        write_edit_summary(stderr, ed);
         if (sf.f != NULL) {
             write_summary(sf.f, true, &o, &fig, gc_sim_agent_count(sim));
             if (!stats_file_commit(&sf))
@@ -969,6 +1018,7 @@ main(int argc, char **argv)
 
 out:
     stats_file_abort(&sf);
+    gc_edit_applier_free(ed);
     gc_sim_free(sim);
     gc_grid_free(grid);
     if (world != NULL)
