@@ -33,6 +33,8 @@
 
 #include <gridcrowd/sim.h>
 
+#include "grid_int.h"
+
 #include <math.h>
 #include <pthread.h>
 #include <time.h>
@@ -154,7 +156,7 @@ struct gc_sim {
     uint32_t *comp_cells;
     uint32_t *comp_off;
     uint32_t comp_labels;
-    uint32_t *sat; /* summed-area table of changed cells, (w+1) x (h+1) */
+    uint8_t *changed; /* 1 for cells changed by the current edit batch */
     /* Trace of the requested agent's next search.  Set between ticks by
      * the loop; during a tick only the worker owning trace_agent writes
      * trace and trace_fresh. */
@@ -712,7 +714,7 @@ gc_sim_free(gc_sim *s)
     free(s->rng);
     free(s->comp_cells);
     free(s->comp_off);
-    free(s->sat);
+    free(s->changed);
     free(s->trace.events);
     gc_nav_free(s->nav);
     free(s);
@@ -741,71 +743,38 @@ gc_sim_tick(gc_sim *s)
 /* ---- grid changes ----------------------------------------------------------
  */
 
-/* Build the summed-area table of the changed cells: sat[(y)(w+1) + x] is
- * the number of changed cells in [0, x) x [0, y). */
-static int
-build_sat(gc_sim *s, const gc_cell *cells, size_t n)
-{
-    const gc_grid *g = s->grid;
-    size_t W = (size_t)g->width + 1, H = (size_t)g->height + 1;
-    if (s->sat == NULL) {
-        s->sat = malloc(W * H * sizeof *s->sat);
-        if (s->sat == NULL)
-            return GC_ENOMEM;
-    }
-    uint32_t *t = s->sat;
-    memset(t, 0, W * H * sizeof *t);
-    for (size_t k = 0; k < n; k++)
-        if (gc_grid_in_bounds(g, cells[k].x, cells[k].y))
-            t[((size_t)cells[k].y + 1) * W + (size_t)cells[k].x + 1] = 1;
-    for (size_t y = 1; y < H; y++)
-        for (size_t x = 1; x < W; x++)
-            t[y * W + x] +=
-                t[(y - 1) * W + x] + t[y * W + x - 1] - t[(y - 1) * W + x - 1];
-    return GC_OK;
-}
-
-/* Any changed cell in the box spanned by cells a and b (inclusive)? */
 static bool
-box_changed(const gc_sim *s, gc_cell a, gc_cell b)
+changed_at(const gc_sim *s, gc_cell c)
 {
-    const gc_grid *g = s->grid;
-    int32_t x0 = a.x < b.x ? a.x : b.x, x1 = a.x < b.x ? b.x : a.x;
-    int32_t y0 = a.y < b.y ? a.y : b.y, y1 = a.y < b.y ? b.y : a.y;
-    x0 = x0 < 0 ? 0 : x0;
-    y0 = y0 < 0 ? 0 : y0;
-    x1 = x1 >= g->width ? g->width - 1 : x1;
-    y1 = y1 >= g->height ? g->height - 1 : y1;
-    if (x0 > x1 || y0 > y1)
-        return false;
-    size_t W = (size_t)g->width + 1;
-    const uint32_t *t = s->sat;
-    uint32_t sum = t[(size_t)(y1 + 1) * W + (size_t)(x1 + 1)] -
-                   t[(size_t)y0 * W + (size_t)(x1 + 1)] -
-                   t[(size_t)(y1 + 1) * W + (size_t)x0] +
-                   t[(size_t)y0 * W + (size_t)x0];
-    return sum != 0;
+    return gc_grid_in_bounds(s->grid, c.x, c.y) &&
+           s->changed[gc_grid_index(s->grid, c.x, c.y)];
 }
 
-/* Does the rest of the agent's walk (from where it stands, through every
- * remaining waypoint) come near a changed cell?  A segment's bounding box
- * holds every cell it touches, so this never misses; it may replan an agent
- * whose long smoothed segment only passes by. */
+/*
+ * Does the rest of the agent's walk touch a changed cell?  It walks from
+ * where it stands (on the segment ending at wp[wp_next], or inside its own
+ * cell before the first waypoint) through every remaining waypoint; each
+ * segment between cell centres is checked cell by cell along its
+ * supercover, so an edit beside a long smoothed segment replans nobody.
+ */
 static bool
 path_touched(const gc_sim *s, const gc_agent *a)
 {
     const gc_grid *g = s->grid;
-    gc_cell prev = gc_grid_world_to_cell(g, a->pos);
-    /* On a border the agent touches the cells on both sides. */
-    gc_cell lo =
-        gc_grid_world_to_cell(g, (gc_vec2){a->pos.x - 1e-3f * g->cell_size,
-                                           a->pos.y - 1e-3f * g->cell_size});
-    if (box_changed(s, lo, prev))
+    gc_cell prev;
+    if (!own_cell(g, a->pos, &prev) || changed_at(s, prev))
         return true;
+    if (a->wp_next > 0)
+        prev = gc_grid_world_to_cell(g, a->wp[a->wp_next - 1]);
     for (uint32_t k = a->wp_next; k < a->wp_len; k++) {
         gc_cell c = gc_grid_world_to_cell(g, a->wp[k]);
-        if (box_changed(s, prev, c))
-            return true;
+        gc_supercover it;
+        gc_supercover_init(&it, prev, c);
+        gc_cell t;
+        bool entered;
+        while (gc_supercover_next(&it, &t, &entered))
+            if (changed_at(s, t))
+                return true;
         prev = c;
     }
     return false;
@@ -859,10 +828,17 @@ gc_sim_grid_changed(gc_sim *s, const gc_cell *cells, size_t n)
     int rc = gc_nav_update(s->nav, s->grid);
     if (rc == GC_OK)
         rc = build_components(s);
-    if (rc == GC_OK && cells != NULL)
-        rc = build_sat(s, cells, n);
+    if (rc == GC_OK && cells != NULL && s->changed == NULL) {
+        s->changed =
+            calloc((size_t)s->grid->width * (size_t)s->grid->height, 1);
+        if (s->changed == NULL)
+            rc = GC_ENOMEM;
+    }
     if (rc != GC_OK)
         return rc;
+    for (size_t k = 0; cells != NULL && k < n; k++)
+        if (gc_grid_in_bounds(s->grid, cells[k].x, cells[k].y))
+            s->changed[gc_grid_index(s->grid, cells[k].x, cells[k].y)] = 1;
     int32_t max_r =
         s->grid->width > s->grid->height ? s->grid->width : s->grid->height;
     for (uint32_t i = 0; i < s->n; i++) {
@@ -890,6 +866,9 @@ gc_sim_grid_changed(gc_sim *s, const gc_cell *cells, size_t n)
         s->flags[i] &= (uint8_t)~F_PARTIAL;
         enqueue_on(s, i, true);
     }
+    for (size_t k = 0; cells != NULL && k < n; k++)
+        if (gc_grid_in_bounds(s->grid, cells[k].x, cells[k].y))
+            s->changed[gc_grid_index(s->grid, cells[k].x, cells[k].y)] = 0;
     return GC_OK;
 }
 
