@@ -7,9 +7,9 @@
  * - Everything popped is untrusted.  gc_edit_check looks at every field
  *   before anything is done with an entry; a bad entry is counted under one
  *   reason and goes no further.  Nothing from the queue is used as a size or
- *   an index before it has been checked against the map, and the queue
- *   header's own fields (capacity, claim timeout) are clamped before use,
- *   since producers can write that object.
+ *   an index before it has been checked against the map.  The queue
+ *   header's own fields (capacity, claim timeout, head) are never read:
+ *   producers can write that object, so the handle's copies are used.
  * - Exactly once.  The ring hands out each position once (gc_edits_pop
  *   frees the slot as it copies the entry out), so an entry arrives at most
  *   once; an unbatched entry is applied when it arrives, and a batch's
@@ -576,12 +576,13 @@ track_init(gc_edit_applier *a, int32_t width, int32_t height)
     return GC_OK;
 }
 
-/* The clamped fixed fields of the queue header, which producers can write. */
+/* The queue's capacity and claim timeout as the daemon created them, from
+ * its handle: never from the queue header, which producers can write.
+ * (Clamped all the same, in case a handle ever comes from elsewhere.) */
 static void
 queue_limits(const gc_world *w, uint64_t *cap, uint64_t *claim_ns)
 {
-    const gc_edits_header *h = gc_world_edits(w);
-    uint64_t c = h->capacity, t = h->claim_timeout_ns;
+    uint64_t c = gc_edits_capacity(w), t = gc_edits_claim_timeout_ns(w);
     *cap = c < 2 ? 2 : c > GC_EDITS_MAX_CAPACITY ? GC_EDITS_MAX_CAPACITY : c;
     const uint64_t hour = UINT64_C(3600000000000);
     *claim_ns = t > hour ? hour : t;
@@ -636,7 +637,8 @@ gc_edit_applier_drain(gc_edit_applier *a, gc_world *w, gc_grid *g,
         else if (rc == 1)
             handle(a, w, &e, now_ns);
         else
-            break; /* cannot happen: owner and queue were checked */
+            break; /* GC_EBADMAGIC: the queue object was damaged; the
+                      daemon checks it (gc_world_edits_intact) */
     }
     /* Only a batch with nothing of it left in the queue can be late. */
     if (emptied)
@@ -661,8 +663,7 @@ gc_edit_applier_drain(gc_edit_applier *a, gc_world *w, gc_grid *g,
 
     /* Everything before the head has been dealt with, except what waits in
      * a batch. */
-    uint64_t applied =
-        atomic_load_explicit(&gc_world_edits(w)->head, memory_order_relaxed);
+    uint64_t applied = gc_edits_head(w);
     for (uint32_t i = 0; a->open > 0 && i < a->cfg.max_open_batches; i++) {
         const batch *b = &a->batches[i];
         if (b->used && b->n > 0 && b->first_pos < applied)

@@ -55,6 +55,19 @@
  *   producer's late stores landing in the slot's next occupant.  Producers
  *   never wait for the daemon except when the ring is full (bounded by
  *   their timeout), and the daemon never waits at all.
+ * - Whoever may edit can write the whole queue object, header included, and
+ *   can even shrink it.  So the daemon keeps its own copies of what it
+ *   consumes by (capacity, claim timeout, head) and only publishes head; a
+ *   scribbled tail can at worst make it skip entries as dead claims, never
+ *   take one twice; pending counts are capped at the capacity; and
+ *   gc_world_edits_intact / gc_world_reset_edits let it notice a damaged
+ *   object (size by fstat, fixed fields) and make a fresh one.  (Reading a
+ *   mapping past a shrunk object's end raises SIGBUS: the daemon guards
+ *   against that itself, since a library must not own signal handlers.)
+ * - Taking over: only objects a gridcrowd daemon left behind (our magic, or
+ *   none yet) are unlinked and remade; anything else under the name is
+ *   someone else's, and creating refuses it (GC_EEXIST) rather than
+ *   destroying it.
  */
 #include "config.h"
 
@@ -150,6 +163,17 @@ struct gc_world_snap {
     bool open;
 };
 
+typedef struct object_spec {
+    const char *name;
+    const char *kind; /* "world", "edit queue": for messages */
+    mode_t mode;
+    bool set_group; /* fchown the object to `group` */
+    gid_t group;
+    uint64_t size;
+    uint64_t magic;
+    size_t pid_off;
+} object_spec;
+
 struct gc_world {
     char name[GC_WORLD_NAME_MAX + 2];
     char edits_name[GC_WORLD_NAME_MAX + sizeof GC_EDITS_SUFFIX + 1];
@@ -169,6 +193,13 @@ struct gc_world {
     /* The consumer's view of a claimed but unpublished head entry. */
     bool stalled;
     uint64_t stall_pos, stall_since_ns;
+    /* The consumer's position (the owner's handle only).  The header's
+     * head is a copy published for the tools; the daemon never reads it
+     * back, since every producer can write that object. */
+    uint64_t head;
+    /* How the queue object was made, to make it again
+     * (gc_world_reset_edits).  Owner only. */
+    object_spec edits_spec;
 };
 
 static gc_world_header *
@@ -645,13 +676,21 @@ recorded_pid(int fd, uint64_t magic, size_t pid_off)
     return m == magic && pid > 0 ? (pid_t)pid : 0;
 }
 
-typedef struct object_spec {
-    const char *name;
-    mode_t mode;
-    uint64_t size;
-    uint64_t magic;
-    size_t pid_off;
-} object_spec;
+/*
+ * Whether an existing object nobody holds may be taken over: only what a
+ * gridcrowd daemon of this kind leaves behind, i.e. our magic, or no magic
+ * yet (zero, or too short to hold one: a daemon that died while starting).
+ * Anything else belongs to someone else, and unlinking it would destroy
+ * their data; the caller refuses with GC_EEXIST.  Fills *found.
+ */
+static bool
+ours_to_take(int fd, uint64_t magic, uint64_t *found)
+{
+    uint64_t m = 0;
+    ssize_t n = pread(fd, &m, sizeof m, 0);
+    *found = m;
+    return n < (ssize_t)sizeof m || m == 0 || m == magic;
+}
 
 /*
  * Make `spec->name` ours: a new, locked, sized object.  Existing objects are
@@ -686,6 +725,21 @@ own_object(const object_spec *spec, int *fdp, bool *took, pid_t *stale_pid,
             if (st.st_nlink == 0) { /* replaced before we locked it */
                 close(fd);
                 continue;
+            }
+            /* The group first: fchmod then gives the group its bits. */
+            if (spec->set_group && fchown(fd, (uid_t)-1, spec->group) != 0) {
+                e = errno;
+                shm_unlink(name);
+                close(fd);
+                if (e == EPERM || e == EACCES)
+                    return gc_error_set(
+                        err, GC_EPERM, NULL, 0, 0,
+                        "setting the group of %s to gid %ld: %s (the "
+                        "daemon must be root or a member of that group)",
+                        name, (long)spec->group, strerror(e));
+                return gc_error_set(err, GC_ESYS, NULL, 0, 0,
+                                    "setting the group of %s to gid %ld: %s",
+                                    name, (long)spec->group, strerror(e));
             }
             if (fchmod(fd, spec->mode) != 0) {
                 e = errno;
@@ -740,8 +794,19 @@ own_object(const object_spec *spec, int *fdp, bool *took, pid_t *stale_pid,
             close(fd);
             continue;
         }
-        /* Nobody holds it: its owner is dead.  We hold the lock, so the name
-         * still refers to this object while we unlink it. */
+        /* Nobody holds it: its owner is dead, if it ever was ours. */
+        uint64_t found;
+        if (!ours_to_take(fd, spec->magic, &found)) {
+            close(fd);
+            return gc_error_set(err, GC_EEXIST, NULL, 0, 0,
+                                "shared-memory object %s exists and is not a "
+                                "gridcrowd %s (magic 0x%016" PRIx64
+                                "): not taking it over; remove it or choose "
+                                "another name",
+                                name, spec->kind, found);
+        }
+        /* We hold the lock, so the name still refers to this object while
+         * we unlink it. */
         pid_t pid = recorded_pid(fd, spec->magic, spec->pid_off);
         if (shm_unlink(name) != 0 && errno != ENOENT) {
             int e = errno;
@@ -872,10 +937,15 @@ init_world(gc_world *w)
     atomic_store_explicit(&h->magic, GC_WORLD_MAGIC, memory_order_release);
 }
 
+/* A fresh queue whose first position is `start` (0 for a new world; the
+ * consumer's position when the queue is made again, so that positions and
+ * edits_applied never go backwards). */
 static void
-init_edits(gc_world *w, uint32_t capacity)
+init_edits(gc_world *w, uint32_t capacity, uint64_t start)
 {
     w->edits_cap = capacity;
+    w->head = start;
+    w->stalled = false;
     gc_edits_header *e = (gc_edits_header *)(void *)w->edits_base;
     e->version = GC_EDITS_VERSION;
     e->header_size = sizeof(gc_edits_header);
@@ -884,13 +954,16 @@ init_edits(gc_world *w, uint32_t capacity)
     e->entry_size = sizeof(gc_edit_entry);
     e->pid = (int32_t)w->pid;
     e->claim_timeout_ns = w->claim_timeout_ns;
-    /* Vyukov ring: slot i starts free for position i. */
+    /* Vyukov ring: slot i starts free for the position p in
+     * [start, start + capacity) with p = i modulo the capacity. */
     gc_edit_entry *ent =
         (gc_edit_entry *)(void *)(w->edits_base + sizeof(gc_edits_header));
+    const uint64_t mask = capacity - 1;
     for (uint32_t i = 0; i < capacity; i++)
-        atomic_store_explicit(&ent[i].seq, i, memory_order_relaxed);
-    atomic_store_explicit(&e->head, 0, memory_order_relaxed);
-    atomic_store_explicit(&e->tail, 0, memory_order_relaxed);
+        atomic_store_explicit(&ent[i].seq, start + ((i - start) & mask),
+                              memory_order_relaxed);
+    atomic_store_explicit(&e->head, start, memory_order_relaxed);
+    atomic_store_explicit(&e->tail, start, memory_order_relaxed);
     atomic_store_explicit(&e->magic, GC_EDITS_MAGIC, memory_order_release);
 }
 
@@ -938,12 +1011,23 @@ gc_world_create(gc_world **out, const gc_world_config *cfg,
     w->owner = true;
     w->pid = getpid();
 
-    object_spec ws = {w->name, cfg->world_mode ? cfg->world_mode : 0600,
-                      w->lay.total, GC_WORLD_MAGIC,
+    object_spec ws = {w->name,
+                      "world",
+                      cfg->world_mode ? cfg->world_mode : 0600,
+                      cfg->set_group,
+                      cfg->group,
+                      w->lay.total,
+                      GC_WORLD_MAGIC,
                       offsetof(gc_world_header, pid)};
-    object_spec es = {w->edits_name, cfg->edits_mode ? cfg->edits_mode : 0600,
-                      edits_total_size(ecap), GC_EDITS_MAGIC,
+    object_spec es = {w->edits_name,
+                      "edit queue",
+                      cfg->edits_mode ? cfg->edits_mode : 0600,
+                      cfg->set_group,
+                      cfg->group,
+                      edits_total_size(ecap),
+                      GC_EDITS_MAGIC,
                       offsetof(gc_edits_header, pid)};
+    w->edits_spec = es;
     rc = own_object(&ws, &w->fd, &tk.world, &tk.world_pid, err);
     if (rc != GC_OK)
         goto fail;
@@ -961,7 +1045,7 @@ gc_world_create(gc_world **out, const gc_world_config *cfg,
     if (rc != GC_OK)
         goto fail;
     init_world(w);
-    init_edits(w, ecap);
+    init_edits(w, ecap, 0);
     w->snap.capacity = w->lay.capacity;
     if (took != NULL)
         *took = tk;
@@ -1725,6 +1809,7 @@ static void
 edits_release(gc_world *w, gc_edit_entry *slot, uint64_t pos)
 {
     atomic_store_explicit(&slot->seq, pos + w->edits_cap, memory_order_release);
+    w->head = pos + 1;
     atomic_store_explicit(&edits_hdr(w)->head, pos + 1, memory_order_release);
     w->stalled = false;
 }
@@ -1738,8 +1823,14 @@ gc_edits_pop(gc_world *w, gc_edit *out)
         return GC_EINVAL;
     gc_edits_header *h = edits_hdr(w);
     const uint64_t cap = w->edits_cap;
-    /* Only the daemon writes head. */
-    const uint64_t pos = atomic_load_explicit(&h->head, memory_order_relaxed);
+    /* A header that is not ours any more (scribbled on, or truncated and
+     * read back as zeros): take nothing; the owner checks the object with
+     * gc_world_edits_intact and makes it again. */
+    if (atomic_load_explicit(&h->magic, memory_order_relaxed) != GC_EDITS_MAGIC)
+        return GC_EBADMAGIC;
+    /* Our own position, never the header's copy, which producers can
+     * write: a scribbled head cannot make us take an entry twice. */
+    const uint64_t pos = w->head;
     gc_edit_entry *slot = &edits_entries(w)[pos & (cap - 1)];
 
     for (;;) {
@@ -1772,8 +1863,16 @@ gc_edits_pop(gc_world *w, gc_edit *out)
         }
         /* Free, or claimed and not yet published. */
         uint64_t tail = atomic_load_explicit(&h->tail, memory_order_relaxed);
-        if ((int64_t)(tail - pos) <= 0)
-            return 0; /* empty */
+        if ((int64_t)(tail - pos) <= 0) {
+            /* Empty.  A tail behind the head was scribbled on (producers
+             * only move it forwards): put it back, or every producer
+             * would find its slot "full" until it timed out. */
+            if (tail != pos)
+                atomic_compare_exchange_strong_explicit(&h->tail, &tail, pos,
+                                                        memory_order_relaxed,
+                                                        memory_order_relaxed);
+            return 0;
+        }
         /* Claimed: time it from when we first saw it so, since the claimant
          * may have died before it wrote claim_ns. */
         uint64_t now = now_ns(CLOCK_MONOTONIC);
@@ -1791,6 +1890,7 @@ gc_edits_pop(gc_world *w, gc_edit *out)
                 memory_order_acquire)) {
             memset(out, 0, sizeof *out);
             out->position = pos;
+            w->head = pos + 1;
             atomic_store_explicit(&h->head, pos + 1, memory_order_release);
             w->stalled = false;
             return GC_ETIMEOUT;
@@ -1805,9 +1905,103 @@ gc_edits_pending(const gc_world *w)
     if (w->edits_base == NULL)
         return 0;
     gc_edits_header *h = edits_hdr(w);
-    uint64_t head = atomic_load_explicit(&h->head, memory_order_acquire);
+    uint64_t head = gc_edits_head(w);
     uint64_t tail = atomic_load_explicit(&h->tail, memory_order_relaxed);
-    return (int64_t)(tail - head) > 0 ? tail - head : 0;
+    /* Producers claim a position only once its slot is free, so at most
+     * a ring's worth is ever pending; more means a scribbled tail. */
+    uint64_t n = (int64_t)(tail - head) > 0 ? tail - head : 0;
+    return n < w->edits_cap ? n : w->edits_cap;
+}
+
+uint64_t
+gc_edits_head(const gc_world *w)
+{
+    if (w->edits_base == NULL)
+        return 0;
+    if (w->owner)
+        return w->head;
+    return atomic_load_explicit(&edits_hdr(w)->head, memory_order_acquire);
+}
+
+uint32_t
+gc_edits_capacity(const gc_world *w)
+{
+    return w->edits_base != NULL ? w->edits_cap : 0;
+}
+
+uint64_t
+gc_edits_claim_timeout_ns(const gc_world *w)
+{
+    return w->edits_base != NULL ? w->claim_timeout_ns : 0;
+}
+
+int
+gc_world_edits_intact(const gc_world *w, gc_error *err)
+{
+    if (!w->owner)
+        return GC_EPERM;
+    if (w->edits_base == NULL)
+        return gc_error_set(err, GC_EINVAL, w->edits_name, 0, 0,
+                            "the edit queue is not open");
+    struct stat st;
+    if (fstat(w->edits_fd, &st) != 0)
+        return sys_error(errno, w->edits_name, "fstat of", err);
+    if (st.st_size < 0 || (uint64_t)st.st_size != (uint64_t)w->edits_size)
+        return gc_error_set(err, GC_ECORRUPT, w->edits_name, 0, 0,
+                            "resized to %lld bytes by another process "
+                            "(it was %zu)",
+                            (long long)st.st_size, w->edits_size);
+    /* Every fixed field as init_edits wrote it: tools refuse a queue
+     * whose header does not validate. */
+    const gc_edits_header *h = edits_hdr(w);
+    if (atomic_load_explicit(&h->magic, memory_order_relaxed) !=
+            GC_EDITS_MAGIC ||
+        h->version != GC_EDITS_VERSION ||
+        h->header_size != sizeof(gc_edits_header) ||
+        h->total_size != (uint64_t)w->edits_size ||
+        h->capacity != w->edits_cap || h->entry_size != sizeof(gc_edit_entry) ||
+        h->pid != (int32_t)w->pid || h->flags != 0 ||
+        h->claim_timeout_ns != w->claim_timeout_ns)
+        return gc_error_set(err, GC_ECORRUPT, w->edits_name, 0, 0,
+                            "header overwritten by another process");
+    return GC_OK;
+}
+
+int
+gc_world_reset_edits(gc_world *w, gc_error *err)
+{
+    if (!w->owner)
+        return gc_error_set(err, GC_EPERM, w->edits_name, 0, 0,
+                            "only the daemon can make the edit queue again");
+    const uint64_t start = w->head;
+    const uint32_t cap = w->edits_cap;
+    if (w->edits_base != NULL) {
+        /* We still hold its lock, so the name is still this object. */
+        shm_unlink(w->edits_name);
+        munmap(w->edits_base, w->edits_size);
+        w->edits_base = NULL;
+    }
+    if (w->edits_fd >= 0)
+        close(w->edits_fd);
+    w->edits_fd = -1;
+    bool took = false;
+    pid_t stale = 0;
+    int rc = own_object(&w->edits_spec, &w->edits_fd, &took, &stale, err);
+    if (rc != GC_OK)
+        return rc;
+    uint8_t *base = NULL;
+    rc = map_object(w->edits_fd, (size_t)w->edits_spec.size,
+                    PROT_READ | PROT_WRITE, w->edits_name, &base, err);
+    if (rc != GC_OK) {
+        shm_unlink(w->edits_name);
+        close(w->edits_fd);
+        w->edits_fd = -1;
+        return rc;
+    }
+    w->edits_base = base;
+    w->edits_size = (size_t)w->edits_spec.size;
+    init_edits(w, cap, start);
+    return GC_OK;
 }
 
 uint64_t

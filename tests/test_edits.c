@@ -766,6 +766,47 @@ test_trace(void **state)
     assert_int_equal(c.applied, 2);
 }
 
+/*
+ * The queue header is written by producers too: the applier takes the
+ * capacity, claim timeout and head from the daemon's handle, so scribbled
+ * values change nothing, and it takes nothing from a queue whose magic is
+ * gone (the daemon then checks and remakes it).
+ */
+static void
+test_untrusted_queue_header(void **state)
+{
+    fixture *f = *state;
+    f->cfg.claim_timeout_ms = 2000;
+    f->acfg.batch_timeout_ms = 10; /* raised to 2 s + 1 s */
+    start(f);
+    gc_edits_header *h = gc_world_edits(f->tool);
+    h->capacity = 1u << 31;
+    h->claim_timeout_ns = UINT64_MAX;
+    atomic_store(&h->head, 12345);
+    const uint64_t t0 = 1000 * SEC;
+    push(f, set(1, 1, 1));
+    push(f, ed(GC_EDIT_SET, 1, 2, 1, 0, 0, 8)); /* a batch never ended */
+    drained d = drain_at(f, t0);
+    assert_int_equal(d.n, 1);
+    gc_edit_counts c = counts(f);
+    assert_int_equal(c.accepted, 1);
+    assert_int_equal(c.staged, 1);
+    assert_int_equal(c.applied, 1); /* the daemon's head, not 12345 */
+    /* The batch times out after 3 s, not after an hour and a second. */
+    drain_at(f, t0 + 3 * SEC + 1);
+    expect_reason(f, GC_EDIT_R_BATCH_TIMEOUT, 1);
+
+    /* Magic gone: nothing is taken, nothing counted, the drain is OK. */
+    push(f, set(5, 5, 1));
+    atomic_store(&h->magic, 0);
+    d = drain_at(f, t0 + 4 * SEC);
+    assert_int_equal(d.n, 0);
+    c = counts(f);
+    assert_int_equal(c.accepted, 1);
+    assert_int_equal(c.rejected, 1);
+    assert_int_equal(c.pending, 1);
+}
+
 /* ---- Batches ------------------------------------------------------------- */
 
 static void
@@ -1445,6 +1486,8 @@ main(void)
         cmocka_unit_test_setup_teardown(test_reject_too_big, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reject_corrupt, setup, teardown),
         cmocka_unit_test_setup_teardown(test_trace, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_untrusted_queue_header, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_batch_held_until_end, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_batch_rejected_whole, setup,

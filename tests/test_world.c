@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -1840,6 +1841,275 @@ test_attach_syscall_failures(void **state)
     attach_reader(f, GC_WORLD_ATTACH_EDITS);
 }
 
+/* ---- Access: default modes and groups ------------------------------------ */
+
+static void
+test_default_modes(void **state)
+{
+    fixture *f = *state;
+    mode_t old = umask(0); /* a lax umask must not widen them */
+    create_owner(f);
+    umask(old);
+    struct stat st;
+    assert_int_equal(stat(f->shm[0], &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0600);
+    assert_int_equal(stat(f->shm[1], &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0600);
+}
+
+static void
+test_create_group(void **state)
+{
+    fixture *f = *state;
+    f->cfg.world_mode = 0640;
+    f->cfg.edits_mode = 0660;
+    f->cfg.set_group = true;
+    f->cfg.group = getegid(); /* always ours to give */
+    create_owner(f);
+    struct stat st;
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(stat(f->shm[i], &st), 0);
+        assert_int_equal(st.st_gid, getegid());
+        assert_int_equal(st.st_mode & 07777, i ? 0660 : 0640);
+    }
+    gc_world_destroy(f->owner);
+    f->owner = NULL;
+
+    /* A group the process may not give: EPERM, and nothing is left.  As
+     * root, a child that drops to nobody tries it. */
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        gid_t target = 0;
+        if (geteuid() == 0) {
+            if (setgroups(0, NULL) != 0 || setgid(65534) != 0 ||
+                setuid(65534) != 0)
+                _exit(3);
+        } else {
+            /* The first of 0..1000 we are not a member of. */
+            gid_t gs[256];
+            int n = getgroups(256, gs);
+            for (target = 0; target < 1000; target++) {
+                bool member = target == getegid();
+                for (int k = 0; k < n; k++)
+                    member = member || gs[k] == target;
+                if (!member)
+                    break;
+            }
+        }
+        gc_world_config cfg = f->cfg;
+        cfg.group = target;
+        gc_error err;
+        gc_world *w = NULL;
+        int rc = gc_world_create(&w, &cfg, NULL, &err);
+        if (rc != GC_EPERM || w != NULL)
+            _exit(1);
+        if (strstr(err.msg, "setting the group of /") == NULL)
+            _exit(2);
+        _exit(0);
+    }
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    assert_false(exists(f->shm[0]));
+    assert_false(exists(f->shm[1]));
+}
+
+/* An object someone else made, with their magic and no lock held. */
+static void
+make_foreign(const fixture *f, int which, const void *bytes, size_t n)
+{
+    char name[80];
+    snprintf(name, sizeof name, which ? "/%s.edits" : "/%s", f->name);
+    int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    assert_true(fd >= 0);
+    assert_int_equal(ftruncate(fd, 4096), 0);
+    assert_int_equal(pwrite(fd, bytes, n, 0), (ssize_t)n);
+    close(fd);
+}
+
+static void
+test_takeover_refuses_foreign(void **state)
+{
+    fixture *f = *state;
+    /* Not ours: refused, named with its magic, and left alone. */
+    make_foreign(f, 0, "NOTOURS!data", 12);
+    gc_world *w = (gc_world *)1;
+    gc_world_takeover took;
+    gc_error err;
+    assert_int_equal(gc_world_create(&w, &f->cfg, &took, &err), GC_EEXIST);
+    assert_null(w);
+    assert_false(took.world);
+    char msg[300];
+    snprintf(msg, sizeof msg,
+             "shared-memory object /%s exists and is not a gridcrowd world "
+             "(magic 0x215352554f544f4e): not taking it over; remove it or "
+             "choose another name",
+             f->name);
+    assert_string_equal(err.msg, msg);
+    assert_true(exists(f->shm[0]));
+    assert_false(exists(f->shm[1]));
+    char back[12];
+    int fd = open(f->shm[0], O_RDONLY);
+    assert_true(fd >= 0);
+    assert_int_equal(read(fd, back, sizeof back), (ssize_t)sizeof back);
+    close(fd);
+    assert_memory_equal(back, "NOTOURS!data", sizeof back);
+    unlink(f->shm[0]);
+
+    /* A world where the queue should be is not a queue either; the world
+     * made before it is removed again. */
+    uint64_t m = GC_WORLD_MAGIC;
+    make_foreign(f, 1, &m, sizeof m);
+    assert_int_equal(gc_world_create(&w, &f->cfg, NULL, &err), GC_EEXIST);
+    assert_non_null(strstr(err.msg, "is not a gridcrowd edit queue"));
+    assert_false(exists(f->shm[0]));
+    assert_true(exists(f->shm[1]));
+    unlink(f->shm[1]);
+
+    /* All zero (a daemon that died before writing its magic): ours. */
+    uint8_t zero[64] = {0};
+    make_foreign(f, 0, zero, sizeof zero);
+    assert_int_equal(gc_world_create(&f->owner, &f->cfg, &took, &err), GC_OK);
+    assert_true(took.world);
+    assert_int_equal(took.world_pid, 0);
+}
+
+/* ---- The daemon never trusts the queue object ---------------------------- */
+
+static void
+test_edits_scribbled_head_tail(void **state)
+{
+    fixture *f = *state;
+    f->cfg.edits_capacity = 8;
+    create_owner(f);
+    attach_reader(f, GC_WORLD_ATTACH_EDITS);
+    gc_edits_header *h = gc_world_edits(f->reader);
+    gc_edit e, got;
+    for (uint64_t t = 1; t <= 5; t++) {
+        e = edit_for(t);
+        assert_int_equal(gc_edits_push(f->reader, &e, 0), GC_OK);
+    }
+    assert_int_equal(gc_edits_pop(f->owner, &got), 1);
+    assert_true(edit_matches(&got, 1));
+    assert_int_equal(gc_edits_head(f->reader), 1);
+
+    /* A producer moves the published head back, or far ahead: the daemon
+     * goes on from its own, each entry once, in order. */
+    atomic_store(&h->head, 0);
+    assert_int_equal(gc_edits_pop(f->owner, &got), 1);
+    assert_true(edit_matches(&got, 2));
+    atomic_store(&h->head, UINT64_C(1) << 40);
+    for (uint64_t t = 3; t <= 5; t++) {
+        assert_int_equal(gc_edits_pop(f->owner, &got), 1);
+        assert_true(edit_matches(&got, t));
+        assert_int_equal(got.position, t - 1);
+    }
+    assert_int_equal(gc_edits_pop(f->owner, &got), 0);
+    assert_int_equal(gc_edits_head(f->owner), 5);
+    assert_int_equal(atomic_load(&h->head), 5); /* republished */
+
+    /* A tail far ahead: pending is capped at the ring's capacity. */
+    atomic_store(&h->tail, UINT64_C(1) << 50);
+    assert_int_equal(gc_edits_pending(f->owner), 8);
+    assert_int_equal(gc_edits_pending(f->reader), 8);
+
+    /* A tail behind the head: the daemon puts it back, and producers push
+     * at once instead of finding the ring "full". */
+    atomic_store(&h->tail, 2);
+    assert_int_equal(gc_edits_pop(f->owner, &got), 0);
+    assert_int_equal(atomic_load(&h->tail), 5);
+    e = edit_for(6);
+    assert_int_equal(gc_edits_push(f->reader, &e, 0), GC_OK);
+    assert_int_equal(e.position, 5);
+    assert_int_equal(gc_edits_pop(f->owner, &got), 1);
+    assert_true(edit_matches(&got, 6));
+}
+
+static void
+test_edits_damaged_queue(void **state)
+{
+    fixture *f = *state;
+    f->cfg.edits_capacity = 4;
+    f->cfg.edits_mode = 0620;
+    create_owner(f);
+    gc_error err;
+    gc_edit e, got;
+    assert_int_equal(gc_world_edits_intact(f->owner, &err), GC_OK);
+    for (uint64_t t = 1; t <= 6; t++) { /* more than a lap */
+        e = edit_for(t);
+        assert_int_equal(gc_edits_push(f->owner, &e, 0), GC_OK);
+        assert_int_equal(gc_edits_pop(f->owner, &got), 1);
+    }
+
+    /* A field scribbled on. */
+    attach_reader(f, GC_WORLD_ATTACH_EDITS);
+    gc_edits_header *h = gc_world_edits(f->reader);
+    h->claim_timeout_ns = 1;
+    char msg[300];
+    snprintf(msg, sizeof msg,
+             "/%s.edits: header overwritten by another process", f->name);
+    assert_int_equal(gc_world_edits_intact(f->owner, &err), GC_ECORRUPT);
+    assert_string_equal(err.msg, msg);
+    h->claim_timeout_ns = 2000000000;
+    assert_int_equal(gc_world_edits_intact(f->owner, &err), GC_OK);
+
+    /* The magic scribbled on: the daemon takes nothing. */
+    e = edit_for(7);
+    assert_int_equal(gc_edits_push(f->reader, &e, 0), GC_OK);
+    atomic_store(&h->magic, 0);
+    assert_int_equal(gc_edits_pop(f->owner, &got), GC_EBADMAGIC);
+    assert_int_equal(gc_world_edits_intact(f->owner, &err), GC_ECORRUPT);
+    gc_world_close(f->reader);
+    f->reader = NULL;
+
+    /* Made again: same name, mode, empty, positions going on from 6. */
+    assert_int_equal(gc_world_reset_edits(f->owner, &err), GC_OK);
+    assert_int_equal(gc_world_edits_intact(f->owner, &err), GC_OK);
+    struct stat st;
+    assert_int_equal(stat(f->shm[1], &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0620);
+    assert_int_equal(gc_edits_pending(f->owner), 0);
+    assert_int_equal(gc_edits_pop(f->owner, &got), 0);
+    attach_reader(f, GC_WORLD_ATTACH_EDITS);
+    for (uint64_t t = 8; t <= 13; t++) {
+        e = edit_for(t);
+        assert_int_equal(gc_edits_push(f->reader, &e, 0), GC_OK);
+        assert_int_equal(e.position, t - 2);
+        assert_int_equal(gc_edits_pop(f->owner, &got), 1);
+        assert_true(edit_matches(&got, t));
+    }
+    gc_world_close(f->reader);
+    f->reader = NULL;
+
+    /* Truncated by a producer (it needs only write access): the size
+     * says so before anything touches the mapping. */
+    char n[80];
+    snprintf(n, sizeof n, "/%s.edits", f->name);
+    int fd = shm_open(n, O_RDWR, 0);
+    assert_true(fd >= 0);
+    assert_int_equal(ftruncate(fd, 0), 0);
+    close(fd);
+    snprintf(msg, sizeof msg,
+             "/%s.edits: resized to 0 bytes by another process (it was "
+             "%zu)",
+             f->name, gc_world_edits_size(f->owner));
+    assert_int_equal(gc_world_edits_intact(f->owner, &err), GC_ECORRUPT);
+    assert_string_equal(err.msg, msg);
+    assert_int_equal(gc_world_reset_edits(f->owner, &err), GC_OK);
+    assert_int_equal(gc_world_edits_intact(f->owner, &err), GC_OK);
+    e = edit_for(14);
+    assert_int_equal(gc_edits_push(f->owner, &e, 0), GC_OK);
+    assert_int_equal(e.position, 12);
+
+    /* Readers may not remake it. */
+    attach_reader(f, GC_WORLD_ATTACH_EDITS);
+    assert_int_equal(gc_world_reset_edits(f->reader, &err), GC_EPERM);
+    assert_int_equal(gc_world_edits_intact(f->reader, &err), GC_EPERM);
+}
+
 int
 main(void)
 {
@@ -1873,6 +2143,11 @@ main(void)
         T(test_edits_processes),
         T(test_create_syscall_failures),
         T(test_attach_syscall_failures),
+        T(test_default_modes),
+        T(test_create_group),
+        T(test_takeover_refuses_foreign),
+        T(test_edits_scribbled_head_tail),
+        T(test_edits_damaged_queue),
 #undef T
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -344,6 +344,9 @@ typedef struct gc_world_config {
     mode_t world_mode;         /* 0: 0600; applied exactly (umask ignored) */
     mode_t edits_mode;         /* 0: 0600 */
     uint32_t claim_timeout_ms; /* 0: 2000; see gc_edits_pop */
+    bool set_group;            /* give both objects the group `group`
+                                  (fchown, before the modes are applied) */
+    gid_t group;
 } gc_world_config;
 
 /* Whether gc_world_create replaced objects left behind by a dead daemon. */
@@ -362,10 +365,16 @@ typedef struct gc_world_takeover {
  * When an object already exists: if a live process holds it, GC_EBUSY with a
  * message naming the pid ("shared-memory object /gridcrowd is held by live
  * process 1234"); otherwise its owner died, and the object is unlinked and
- * recreated and `took` (may be NULL) says so.  Other errors: GC_EINVAL (bad
- * name or config, the message says which), GC_ETOOBIG, GC_EPERM, GC_ESYS.
- * On any error nothing is left behind.  The caller owns *out and ends it
- * with gc_world_destroy (or gc_world_close to leave the objects in place).
+ * recreated and `took` (may be NULL) says so.  Only what a gridcrowd daemon
+ * leaves behind is taken over (the object's magic is this kind's, or zero,
+ * or the object is too short to hold one): anything else is someone else's
+ * data, and GC_EEXIST refuses it with a message giving the magic found.
+ * With cfg->set_group, both objects get that group; GC_EPERM when the
+ * process may not give it (neither root nor a member).  Other errors:
+ * GC_EINVAL (bad name or config, the message says which), GC_ETOOBIG,
+ * GC_EPERM, GC_ESYS.  On any error nothing is left behind.  The caller owns
+ * *out and ends it with gc_world_destroy (or gc_world_close to leave the
+ * objects in place).
  */
 int gc_world_create(gc_world **out, const gc_world_config *cfg,
                     gc_world_takeover *took, gc_error *err);
@@ -583,12 +592,49 @@ int gc_edits_push(gc_world *w, gc_edit *e, uint64_t timeout_ns);
  * not be written yet) is skipped: that call returns GC_ETIMEOUT, with
  * out->position set, and the next call goes on with the entry after it.  An
  * entry whose check fails, or a slot in an impossible state, is skipped with
- * GC_ECORRUPT.  Never blocks.
+ * GC_ECORRUPT.  When the queue header's magic is not there any more
+ * (scribbled on, or the object truncated), takes nothing and returns
+ * GC_EBADMAGIC.  Never blocks.
  */
 int gc_edits_pop(gc_world *w, gc_edit *out);
 
-/* Entries claimed but not yet consumed (tail - head), for the counters. */
+/* Entries claimed but not yet consumed (tail - head), for the counters;
+ * never more than the capacity, whatever a producer wrote in the tail. */
 uint64_t gc_edits_pending(const gc_world *w);
+
+/* The next position the daemon will consume: on the owner's handle its own
+ * copy (never read back from the queue, which producers can write); on
+ * others the header's head (acquire).  0 without the queue. */
+uint64_t gc_edits_head(const gc_world *w);
+
+/* Entries in the ring and the claim timeout, as validated at attach or
+ * chosen at creation (not re-read from the queue); 0 without the queue. */
+uint32_t gc_edits_capacity(const gc_world *w);
+uint64_t gc_edits_claim_timeout_ns(const gc_world *w);
+
+/*
+ * The daemon's check that nobody damaged its queue object: its size (fstat)
+ * and every fixed header field are as gc_world_create made them.  GC_OK, or
+ * GC_ECORRUPT with a message ("/NAME.edits: resized to 0 bytes by another
+ * process (it was 262400)", "... header overwritten by another process");
+ * GC_EPERM on a reader's handle.  Anyone allowed to edit can write that
+ * object, shrink it or scribble on it; gc_edits_pop then takes nothing
+ * (GC_EBADMAGIC) until the owner makes the queue again.
+ */
+int gc_world_edits_intact(const gc_world *w, gc_error *err);
+
+/*
+ * Make the edit queue again (the daemon, after gc_world_edits_intact
+ * failed): unlink the damaged object, create, size, lock and map a new one
+ * with the same name, mode and group, empty, whose positions continue from
+ * the daemon's (so edits_applied never goes back).  Producers attached to
+ * the old object lose what they push there; tools attach afresh for each
+ * command.  Entries held in open batches stay with the applier.  The new
+ * mapping replaces the old one: gc_world_edits changes.  On error the
+ * world has no queue (gc_world_edits is NULL) and nothing is left in
+ * /dev/shm; errors as gc_world_create's.
+ */
+int gc_world_reset_edits(gc_world *w, gc_error *err);
 
 /* The next position a producer will claim (the queue's tail; relaxed), or 0
  * without the queue.  Every entry pushed before this call returned has a
