@@ -12,7 +12,9 @@
  *   1  failure while running (out of memory, a system call failed)
  *   2  bad command line
  *   3  bad input: a map or scenario that fails to load or does not fit
- *   4  shared memory: the name is taken by a live daemon, permission denied
+ *   4  shared memory: the name is taken by a live daemon, or by an object
+ *      that is not a gridcrowd one; permission denied (--edit-group: the
+ *      group cannot be given)
  *   5  the --stats-json file cannot be written
  * On every exit after the shared-memory objects were created, they are
  * removed; a stats file is written atomically (temp file + rename) and no
@@ -30,6 +32,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <grp.h>
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
@@ -37,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
@@ -58,6 +62,43 @@ static void
 on_signal(int sig)
 {
     stop_signal = sig;
+}
+
+/*
+ * The SIGBUS guard.  Anyone allowed to edit can shrink the queue object,
+ * and touching a mapping past its object's new end raises SIGBUS.  The
+ * daemon checks the object's size before each drain
+ * (gc_world_edits_intact), but a shrink can land between that check and
+ * the drain, or while a new queue is being made.  So while the simulation
+ * thread works on the queue (guard_on; the agent threads are parked then,
+ * and nothing else it touches can shrink: the world is the daemon's
+ * alone), the handler puts an anonymous zero page over the faulting page
+ * and returns, and the access reads zeros: gc_edits_pop takes nothing
+ * from a header without its magic, and before the next drain the daemon
+ * sees the hit (guard_hits) and makes a new queue.  Any other SIGBUS is a
+ * real crash: the handler restores the default action and the access
+ * faults again.  (mmap is not on POSIX's list of async-signal-safe
+ * functions; on Linux it is a plain system call, and this fault is
+ * synchronous, on the thread that made it.)
+ */
+static volatile sig_atomic_t guard_on;
+static volatile sig_atomic_t guard_hits;
+static uintptr_t guard_page = 4096;
+
+static void
+on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+    (void)uc;
+    if (guard_on && si->si_code == BUS_ADRERR) {
+        uintptr_t page = (uintptr_t)si->si_addr & ~(guard_page - 1);
+        if (mmap((void *)page, guard_page, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1,
+                 0) != MAP_FAILED) {
+            guard_hits++;
+            return;
+        }
+    }
+    signal(sig, SIG_DFL);
 }
 
 static void
@@ -86,6 +127,10 @@ typedef struct options {
     bool batch;
     const char *shm;
     unsigned shm_mode;
+    bool shm_mode_set;
+    const char *edit_group; /* as given, for messages */
+    bool edit_group_set;
+    gid_t edit_gid;
     const char *stats_json;
     bool quiet;
 } options;
@@ -139,7 +184,11 @@ usage(FILE *f)
         "                        scen/point runs end when every agent is done\n"
         "  --shm NAME            shared-memory name (default gridcrowd)\n"
         "  --shm-mode MODE       octal mode of the world object (default "
-        "0600)\n"
+        "0600;\n"
+        "                        0640 with --edit-group)\n"
+        "  --edit-group GROUP    let GROUP (a name or a gid) edit: both "
+        "objects get\n"
+        "                        that group, the edit queue mode 0660\n"
         "  --stats-json FILE     write the summary as JSON at the end\n"
         "  --quiet               no per-second figures\n"
         "  --help, --version\n"
@@ -212,6 +261,39 @@ parse_goals(options *o, const char *s)
     return false;
 }
 
+/* --edit-group: a group name, or a number (a gid, whether or not the
+ * group database names it). */
+static bool
+parse_group(options *o, const char *s)
+{
+    o->edit_group = s;
+    if (*s == '\0') {
+        msg("--edit-group: expected a group name or gid, got ''");
+        return false;
+    }
+    if (strspn(s, "0123456789") == strlen(s)) {
+        uint64_t g;
+        if (!parse_u64("--edit-group", s, 0, (gid_t)-1 - 1, &g))
+            return false;
+        o->edit_gid = (gid_t)g;
+        o->edit_group_set = true;
+        return true;
+    }
+    errno = 0;
+    struct group *gr = getgrnam(s);
+    if (gr == NULL) {
+        if (errno != 0 && errno != ENOENT && errno != ESRCH && errno != EBADF &&
+            errno != EPERM)
+            msg("--edit-group: looking up group '%s': %s", s, strerror(errno));
+        else
+            msg("--edit-group: no group named '%s'", s);
+        return false;
+    }
+    o->edit_gid = gr->gr_gid;
+    o->edit_group_set = true;
+    return true;
+}
+
 static bool
 parse_cost(options *o, const char *s)
 {
@@ -262,6 +344,7 @@ enum {
     OPT_DIAG,
     OPT_HELP,
     OPT_WANDER_RADIUS,
+    OPT_EDIT_GROUP,
     OPT_VERSION
 };
 
@@ -290,6 +373,7 @@ parse_args(options *o, int argc, char **argv)
         {"no-smooth", no_argument, 0, OPT_NO_SMOOTH},
         {"shm", required_argument, 0, OPT_SHM},
         {"shm-mode", required_argument, 0, OPT_SHM_MODE},
+        {"edit-group", required_argument, 0, OPT_EDIT_GROUP},
         {"stats-json", required_argument, 0, OPT_STATS},
         {"quiet", no_argument, 0, OPT_QUIET},
         {"diag", required_argument, 0, OPT_DIAG},
@@ -402,8 +486,13 @@ parse_args(options *o, int argc, char **argv)
                 return EXIT_USAGE;
             }
             o->shm_mode = (unsigned)m;
+            o->shm_mode_set = true;
             break;
         }
+        case OPT_EDIT_GROUP:
+            if (!parse_group(o, optarg))
+                return EXIT_USAGE;
+            break;
         case OPT_STATS:
             o->stats_json = optarg;
             break;
@@ -443,6 +532,19 @@ parse_args(options *o, int argc, char **argv)
     if (optind < argc) {
         msg("unexpected argument '%s' (see --help)", argv[optind]);
         return EXIT_USAGE;
+    }
+    if (o->edit_group_set) {
+        /* Editing starts with attaching the world read-only, so the group
+         * must be able to read it too. */
+        if (!o->shm_mode_set)
+            o->shm_mode = 0640;
+        else if (!(o->shm_mode & 0040)) {
+            msg("--edit-group %s: the group must be able to read the world "
+                "too, but --shm-mode %04o does not let it (use 0640 or "
+                "0644)",
+                o->edit_group, o->shm_mode);
+            return EXIT_USAGE;
+        }
     }
     return -1;
 }
@@ -663,6 +765,56 @@ progress(const options *o, uint64_t tick, bool done)
                 (unsigned long long)tick);
 }
 
+/*
+ * Whether the edit queue can be drained: yes when it is intact; when
+ * someone resized it or scribbled on its header, or the SIGBUS guard had
+ * to step in, say so and make a new one; when that fails, say so and go
+ * on without edits.  An attack that repeats keeps the daemon making new
+ * queues, so the messages are limited to five a second.
+ */
+static unsigned long queue_resets;
+
+static bool
+check_queue(gc_world *w)
+{
+    static sig_atomic_t hits_seen;
+    static uint64_t window;
+    static unsigned said, quiet;
+    gc_error err;
+    int rc = gc_world_edits_intact(w, &err);
+    sig_atomic_t hits = guard_hits;
+    if (rc == GC_OK && hits == hits_seen)
+        return true;
+    uint64_t t = now_ns();
+    if (window == 0 || t - window >= 1000000000ull) {
+        window = t;
+        said = 0;
+    }
+    if (said < 5) {
+        char more[64] = "";
+        if (quiet > 0)
+            snprintf(more, sizeof more, " (%u more since the last message)",
+                     quiet);
+        if (hits != hits_seen)
+            msg("%s: shrunk while the daemon was using it (SIGBUS caught, "
+                "%d so far); making a new edit queue%s",
+                gc_world_edits_name(w), (int)hits, more);
+        else
+            msg("%s; making a new edit queue%s", err.msg, more);
+        said++;
+        quiet = 0;
+    } else {
+        quiet++;
+    }
+    hits_seen = hits;
+    queue_resets++;
+    if (gc_world_reset_edits(w, &err) != GC_OK) {
+        msg("%s: no more edits until the daemon restarts", err.msg);
+        return false;
+    }
+    return true;
+}
+
 /* Returns 0 or an exit code. */
 static int
 run(const options *o, gc_world *w, gc_grid *grid, gc_edit_applier *ed,
@@ -684,14 +836,22 @@ run(const options *o, gc_world *w, gc_grid *grid, gc_edit_applier *ed,
         return EXIT_RUNTIME;
     }
 
+    bool edits_on = true;
     gc_world_set_state(w, GC_WORLD_RUNNING);
     while (!stop_signal) {
         /* Edits from the queue, between ticks while the workers are
-         * parked; the agents they touch plan again in this tick. */
-        const gc_cell *changed;
-        size_t n_changed;
-        int rc =
-            gc_edit_applier_drain(ed, w, grid, now_ns(), &changed, &n_changed);
+         * parked; the agents they touch plan again in this tick.  First
+         * make sure nobody shrank or scribbled on the queue object. */
+        guard_on = 1;
+        if (edits_on)
+            edits_on = check_queue(w);
+        const gc_cell *changed = NULL;
+        size_t n_changed = 0;
+        int rc = GC_OK;
+        if (edits_on)
+            rc = gc_edit_applier_drain(ed, w, grid, now_ns(), &changed,
+                                       &n_changed);
+        guard_on = 0;
         if (rc == GC_OK && n_changed > 0)
             rc = gc_sim_grid_changed(sim, changed, n_changed);
         if (rc != GC_OK) {
@@ -875,8 +1035,30 @@ setup_signals(void)
     /* No SA_RESTART: a signal interrupts the tick sleep at once. */
     if (sigaction(SIGINT, &sa, NULL) != 0 || sigaction(SIGTERM, &sa, NULL) != 0)
         return -1;
+    long page = sysconf(_SC_PAGESIZE);
+    if (page > 0)
+        guard_page = (uintptr_t)page;
+    struct sigaction bus;
+    memset(&bus, 0, sizeof bus);
+    bus.sa_sigaction = on_sigbus;
+    bus.sa_flags = SA_SIGINFO;
+    sigemptyset(&bus.sa_mask);
+    if (sigaction(SIGBUS, &bus, NULL) != 0)
+        return -1;
     signal(SIGPIPE, SIG_IGN);
     return 0;
+}
+
+static void
+report_takeover(const char *name, pid_t pid)
+{
+    if (pid > 0)
+        msg("took over stale shared-memory object %s from dead process %d",
+            name, (int)pid);
+    else
+        msg("took over stale shared-memory object %s, left without a "
+            "header by a daemon that died while starting",
+            name);
 }
 
 static int
@@ -957,6 +1139,11 @@ main(int argc, char **argv)
     wc.cell_size = map->cell_size;
     wc.agent_capacity = o.sim.agents;
     wc.world_mode = (mode_t)o.shm_mode;
+    if (o.edit_group_set) {
+        wc.set_group = true;
+        wc.group = o.edit_gid;
+        wc.edits_mode = 0660;
+    }
     gc_world_takeover took;
     int rc = gc_world_create(&world, &wc, &took, &err);
     if (rc != GC_OK) {
@@ -965,8 +1152,9 @@ main(int argc, char **argv)
         goto out;
     }
     if (took.world)
-        msg("took over stale shared-memory object /%s from dead process %d",
-            o.shm, (int)took.world_pid);
+        report_takeover(gc_world_name(world), took.world_pid);
+    if (took.edits)
+        report_takeover(gc_world_edits_name(world), took.edits_pid);
 
     /* The simulation runs on the cells in shared memory. */
     rc = gc_world_grid(world, &grid);
@@ -1009,6 +1197,10 @@ main(int argc, char **argv)
             msg("stopping on %s", stop_signal == SIGINT ? "SIGINT" : "SIGTERM");
         write_summary(stderr, false, &o, &fig, gc_sim_agent_count(sim));
         write_edit_summary(stderr, ed);
+        if (queue_resets > 0)
+            msg("edit queue: found damaged and made again %lu times "
+                "(SIGBUS caught %d times)",
+                queue_resets, (int)guard_hits);
         if (sf.f != NULL) {
             write_summary(sf.f, true, &o, &fig, gc_sim_agent_count(sim));
             if (!stats_file_commit(&sf))

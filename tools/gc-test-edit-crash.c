@@ -12,7 +12,16 @@
  *       Push one entry with exactly these fields, unchecked (an unknown op,
  *       a type or rectangle no tool would send), print its position, exit.
  *
- * Exit codes: killed by SIGKILL (first form); 0 pushed (second form);
+ *   gc-test-edit-crash --damage HOW NAME
+ *       Damage the queue object /NAME.edits as anyone allowed to edit
+ *       could: truncate (to 0 bytes), grow (to twice its size), magic
+ *       (zero the magic), header (scribble on the capacity and claim
+ *       timeout), flap:SECONDS (shrink it to 0 and restore its size, over
+ *       and over for SECONDS, reopening it by name each time since the
+ *       daemon replaces it, to race the daemon's reads; prints how many
+ *       times).  It opens the object directly, without validating it.
+ *
+ * Exit codes: killed by SIGKILL (first form); 0 pushed or damaged;
  * 1 attach or queue failure, message on stderr; 2 usage.
  */
 #include "config.h"
@@ -20,19 +29,25 @@
 #include <gridcrowd/world.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 static int
 usage(void)
 {
     fprintf(stderr, "usage: gc-test-edit-crash NAME\n"
                     "       gc-test-edit-crash --raw OP TYPE X0 Y0 X1 Y1 "
-                    "[BATCH] NAME\n");
+                    "[BATCH] NAME\n"
+                    "       gc-test-edit-crash --damage truncate|grow|magic|"
+                    "header|flap:SECONDS NAME\n");
     return 2;
 }
 
@@ -84,10 +99,83 @@ claim_and_die(gc_world *w)
     return 1;
 }
 
+/* --damage HOW NAME. */
+static int
+damage(const char *how, const char *name)
+{
+    char path[300];
+    snprintf(path, sizeof path, "/%s%s", name[0] == '/' ? name + 1 : name,
+             GC_EDITS_SUFFIX);
+    int fd = shm_open(path, O_RDWR, 0);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        fprintf(stderr, "gc-test-edit-crash: %s: %s\n", path, strerror(errno));
+        return 1;
+    }
+    int rc = 0;
+    if (strcmp(how, "truncate") == 0) {
+        rc = ftruncate(fd, 0);
+    } else if (strcmp(how, "grow") == 0) {
+        rc = ftruncate(fd, st.st_size * 2);
+    } else if (strcmp(how, "magic") == 0 || strcmp(how, "header") == 0) {
+        gc_edits_header h;
+        if (pread(fd, &h, sizeof h, 0) != (ssize_t)sizeof h) {
+            rc = -1;
+        } else {
+            if (strcmp(how, "magic") == 0) {
+                atomic_store(&h.magic, 0);
+            } else {
+                h.capacity = 1u << 30;
+                h.claim_timeout_ns = UINT64_MAX;
+            }
+            /* Only the fixed fields: head and tail stay as they are. */
+            rc = pwrite(fd, &h, offsetof(gc_edits_header, head), 0) ==
+                         (ssize_t)offsetof(gc_edits_header, head)
+                     ? 0
+                     : -1;
+        }
+    } else if (strncmp(how, "flap:", 5) == 0) {
+        double secs = atof(how + 5);
+        struct timespec t0, t, nap = {0, 200 * 1000};
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        long flaps = 0;
+        do {
+            /* Open it by name each time: the daemon replaces it. */
+            int f2 = shm_open(path, O_RDWR, 0);
+            if (f2 >= 0) {
+                if (ftruncate(f2, 0) != 0 || ftruncate(f2, st.st_size) != 0)
+                    rc = -1;
+                close(f2);
+            }
+            if (rc != 0)
+                break;
+            flaps++;
+            nanosleep(&nap, NULL);
+            clock_gettime(CLOCK_MONOTONIC, &t);
+        } while ((double)(t.tv_sec - t0.tv_sec) +
+                     (double)(t.tv_nsec - t0.tv_nsec) / 1e9 <
+                 secs);
+        printf("%ld\n", flaps);
+    } else {
+        close(fd);
+        return usage();
+    }
+    if (rc != 0) {
+        fprintf(stderr, "gc-test-edit-crash: %s: %s: %s\n", path, how,
+                strerror(errno));
+        close(fd);
+        return 1;
+    }
+    close(fd);
+    return 0;
+}
+
 int
 main(int argc, char **argv)
 {
     bool raw = false;
+    if (argc == 4 && strcmp(argv[1], "--damage") == 0)
+        return damage(argv[2], argv[3]);
     int64_t f[7] = {0};
     int i = 1;
     if (argc > 1 && strcmp(argv[1], "--raw") == 0) {
