@@ -6,7 +6,9 @@
 # Builds in build-fuzz/ (ignored by git) with clang, --enable-fuzzing and
 # --enable-sanitizers (ASan, UBSan, LeakSanitizer), then runs each target in
 # turn for SECONDS over a scratch copy of its seed corpus,
-# tests/fuzz/corpus/{map,scen}/.  What the fuzzer adds stays in
+# tests/fuzz/corpus/TARGET/.  Targets: map and scen (the parsers), world
+# (the world and queue header validators and the readers after them),
+# edits (the edit-entry validator and the applier's drain).  What the fuzzer adds stays in
 # build-fuzz/run/TARGET/corpus/, never in the repository.  The build uses a
 # copy of the sources (build-fuzz/src/, refreshed on every run) because
 # automake refuses a second build directory beside an in-tree ./configure.
@@ -23,7 +25,8 @@
 #
 # Environment: GC_FUZZ_CC (clang), GC_FUZZ_BUILD (build-fuzz under the
 # source tree), GC_FUZZ_MAX_LEN (largest input tried, 4096 bytes: the seeds
-# are smaller, and large maps only repeat rows).
+# are smaller, and large maps only repeat rows), GC_FUZZ_TARGETS (which
+# targets, default "map scen world edits").
 #
 # Exit codes: 0 every target ran its time without a failure; 1 a target
 # failed; 2 bad usage, or the build failed.
@@ -44,7 +47,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 build=${GC_FUZZ_BUILD:-$top/build-fuzz}
 cc=${GC_FUZZ_CC:-clang}
 max_len=${GC_FUZZ_MAX_LEN:-4096}
-targets="map scen"
+targets=${GC_FUZZ_TARGETS:-map scen world edits}
 
 die() {
     echo "fuzz: $*" >&2
@@ -87,8 +90,12 @@ if [ ! -f "$objdir/Makefile" ]; then
         die "configure failed (see $objdir/config.log)"
 fi
 echo "fuzz: building the fuzz targets" >&2
-make -s -C "$objdir" -j2 tests/fuzz/fuzz_map tests/fuzz/fuzz_scen ||
-    die "the build failed"
+bins=
+for t in $targets; do
+    bins="$bins tests/fuzz/fuzz_$t"
+done
+# shellcheck disable=SC2086
+make -s -C "$objdir" -j2 $bins || die "the build failed"
 
 # ---- fuzz -------------------------------------------------------------------
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
