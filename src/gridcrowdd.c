@@ -1052,8 +1052,15 @@ setup_signals(void)
 static void
 report_takeover(const char *name, pid_t pid)
 {
-    if (pid > 0)
+    /* Nobody held its lock, so its owner is gone; a live process with the
+     * recorded pid is another one that got the pid since (or the object
+     * was a copy). */
+    if (pid > 0 && kill(pid, 0) != 0 && errno == ESRCH)
         msg("took over stale shared-memory object %s from dead process %d",
+            name, (int)pid);
+    else if (pid > 0)
+        msg("took over stale shared-memory object %s: process %d named in "
+            "it no longer holds it",
             name, (int)pid);
     else
         msg("took over stale shared-memory object %s, left without a "

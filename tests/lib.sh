@@ -12,20 +12,32 @@ READER=$BUILD/tools/gc-test-reader
 TMPD=$(mktemp -d "${TMPDIR:-/tmp}/gctest.XXXXXX")
 SHM=gct$$-$(basename "$0" .test)
 PIDS=
+SHM_EXTRA= # more names the test makes, removed by the trap too
 
 cleanup() {
     for p in $PIDS; do
         kill -KILL "$p" 2>/dev/null
         wait "$p" 2>/dev/null
     done
-    rm -f "/dev/shm/$SHM" "/dev/shm/$SHM.edits"
+    for n in $SHM $SHM_EXTRA; do
+        rm -f "/dev/shm/$n" "/dev/shm/$n.edits"
+    done
     rm -rf "$TMPD"
 }
 trap cleanup EXIT
 
+# The viewer, when it was built (SDL2); tests that use it skip those
+# checks otherwise.  No display in tests: SDL's dummy video driver.
+VIEW=$BUILD/tools/gridcrowd-view
+have_view() { [ -x "$VIEW" ]; }
+SDL_VIDEODRIVER=dummy
+SDL_RENDER_DRIVER=software
+export SDL_VIDEODRIVER SDL_RENDER_DRIVER
+
 fails=0
 checks=0
 pass() { checks=$((checks + 1)); echo "ok $checks - $*"; }
+skip() { checks=$((checks + 1)); echo "ok $checks - # SKIP $*"; }
 fail() { checks=$((checks + 1)); fails=$((fails + 1)); echo "not ok $checks - $*"; }
 check() { # check DESCRIPTION COMMAND...
     d=$1; shift
@@ -42,6 +54,25 @@ start_daemon() {
     "$DAEMON" --shm "$SHM" "$@" 2>"$TMPD/d.err" &
     DPID=$!
     PIDS="$PIDS $DPID"
+}
+
+# wait_for SECONDS COMMAND...: run COMMAND every 20 ms until it succeeds;
+# fails after SECONDS.
+wait_for() {
+    _limit=$(($1 * 50))
+    shift
+    _w=0
+    while ! "$@"; do
+        _w=$((_w + 1))
+        [ "$_w" -lt "$_limit" ] || return 1
+        sleep 0.02
+    done
+}
+
+# gone PID: the process has exited (a child not yet reaped is a zombie).
+gone() {
+    ! kill -0 "$1" 2>/dev/null ||
+        [ "$(sed -n 's/^[0-9]* (.*) \(.\) .*/\1/p' "/proc/$1/stat" 2>/dev/null)" = Z ]
 }
 
 # Field from gc-test-reader's header line: field NAME LINE

@@ -81,12 +81,6 @@ fail(int code, const char *what, const char *fmt, ...)
     return code;
 }
 
-static const char *
-world_name(void)
-{
-    return shm_name != NULL ? shm_name : GC_WORLD_DEFAULT_NAME;
-}
-
 static uint64_t
 mono_ns(void)
 {
@@ -99,6 +93,20 @@ static uint64_t
 timeout_ns(void)
 {
     return (uint64_t)(timeout_s * NS_PER_S);
+}
+
+/* Why a read of an attached world failed, for messages. */
+static const char *
+read_why(int r)
+{
+    switch (r) {
+    case GC_EBUSY:
+        return "it was being written every time it was read (gave up after "
+               "1000 tries; is its daemon stuck halfway through a write?)";
+    case GC_ECORRUPT:
+        return "a count in it exceeds its capacity: the world is corrupt";
+    }
+    return gc_strerror(r);
 }
 
 /* ---- Attaching ----------------------------------------------------------- */
@@ -502,9 +510,10 @@ cmd_status(const char *cmd, int n, char **args, cmd_opts *o)
         r = gc_world_read_agents(w, ag, cap, &count, NULL);
     if (r != GC_OK) {
         free(ag);
+        rc = fail(r == GC_EBUSY ? EX_TIMEOUT : EX_REFUSED, cmd,
+                  "reading %s: %s", gc_world_name(w), read_why(r));
         gc_world_close(w);
-        return fail(r == GC_EBUSY ? EX_TIMEOUT : EX_REFUSED, cmd,
-                    "reading %s: %s", world_name(), gc_strerror(r));
+        return rc;
     }
     uint64_t by_state[GC_AGENT_NSTATES + 1] = {0};
     for (size_t i = 0; i < count; i++)
@@ -764,7 +773,7 @@ cmd_apply(const char *cmd, int n, char **args, cmd_opts *o)
     }
     if ((r = gc_world_read_cells(w, cur, NULL)) != GC_OK) {
         rc = fail(EX_TIMEOUT, what, "reading the cells of %s: %s",
-                  gc_world_name(w), gc_strerror(r));
+                  gc_world_name(w), read_why(r));
         goto out;
     }
     if (!diff_edits(cur, map->cells, W, H, &l, &cells)) {
@@ -913,12 +922,13 @@ cmd_agents(const char *cmd, int n, char **args, cmd_opts *o)
         a == NULL ? GC_ENOMEM : gc_world_read_agents(w, a, cap, &count, NULL);
     if (r != GC_OK) {
         free(a);
+        rc = fail(r == GC_EBUSY    ? EX_TIMEOUT
+                  : r == GC_ENOMEM ? EX_FAILED
+                                   : EX_REFUSED,
+                  cmd, "reading the agents of %s: %s", gc_world_name(w),
+                  read_why(r));
         gc_world_close(w);
-        return fail(r == GC_EBUSY    ? EX_TIMEOUT
-                    : r == GC_ENOMEM ? EX_FAILED
-                                     : EX_REFUSED,
-                    cmd, "reading the agents of %s: %s", world_name(),
-                    gc_strerror(r));
+        return rc;
     }
     if (o->json)
         putchar('[');
@@ -982,7 +992,7 @@ cmd_cells(const char *cmd, int n, char **args, cmd_opts *o)
                   : r == GC_ENOMEM ? EX_FAILED
                                    : EX_REFUSED,
                   cmd, "reading the cells of %s: %s", gc_world_name(w),
-                  gc_strerror(r));
+                  read_why(r));
     else if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0)
         rc = fail(EX_FAILED, cmd, "writing: %s", strerror(errno));
     free(text);
