@@ -34,6 +34,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,6 +108,24 @@ read_why(int r)
         return "a count in it exceeds its capacity: the world is corrupt";
     }
     return gc_strerror(r);
+}
+
+/*
+ * SIGBUS: another process shrank an object while this one had it mapped.
+ * Only the queue can be (anyone allowed to edit can resize it; the daemon
+ * then makes a new one), so say that and leave with the "refused" code
+ * instead of dying of the signal.  write(2) and _exit are safe here.
+ */
+static void
+on_sigbus(int sig)
+{
+    static const char m[] =
+        PROG ": the edit queue was resized by another process while in use "
+             "(the daemon makes a new one: try again)\n";
+    (void)sig;
+    ssize_t n = write(STDERR_FILENO, m, sizeof m - 1);
+    (void)n;
+    _exit(EX_REFUSED);
 }
 
 /* ---- Attaching ----------------------------------------------------------- */
@@ -1075,8 +1094,8 @@ help(FILE *f)
         "  0  success\n"
         "  1  no daemon: no such world, or its daemon is gone or stopping\n"
         "  2  bad arguments, or a file that cannot be read or parsed\n"
-        "  3  the world or queue was refused (bad magic, version or layout)\n"
-        "     or permission was denied\n"
+        "  3  the world or queue was refused (bad magic, version or layout),\n"
+        "     permission was denied, or the queue was resized under it\n"
         "  4  an edit was refused before sending: outside the map, unknown\n"
         "     type, too big, map of another size\n"
         "  5  timeout: the queue stayed full, sync timed out, or the daemon\n"
@@ -1093,6 +1112,12 @@ main(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0}};
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigbus;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGBUS, &sa, NULL);
+
     int c;
     /* '+': stop at the command; its own options are parsed after it. */
     while ((c = getopt_long(argc, argv, "+s:hV", longopts, NULL)) != -1) {
