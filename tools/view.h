@@ -69,9 +69,10 @@ typedef struct view_conn {
 } view_conn;
 
 /* Attach to the daemon `c->name`: with the edit queue when allowed, else
- * read-only (c->can_edit false, c->edit_why says why).  On failure the
- * copies are kept and err says what is wrong.  Returns GC_OK or the error of
- * the read-only attempt. */
+ * read-only (c->can_edit false, c->edit_why says why).  A daemon that is
+ * stopping, or objects whose daemon is gone, count as no daemon (GC_ENOENT).
+ * On failure the copies are kept and err says what is wrong.  Returns GC_OK
+ * or the error of the read-only attempt. */
 int view_conn_open(view_conn *c, gc_error *err);
 
 /* Detach (the copies stay). */

@@ -78,6 +78,16 @@ view_conn_open(view_conn *c, gc_error *err)
     } else {
         c->edit_why[0] = '\0';
     }
+    /* A daemon on its way out, or objects a dead one left behind, would be
+     * lost again at once: not worth attaching to. */
+    if (gc_world_state(w) == GC_WORLD_STOPPING || !gc_world_owner_alive(w)) {
+        rc = gc_error_set(
+            err, GC_ENOENT, NULL, 0, 0, "%s: daemon (pid %ld) is %s", c->shown,
+            (long)gc_world_pid(w),
+            gc_world_state(w) == GC_WORLD_STOPPING ? "stopping" : "gone");
+        gc_world_close(w);
+        return rc;
+    }
     c->w = w;
     if ((rc = fit_buffers(c)) != GC_OK) {
         gc_world_close(w);

@@ -69,9 +69,7 @@ view_sync_trace(view_state *s)
         return;
     gc_edit e = {.op = GC_EDIT_TRACE,
                  .x0 = (int32_t)want,
-                 .y0 = want == GC_WORLD_NO_AGENT ? 0 : (int32_t)s->sel_gen,
-                 .x1 = (int32_t)want,
-                 .y1 = want == GC_WORLD_NO_AGENT ? 0 : (int32_t)s->sel_gen};
+                 .y0 = want == GC_WORLD_NO_AGENT ? 0 : (int32_t)s->sel_gen};
     int rc = view_conn_push(&s->conn, &e);
     if (rc == GC_OK)
         s->trace_sent = want != GC_WORLD_NO_AGENT;
