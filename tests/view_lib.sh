@@ -17,7 +17,7 @@ if [ ! -x "$VIEW" ]; then
     exit 77
 fi
 
-NAME=gctest-$(basename "$0" .sh)-$$
+NAME=gctest-$(basename "$0" .test)-$$
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/$NAME.XXXXXX")
 # No display in tests: SDL's dummy video driver and software renderer.  (The
 # offscreen driver also works, but it probes EGL, whose libraries leak what
