@@ -346,9 +346,8 @@ set_title(SDL_Window *win, const view_state *s)
         snprintf(t, sizeof t,
                  PROG ": %s | tick %llu | %.1f ticks/s | %zu agents | %.0f "
                       "fps%s%s%s%s",
-                 c->shown, (unsigned long long)c->stats.tick,
-                 c->stats.ticks_per_s, c->nagents, s->fps,
-                 s->frozen ? " | frozen" : "",
+                 c->shown, (unsigned long long)c->tick, c->stats.ticks_per_s,
+                 c->nagents, s->fps, s->frozen ? " | frozen" : "",
                  c->can_edit ? "" : " | read-only",
                  s->msg[0] != '\0' && s->now < s->msg_until ? " | " : "",
                  s->msg[0] != '\0' && s->now < s->msg_until ? s->msg : "");
@@ -440,7 +439,7 @@ save_window(SDL_Renderer *r, view_state *s)
 {
     char name[64];
     snprintf(name, sizeof name, PROG "-%llu.bmp",
-             (unsigned long long)s->conn.stats.tick);
+             (unsigned long long)s->conn.tick);
     SDL_Surface *sf = SDL_CreateRGBSurfaceWithFormat(0, s->win_w, s->win_h, 24,
                                                      SDL_PIXELFORMAT_BGR24);
     if (sf == NULL ||

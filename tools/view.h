@@ -60,6 +60,7 @@ typedef struct view_conn {
     gc_world_agent *agents;
     size_t nagents, agents_cap;
     uint64_t snap_seq; /* snapshot number of `agents` (0: none yet) */
+    uint64_t tick;     /* the world's tick at the last refresh */
     gc_world_stats stats;
     gc_world_trace_event *trace; /* allocated when first wanted */
     size_t trace_cap;

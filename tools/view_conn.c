@@ -167,6 +167,7 @@ view_conn_refresh(view_conn *c, bool frozen, bool trace)
     gc_world_stats st;
     if (gc_world_read_stats(c->w, &st) == GC_OK)
         c->stats = st;
+    c->tick = gc_world_tick(c->w);
     if (frozen && c->cells_valid)
         return;
     uint64_t gen, seq;

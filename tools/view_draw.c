@@ -795,14 +795,16 @@ static void
 draw_overlay(view_draw *d, const view_state *s, long sel)
 {
     const view_conn *c = &s->conn;
-    char l[6][LINE];
+    char l[6][LINE], fps[32] = "";
     int n = 0;
-    snprintf(
-        l[n++], sizeof l[0],
-        "%s pid %ld | tick %llu | %.1f ticks/s | %zu agents | %.0f fps%s%s",
-        c->shown, c->pid, (unsigned long long)c->stats.tick,
-        c->stats.ticks_per_s, c->nagents, s->fps, s->frozen ? " | frozen" : "",
-        c->w != NULL && !c->can_edit ? " | read-only" : "");
+    if (s->fps > 0) /* none yet in the first second, or in a screenshot */
+        snprintf(fps, sizeof fps, " | %.0f fps", s->fps);
+    snprintf(l[n++], sizeof l[0],
+             "%s pid %ld | tick %llu | %.1f ticks/s | %zu agents%s%s%s",
+             c->shown, c->pid, (unsigned long long)c->tick,
+             c->stats.ticks_per_s, c->nagents, fps,
+             s->frozen ? " | frozen" : "",
+             c->w != NULL && !c->can_edit ? " | read-only" : "");
     if (sel >= 0) {
         const gc_world_agent *a = &c->agents[sel];
         snprintf(l[n++], sizeof l[0],
