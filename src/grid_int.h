@@ -50,6 +50,55 @@ gc_grid_cost_lut(const gc_grid *g, float lut[256])
 }
 
 /*
+ * The move rule itself, once: the mask of legal moves given `open`, whose
+ * bit d is set when the neighbour in direction d is on the map and passable.
+ * An orthogonal move needs only its target; a diagonal needs its target and,
+ * by `rule`, both (no corner cutting), at least one (one-free) or neither
+ * (always) of the two orthogonal cells beside it; GC_DIAG_NEVER allows no
+ * diagonal.  Branch-free apart from the switch on the rule, because the A*
+ * inner loop calls it on every expansion.
+ */
+static inline unsigned
+gc_dirs_from_open(unsigned open, gc_diag_rule rule)
+{
+    unsigned orth = open & 0xFu;
+    /* Bit i of `next` is orthogonal direction (i + 1) mod 4, so bit i of
+     * orth & next says that both orthogonals beside diagonal 4 + i are open
+     * (SE: E S, SW: S W, NW: W N, NE: N E; see gc_dir_orth_mask). */
+    unsigned next = ((orth >> 1) | (orth << 3)) & 0xFu;
+    switch (rule) {
+    case GC_DIAG_NEVER:
+        return orth;
+    case GC_DIAG_NO_CORNER_CUT:
+        return orth | (((orth & next) << 4) & open);
+    case GC_DIAG_ONE_FREE:
+        return orth | (((orth | next) << 4) & open);
+    default: /* GC_DIAG_ALWAYS */
+        return open & 0xFFu;
+    }
+}
+
+/*
+ * Bit mask of the neighbours of (x, y) that are on the map and passable, bit
+ * d for direction d.  `lut` is the grid's cost table from gc_grid_cost_lut.
+ * (x, y) must be on the map.
+ */
+static inline unsigned
+gc_grid_open_dirs(const uint8_t *cells, const float *lut, int32_t w, int32_t h,
+                  int32_t x, int32_t y)
+{
+    unsigned open = 0;
+    for (int d = 0; d < 8; d++) {
+        int32_t nx = x + gc_dir_dx[d], ny = y + gc_dir_dy[d];
+        if (nx < 0 || ny < 0 || nx >= w || ny >= h)
+            continue;
+        if (isfinite(lut[cells[(size_t)ny * (size_t)w + (size_t)nx]]))
+            open |= 1u << d;
+    }
+    return open;
+}
+
+/*
  * Bit mask of the legal moves from (x, y), bit d for direction d.  `lut` is
  * the grid's cost table from gc_grid_cost_lut.  (x, y) must be on the map.
  */
@@ -57,43 +106,7 @@ static inline unsigned
 gc_grid_legal_dirs(const uint8_t *cells, const float *lut, int32_t w,
                    int32_t h, int32_t x, int32_t y, gc_diag_rule rule)
 {
-    size_t i = (size_t)y * (size_t)w + (size_t)x;
-    unsigned orth = 0;
-    if (x + 1 < w && isfinite(lut[cells[i + 1]]))
-        orth |= 1u << 0;
-    if (y + 1 < h && isfinite(lut[cells[i + (size_t)w]]))
-        orth |= 1u << 1;
-    if (x > 0 && isfinite(lut[cells[i - 1]]))
-        orth |= 1u << 2;
-    if (y > 0 && isfinite(lut[cells[i - (size_t)w]]))
-        orth |= 1u << 3;
-    if (rule == GC_DIAG_NEVER)
-        return orth;
-
-    unsigned mask = orth;
-    for (int d = 4; d < 8; d++) {
-        int32_t nx = x + gc_dir_dx[d], ny = y + gc_dir_dy[d];
-        if (nx < 0 || ny < 0 || nx >= w || ny >= h)
-            continue;
-        if (!isfinite(lut[cells[(size_t)ny * (size_t)w + (size_t)nx]]))
-            continue;
-        unsigned need = gc_dir_orth_mask[d];
-        bool ok;
-        switch (rule) {
-        case GC_DIAG_NO_CORNER_CUT:
-            ok = (orth & need) == need;
-            break;
-        case GC_DIAG_ONE_FREE:
-            ok = (orth & need) != 0;
-            break;
-        default: /* GC_DIAG_ALWAYS */
-            ok = true;
-            break;
-        }
-        if (ok)
-            mask |= 1u << d;
-    }
-    return mask;
+    return gc_dirs_from_open(gc_grid_open_dirs(cells, lut, w, h, x, y), rule);
 }
 
 #endif

@@ -42,18 +42,23 @@ typedef enum gc_heuristic {
     GC_HEUR_ZERO         /* Dijkstra */
 } gc_heuristic;
 
-/* Name ("octile", ...) and parse (-1 when unknown). */
+/* Name ("default", "octile", "manhattan", "euclidean", "chebyshev",
+ * "zero"; NULL when out of range) and parse (case-insensitive, "dijkstra"
+ * for zero; -1 when unknown). */
 const char *gc_heuristic_name(gc_heuristic h);
 int gc_heuristic_parse(const char *s);
 
-/* Name of a diagonal rule ("no-corner-cut", "never", "one-free", "always")
- * and parse (-1 when unknown). */
+/* Name of a diagonal rule ("no-corner-cut", "never", "one-free", "always";
+ * NULL when out of range) and parse (case-insensitive; -1 when unknown). */
 const char *gc_diag_rule_name(gc_diag_rule r);
 int gc_diag_rule_parse(const char *s);
 
 /* A trace of one search: cells in the order they were opened and closed,
- * for the viewer.  The caller owns `events` (capacity `cap`); a search
- * records at most `cap` events and sets `truncated` past that. */
+ * for the viewer.  A cell is recorded OPEN when it first enters the open
+ * list (and again if the search reopens it) and CLOSE when it is expanded;
+ * the goal is recorded CLOSE when the search reaches it.  The caller owns
+ * `events` (capacity `cap`); a search resets `len` and `truncated`, records
+ * at most `cap` events and sets `truncated` past that. */
 enum {
     GC_TRACE_OPEN = 1,  /* cell pushed on the open list */
     GC_TRACE_CLOSE = 2, /* cell expanded (closed) */
@@ -73,20 +78,25 @@ typedef struct gc_trace {
 typedef struct gc_astar_opts {
     gc_diag_rule diag;       /* default GC_DIAG_NO_CORNER_CUT */
     gc_heuristic heuristic;  /* default by connectivity */
-    double weight;           /* <= 1: optimal (default); > 1: weighted A* */
+    double weight;           /* <= 1: optimal (default); > 1: weighted A*,
+                                at most `weight` times the best cost */
     uint64_t max_expansions; /* 0: no cap; else stop with GC_ELIMIT */
     bool partial;            /* when the goal cannot be reached (or the cap
                                 is hit), return the path to the reachable
                                 cell nearest the goal */
     bool smooth;             /* drop collinear waypoints, then pull string */
     float radius;            /* agent radius in world units; cells whose
-                                clearance is less are blocked; needs nav */
-    const struct gc_nav *nav; /* optional; enables the component check */
+                                clearance (in cells) is less than
+                                radius / cell_size are blocked, for the
+                                diagonal rules too; needs nav */
+    const struct gc_nav *nav; /* optional; enables the component check;
+                                 must describe the grid as it is now */
     gc_trace *trace;         /* optional */
 } gc_astar_opts;
 
 /* Fill `o` with the defaults (all zero: 8-connected, no corner cutting,
- * octile, optimal, no cap, no smoothing). */
+ * octile, optimal, no cap, no smoothing).  Manhattan with diagonal moves
+ * is allowed but overestimates, so that search is not optimal. */
 void gc_astar_opts_init(gc_astar_opts *o);
 
 /* A path: cells from start to goal inclusive (after smoothing, only the
@@ -98,8 +108,11 @@ typedef struct gc_path {
     size_t cap;
 } gc_path;
 
+/* An empty path owning nothing. */
 void gc_path_init(gc_path *p);
-void gc_path_free(gc_path *p);     /* frees the cells, leaves p empty */
+/* Free the cells and leave p empty (NULL allowed). */
+void gc_path_free(gc_path *p);
+/* Make room for n cells (GC_ENOMEM); keeps the cells already there. */
 int gc_path_reserve(gc_path *p, size_t n);
 
 /* Figures of one search. */
@@ -107,7 +120,8 @@ typedef struct gc_astar_stats {
     int status;        /* what gc_astar_find returned */
     bool found;        /* a path to the goal itself */
     bool partial;      /* a path to the nearest reachable cell instead */
-    double cost;       /* cost of the returned path (after smoothing) */
+    double cost;       /* cost of the returned path, by gc_polyline_cost
+                          (after smoothing); INFINITY when none */
     uint64_t expanded; /* cells expanded (closed) */
     uint64_t opened;   /* pushes on the open list */
     uint64_t ns;       /* wall time of the search, nanoseconds */
@@ -123,29 +137,43 @@ typedef struct gc_astar gc_astar;
 int gc_astar_new(gc_astar **out, int32_t width, int32_t height);
 void gc_astar_free(gc_astar *a);
 
-/* Bytes the context holds now (per-cell records plus open list). */
+/* Bytes the context holds now: per-cell records (12 bytes a cell) plus the
+ * open list, which starts at 1 byte a cell and grows (by half) only
+ * when a search needs more; it never shrinks. */
 size_t gc_astar_memory(const gc_astar *a);
 
 /*
  * Search from `start` to `goal` on `g` (same size as the context; GC_EINVAL
  * otherwise).  `opts` may be NULL for the defaults.  On GC_OK `out` holds
- * the path (start == goal gives a one-cell path).  Errors:
+ * the path (start == goal gives a one-cell path of cost 0).  The default
+ * search is optimal on every cost table (to 1e-10 relative): h is scaled by
+ * gc_grid_min_cost.  Ties on f go to the larger g.  Errors:
+ *   GC_EINVAL        bad argument or option (radius > 0 without nav)
+ *   GC_ESTALE        opts->nav describes an older state of g (or another
+ *                    grid); gc_nav_update it
  *   GC_EOUTSIDE      start or goal off the map
  *   GC_EBLOCKED      start or goal impassable (or inside the radius)
- *   GC_EUNREACHABLE  no path (at once when nav says another component)
- *   GC_ELIMIT        max_expansions reached
- *   GC_ESTALE        opts->nav was computed for an older grid
+ *   GC_EUNREACHABLE  no path (at once, with nothing expanded, when nav
+ *                    puts the goal in another component)
+ *   GC_ELIMIT        max_expansions cells expanded without reaching it
+ *   GC_ENOMEM        the open list could not grow
  * With opts->partial, GC_EUNREACHABLE and GC_ELIMIT still return that code
- * but `out` holds the path to the reachable cell nearest the goal (by the
- * heuristic distance, ties to the cheaper) and stats->partial is set.
- * `stats` may be NULL.
+ * but `out` holds the path to the expanded cell nearest the goal (by the
+ * heuristic's distance, octile or Manhattan for the zero heuristic; ties
+ * to the cheaper) and stats->partial is set; the component check then
+ * does not cut the search short.  Otherwise `out` is empty on error.
+ * Allocates only to grow `out` or (rarely) the open list.  `stats` may be
+ * NULL.
  */
 int gc_astar_find(gc_astar *a, const gc_grid *g, gc_cell start, gc_cell goal,
                   const gc_astar_opts *opts, gc_path *out,
                   gc_astar_stats *stats);
 
-/* Cost of a path of adjacent cells under `rule`: the sum of the grid step
- * costs (INFINITY if any step is not legal or not adjacent). */
+/* Cost of a path of adjacent cells under `rule`: the sum, in double, of
+ * the step costs (length 1 or sqrt 2 in double times the cell cost; the
+ * float gc_grid_step_cost agrees to float precision).  INFINITY if a step
+ * is not legal or not adjacent, or for an empty path; 0 for one passable
+ * cell. */
 double gc_path_cost(const gc_grid *g, const gc_path *p, gc_diag_rule rule);
 
 /*
@@ -162,8 +190,9 @@ double gc_segment_cost(const gc_grid *g, const struct gc_nav *nav,
 
 /*
  * Cost of a waypoint path: adjacent waypoints are priced as grid steps
- * under `rule`, others with gc_segment_cost.  This prices grid paths (where
- * it equals gc_path_cost) and smoothed paths alike.
+ * under `rule` (with cells inside radius_cells blocked), others with
+ * gc_segment_cost (equal consecutive waypoints cost 0).  This prices grid
+ * paths (where it equals gc_path_cost) and smoothed paths alike.
  */
 double gc_polyline_cost(const gc_grid *g, const struct gc_nav *nav,
                         float radius_cells, gc_diag_rule rule,
@@ -173,9 +202,12 @@ double gc_polyline_cost(const gc_grid *g, const struct gc_nav *nav,
  * Smooth a grid path in place: drop collinear waypoints, then replace runs
  * of waypoints by one straight segment wherever that segment's cost is
  * finite, no more than the run's cost, and it crosses no cell dearer than
- * the dearest cell of the run.  The result never costs more (by
- * gc_polyline_cost) than the path it came from, and never touches an
- * impassable cell or cuts a corner.
+ * the dearest cell of the run (greedy: from each kept waypoint to the
+ * farthest acceptable one).  A straight run is merged under the same test.
+ * The result never costs more (by gc_polyline_cost, up to 1e-12 relative
+ * rounding per merge) than the path it came from, and never touches an
+ * impassable cell or cuts a corner.  A path that is not finite under these
+ * rules is left as it is.  Allocates nothing.
  */
 void gc_path_smooth(const gc_grid *g, const struct gc_nav *nav,
                     float radius_cells, gc_diag_rule rule, gc_path *p);
@@ -184,12 +216,14 @@ void gc_path_smooth(const gc_grid *g, const struct gc_nav *nav,
 
 typedef struct gc_nav gc_nav;
 
-/* Compute navigation data for `g`.  Caller owns *out (gc_nav_free). */
+/* Compute navigation data for `g` (O(cells)).  Caller owns *out
+ * (gc_nav_free).  Errors: GC_EINVAL, GC_ETOOBIG, GC_ENOMEM. */
 int gc_nav_new(gc_nav **out, const gc_grid *g);
-void gc_nav_free(gc_nav *n);
+void gc_nav_free(gc_nav *n); /* NULL allowed */
 
-/* Recompute if the grid's generation moved on (cheap no-op otherwise).
- * The grid must keep its size. */
+/* Recompute if the grid's generation, its cells or the set of passable
+ * types changed (cheap no-op otherwise).  The grid must keep its size
+ * (GC_EINVAL).  On GC_ENOMEM the data stays stale. */
 int gc_nav_update(gc_nav *n, const gc_grid *g);
 
 /* Component label of a cell (0 for impassable or outside).  Two passable

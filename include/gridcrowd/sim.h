@@ -1,0 +1,119 @@
+/*
+ * gridcrowd/sim.h: the simulation: agents, worker threads, the tick.
+ *
+ * A gc_sim owns its agents, one A* context per worker thread, the grid's
+ * navigation data and the statistics.  It does not own the grid: the daemon
+ * runs it on the grid that wraps the shared-memory cell section.
+ *
+ * A tick: every worker, in parallel, plans for its own agents that need a
+ * path (within a per-tick budget of searches, fairly round-robin), then
+ * moves each of its moving agents by speed * dt.  Agents are split among
+ * workers by index (agent i belongs to worker i % threads), so with a given
+ * seed and thread count a run is deterministic.  Between ticks, with the
+ * workers parked, the caller may change cells and tell the sim
+ * (gc_sim_grid_changed); only then may anyone write the grid.
+ */
+#ifndef GRIDCROWD_SIM_H
+#define GRIDCROWD_SIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <gridcrowd/agent.h>
+#include <gridcrowd/astar.h>
+#include <gridcrowd/error.h>
+#include <gridcrowd/grid.h>
+#include <gridcrowd/mapio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum gc_goal_mode {
+    GC_GOALS_WANDER = 0, /* a random reachable cell, then another */
+    GC_GOALS_POINT = 1,  /* one target cell for all */
+    GC_GOALS_SCEN = 2    /* a .scen file: one agent per problem */
+} gc_goal_mode;
+
+typedef struct gc_sim_config {
+    uint32_t agents;        /* number of agents (scen mode: problems used) */
+    int threads;            /* worker threads, >= 1 */
+    double hz;              /* ticks per simulated second (dt = 1 / hz) */
+    gc_agent_params motion; /* speed, arrival radius, turn rate */
+    gc_goal_mode goals;
+    gc_cell point;         /* GC_GOALS_POINT target */
+    const gc_scen *scen;   /* GC_GOALS_SCEN problems (borrowed) */
+    const char *scen_name; /* its file name, for messages (may be NULL) */
+    uint64_t seed;
+    uint32_t plan_budget;  /* searches per worker per tick, >= 1 */
+    uint64_t plan_time_ns; /* and stop planning once a worker has spent
+                              this long in the tick (0: no limit); replans
+                              after grid changes are not limited */
+    bool smooth;           /* smooth planned paths */
+    gc_diag_rule diag;     /* move rule */
+    bool wander_repeat;    /* wander: a new goal after each arrival */
+} gc_sim_config;
+
+/* Defaults: 300 agents, 1 thread, 60 Hz, speed 4 cells/s (in world units
+ * for cell size 1), arrival radius 0.1, turn at once, wander, seed 1,
+ * budget 64, smoothing on, no corner cutting, wander repeats. */
+void gc_sim_config_init(gc_sim_config *c);
+
+/* Per-search timing figures over a window or over the whole run. */
+typedef struct gc_sim_stats {
+    uint64_t ticks;
+    uint64_t searches; /* path searches run */
+    uint64_t expanded; /* cells expanded by them */
+    double search_us_mean;
+    double search_us_p99;
+    uint64_t by_state[GC_AGENT_NSTATES]; /* agents in each state now */
+    uint64_t arrivals; /* arrivals counted (wander: every goal) */
+    uint64_t replans;  /* searches caused by grid changes */
+} gc_sim_stats;
+
+typedef struct gc_sim gc_sim;
+
+/*
+ * Make a simulation on `g` (borrowed; must outlive the sim and change only
+ * between ticks).  Places the agents: scen mode at the problems' starts,
+ * otherwise on distinct random passable cells (GC_ERANGE with a message
+ * when there are more agents than passable cells).  Starts the worker
+ * threads.  Errors fill `err` with one line.
+ */
+int gc_sim_new(gc_sim **out, gc_grid *g, const gc_sim_config *cfg,
+               gc_error *err);
+
+/* Stop and join the workers, free everything the sim owns. */
+void gc_sim_free(gc_sim *s);
+
+/* Run one tick of dt = 1 / hz simulated seconds. */
+int gc_sim_tick(gc_sim *s);
+
+/*
+ * Tell the sim that cells changed (between ticks): navigation data is
+ * recomputed, and every agent whose remaining path or own cell was touched
+ * by one of the `n` changed cells is marked for replanning (`cells` may be
+ * NULL to replan every moving agent).
+ */
+int gc_sim_grid_changed(gc_sim *s, const gc_cell *cells, size_t n);
+
+/* Agents (read between ticks only). */
+size_t gc_sim_agent_count(const gc_sim *s);
+const gc_agent *gc_sim_agent(const gc_sim *s, size_t i);
+
+/* True when no agent can make more progress in scen or point mode (each
+ * arrived, unreachable or stuck); always false in repeating wander mode. */
+bool gc_sim_done(const gc_sim *s);
+
+/* Figures since the last call (window) and since the start (total). */
+void gc_sim_stats_window(gc_sim *s, gc_sim_stats *out);
+void gc_sim_stats_total(const gc_sim *s, gc_sim_stats *out);
+
+/* The grid and navigation data the sim runs on. */
+const gc_grid *gc_sim_grid(const gc_sim *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

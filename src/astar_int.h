@@ -1,0 +1,94 @@
+/*
+ * astar_int.h: what the astar, nav and smooth sources share but users do
+ * not: the layout of gc_nav (the search reads its labels and clearance in
+ * the inner loop), the per-search pricing helpers that gc_astar_find and
+ * gc_polyline_cost must agree on, and a test hook for the search stamp.
+ */
+#ifndef GRIDCROWD_ASTAR_INT_H
+#define GRIDCROWD_ASTAR_INT_H
+
+#include <gridcrowd/astar.h>
+
+#include "grid_int.h"
+
+#include <math.h>
+
+/*
+ * Navigation data.  Written only by gc_nav_new / gc_nav_update; read-only
+ * (and so shareable between threads) in between.
+ */
+struct gc_nav {
+    int32_t width, height;
+    uint64_t generation;  /* grid generation the data describes */
+    unsigned pass_types;  /* bit t set when type t was passable then */
+    const uint8_t *cells; /* the cell array it was computed from */
+    uint32_t *comp4;      /* labels under 4-connectivity, 0 = impassable */
+    uint32_t *comp8;      /* labels under 8-connectivity (GC_DIAG_ALWAYS) */
+    float *clear;         /* clearance in cells, 0 for impassable */
+};
+
+/* Bit t set when type t is passable under g's cost table. */
+static inline unsigned
+gc_nav_pass_types(const gc_grid *g)
+{
+    unsigned m = 0;
+    for (int t = 0; t < GC_CELL_NTYPES; t++)
+        if (isfinite(g->cost[t]) && g->cost[t] > 0.0f)
+            m |= 1u << t;
+    return m;
+}
+
+/* True when nav describes g as it is now (same cells, generation and set
+ * of passable types). */
+static inline bool
+gc_nav_fresh(const gc_nav *n, const gc_grid *g)
+{
+    return n->cells == g->cells && n->generation == g->generation &&
+           n->pass_types == gc_nav_pass_types(g);
+}
+
+/*
+ * What pricing a step or a segment needs: the grid, its cost table, and the
+ * optional clearance limit.  A cell is blocked when it is off the map,
+ * impassable, or (radius_cells > 0) has clearance below radius_cells.
+ */
+typedef struct gc_pricer {
+    const gc_grid *g;
+    const float *clear; /* NULL when radius_cells is 0 */
+    float radius_cells;
+    float lut[256];
+} gc_pricer;
+
+/* Fill `p` for g; nav may be NULL when radius_cells <= 0. */
+void gc_pricer_init(gc_pricer *p, const gc_grid *g, const gc_nav *nav,
+                    float radius_cells);
+
+/* Cost of a grid step a -> b (adjacent) under `rule`, in double: its length
+ * (1 or sqrt 2) times the cost of b; INFINITY when the move is not legal
+ * with blocked cells (see gc_pricer) as walls. */
+double gc_pricer_step(const gc_pricer *p, gc_cell a, gc_cell b,
+                      gc_diag_rule rule);
+
+/* Cost of one polyline piece a -> b: a grid step when a and b are adjacent,
+ * else the segment cost; *maxc gets the dearest cell the piece enters. */
+double gc_pricer_piece(const gc_pricer *p, gc_cell a, gc_cell b,
+                       gc_diag_rule rule, double *maxc);
+
+/* Sum of the pieces of `p` (0 for one passable cell, INFINITY when empty). */
+double gc_pricer_polyline(const gc_pricer *pr, gc_diag_rule rule,
+                          const gc_path *p);
+
+/* Searches a context runs before its per-cell records are cleared once. */
+#define GC_ASTAR_STAMP_MAX ((1u << 28) - 1)
+
+/*
+ * Test hook: set the context's search stamp, so that a test can reach the
+ * wrap-around (where the per-cell records are cleared once) in a few
+ * searches.  Not for production use.
+ */
+void gc_astar_debug_set_stamp(gc_astar *a, uint32_t stamp);
+
+/* Largest open list any search of this context needed (entries). */
+size_t gc_astar_debug_heap_peak(const gc_astar *a);
+
+#endif

@@ -1,0 +1,270 @@
+/*
+ * smooth.c: pricing of grid steps, straight segments and waypoint paths,
+ * and path smoothing.
+ *
+ * All prices are doubles: a step costs its length (1, or sqrt 2 as a double)
+ * times the float cost of the cell entered, computed exactly as the search
+ * computes it, so that a path's price here equals the g the search found to
+ * the last bit when summed in the same order.
+ *
+ * Segments.  A straight segment between two cell centres is walked along
+ * its supercover in exact integer arithmetic: with coordinates in half
+ * cells, the segment crosses vertical grid line k at t = (2k + 1) / (2|dx|)
+ * and horizontal line j at t = (2j + 1) / (2|dy|), and comparing
+ * (2k + 1)|dy| with (2j + 1)|dx| (64-bit) says which comes first.  Equal
+ * means the segment passes exactly through a grid corner: the two cells
+ * beside the corner are touched (they must be open) but not entered, and
+ * the walk moves on diagonally.  That is the no-corner-cut rule, extended
+ * to any angle.  A segment is priced at its length times the dearest cell
+ * it enters (the start cell excepted), which for a diagonal step between
+ * neighbours is exactly the grid step cost.
+ *
+ * Smoothing.  First every straight run of equal steps is tried as one
+ * segment, then a greedy string pull: from each kept waypoint, extend to
+ * the farthest later waypoint whose segment is acceptable, stopping at the
+ * first that is not.  A replacement is acceptable when its price is finite,
+ * no more than the price of the run it replaces, and it enters no cell
+ * dearer than the dearest cell of that run; so smoothing never makes a path
+ * dearer and never pulls a path across a wall, a corner or a costly patch
+ * it went around.  "No more than" allows a relative 1e-12 for rounding: a
+ * straight run of k equal steps and the one segment over it are the same
+ * price, computed in a different order.
+ */
+#include "config.h"
+
+#include "astar_int.h"
+
+#include <stdlib.h>
+
+void
+gc_pricer_init(gc_pricer *p, const gc_grid *g, const gc_nav *nav,
+               float radius_cells)
+{
+    p->g = g;
+    p->radius_cells = radius_cells > 0.0f ? radius_cells : 0.0f;
+    p->clear = (p->radius_cells > 0.0f && nav != NULL) ? nav->clear : NULL;
+    if (p->clear == NULL)
+        p->radius_cells = 0.0f;
+    gc_grid_cost_lut(g, p->lut);
+}
+
+/* True when (x, y) is off the map, impassable, or too close to a wall. */
+static bool
+blocked(const gc_pricer *p, int32_t x, int32_t y)
+{
+    const gc_grid *g = p->g;
+    if (!gc_grid_in_bounds(g, x, y))
+        return true;
+    size_t i = gc_grid_index(g, x, y);
+    if (!isfinite(p->lut[g->cells[i]]))
+        return true;
+    return p->clear != NULL && p->clear[i] < p->radius_cells;
+}
+
+static double
+cell_cost(const gc_pricer *p, int32_t x, int32_t y)
+{
+    return (double)p->lut[p->g->cells[gc_grid_index(p->g, x, y)]];
+}
+
+double
+gc_pricer_step(const gc_pricer *p, gc_cell a, gc_cell b, gc_diag_rule rule)
+{
+    int d = gc_dir_of(b.x - a.x, b.y - a.y);
+    if (d < 0 || blocked(p, a.x, a.y) || blocked(p, b.x, b.y))
+        return INFINITY;
+    unsigned open = 0;
+    for (int k = 0; k < 8; k++)
+        if (!blocked(p, a.x + gc_dir_dx[k], a.y + gc_dir_dy[k]))
+            open |= 1u << k;
+    if (!((gc_dirs_from_open(open, rule) >> d) & 1u))
+        return INFINITY;
+    return (d < 4 ? 1.0 : GC_SQRT2) * cell_cost(p, b.x, b.y);
+}
+
+/* Walk the segment between the centres of a and b; see the note above. */
+static double
+segment(const gc_pricer *p, gc_cell a, gc_cell b, double *maxc)
+{
+    *maxc = 0.0;
+    if (blocked(p, a.x, a.y) || blocked(p, b.x, b.y))
+        return INFINITY;
+    int64_t dx = (int64_t)b.x - a.x, dy = (int64_t)b.y - a.y;
+    int32_t sx = dx > 0 ? 1 : -1, sy = dy > 0 ? 1 : -1;
+    int64_t nx = dx < 0 ? -dx : dx, ny = dy < 0 ? -dy : dy;
+    int32_t x = a.x, y = a.y;
+    int64_t ix = 0, iy = 0;
+    double mx = 0.0;
+    while (ix < nx || iy < ny) {
+        int64_t tx = (2 * ix + 1) * ny, ty = (2 * iy + 1) * nx;
+        if (ix < nx && (iy >= ny || tx < ty)) {
+            x += sx;
+            ix++;
+        } else if (iy < ny && (ix >= nx || ty < tx)) {
+            y += sy;
+            iy++;
+        } else {
+            /* Exactly through a corner: the cells beside it are touched. */
+            if (blocked(p, x + sx, y) || blocked(p, x, y + sy))
+                return INFINITY;
+            x += sx;
+            y += sy;
+            ix++;
+            iy++;
+        }
+        if (blocked(p, x, y))
+            return INFINITY;
+        double c = cell_cost(p, x, y);
+        if (c > mx)
+            mx = c;
+    }
+    *maxc = mx;
+    if (nx == 0 || ny == 0)
+        return (double)(nx + ny) * mx;
+    if (nx == ny)
+        return (double)nx * GC_SQRT2 * mx;
+    return sqrt((double)(nx * nx + ny * ny)) * mx;
+}
+
+double
+gc_pricer_piece(const gc_pricer *p, gc_cell a, gc_cell b, gc_diag_rule rule,
+                double *maxc)
+{
+    int32_t ax = b.x - a.x, ay = b.y - a.y;
+    if (ax >= -1 && ax <= 1 && ay >= -1 && ay <= 1 && (ax | ay) != 0) {
+        double c = gc_pricer_step(p, a, b, rule);
+        *maxc = isfinite(c) ? cell_cost(p, b.x, b.y) : 0.0;
+        return c;
+    }
+    return segment(p, a, b, maxc);
+}
+
+double
+gc_pricer_polyline(const gc_pricer *pr, gc_diag_rule rule, const gc_path *p)
+{
+    if (p == NULL || p->len == 0)
+        return INFINITY;
+    if (blocked(pr, p->cells[0].x, p->cells[0].y))
+        return INFINITY;
+    double sum = 0.0, maxc;
+    for (size_t i = 1; i < p->len; i++)
+        sum += gc_pricer_piece(pr, p->cells[i - 1], p->cells[i], rule, &maxc);
+    return sum;
+}
+
+double
+gc_path_cost(const gc_grid *g, const gc_path *p, gc_diag_rule rule)
+{
+    if (g == NULL || p == NULL || p->len == 0)
+        return INFINITY;
+    gc_pricer pr;
+    gc_pricer_init(&pr, g, NULL, 0.0f);
+    if (blocked(&pr, p->cells[0].x, p->cells[0].y))
+        return INFINITY;
+    double sum = 0.0;
+    for (size_t i = 1; i < p->len; i++)
+        sum += gc_pricer_step(&pr, p->cells[i - 1], p->cells[i], rule);
+    return sum;
+}
+
+double
+gc_segment_cost(const gc_grid *g, const gc_nav *nav, float radius_cells,
+                gc_cell a, gc_cell b)
+{
+    if (g == NULL)
+        return INFINITY;
+    gc_pricer pr;
+    gc_pricer_init(&pr, g, nav, radius_cells);
+    double maxc;
+    return segment(&pr, a, b, &maxc);
+}
+
+double
+gc_polyline_cost(const gc_grid *g, const gc_nav *nav, float radius_cells,
+                 gc_diag_rule rule, const gc_path *p)
+{
+    if (g == NULL)
+        return INFINITY;
+    gc_pricer pr;
+    gc_pricer_init(&pr, g, nav, radius_cells);
+    return gc_pricer_polyline(&pr, rule, p);
+}
+
+/* Direction of a -> b reduced to lowest terms, for collinearity. */
+static void
+unit_dir(gc_cell a, gc_cell b, int64_t *ux, int64_t *uy)
+{
+    int64_t dx = (int64_t)b.x - a.x, dy = (int64_t)b.y - a.y;
+    int64_t m = dx < 0 ? -dx : dx, n = dy < 0 ? -dy : dy;
+    while (n != 0) {
+        int64_t t = m % n;
+        m = n;
+        n = t;
+    }
+    if (m == 0)
+        m = 1;
+    *ux = dx / m;
+    *uy = dy / m;
+}
+
+static bool
+acceptable(double seg, double segmax, double run, double runmax)
+{
+    return isfinite(seg) && segmax <= runmax && seg <= run + run * 1e-12;
+}
+
+/*
+ * One pass over the waypoints c[0..n-1], keeping c[0] and c[n-1]: with
+ * `collinear` only runs of equal direction are merged, otherwise greedy
+ * string pulling.  Pieces are priced as they are needed rather than kept
+ * in a side table, so smoothing allocates nothing.  Returns the new count;
+ * c is rewritten in place (the write index never passes the read index).
+ */
+static size_t
+pull(const gc_pricer *pr, gc_diag_rule rule, gc_cell *c, size_t n,
+     bool collinear)
+{
+    size_t out = 1, i = 0;
+    while (i + 1 < n) {
+        size_t best = i + 1;
+        double run, runmax;
+        run = gc_pricer_piece(pr, c[i], c[i + 1], rule, &runmax);
+        int64_t ux = 0, uy = 0;
+        if (collinear)
+            unit_dir(c[i], c[i + 1], &ux, &uy);
+        for (size_t k = i + 2; k < n; k++) {
+            if (collinear) {
+                int64_t vx, vy;
+                unit_dir(c[k - 1], c[k], &vx, &vy);
+                if (vx != ux || vy != uy)
+                    break;
+            }
+            double m;
+            run += gc_pricer_piece(pr, c[k - 1], c[k], rule, &m);
+            if (m > runmax)
+                runmax = m;
+            double s = gc_pricer_piece(pr, c[i], c[k], rule, &m);
+            if (!acceptable(s, m, run, runmax))
+                break;
+            best = k;
+        }
+        c[out++] = c[best];
+        i = best;
+    }
+    return out;
+}
+
+void
+gc_path_smooth(const gc_grid *g, const gc_nav *nav, float radius_cells,
+               gc_diag_rule rule, gc_path *p)
+{
+    if (g == NULL || p == NULL || p->len < 3)
+        return;
+    gc_pricer pr;
+    gc_pricer_init(&pr, g, nav, radius_cells);
+    /* Not a path under these rules: leave it as it is. */
+    if (!isfinite(gc_pricer_polyline(&pr, rule, p)))
+        return;
+    size_t n = pull(&pr, rule, p->cells, p->len, true);
+    p->len = pull(&pr, rule, p->cells, n, false);
+}

@@ -1,0 +1,209 @@
+/*
+ * test_astar_oom.c: the astar module when memory runs out.
+ *
+ * The astar, nav, smooth and grid sources are built into this program and
+ * linked with -Wl,--wrap for malloc, calloc, realloc and aligned_alloc, so
+ * a test can make the n-th allocation fail.  Every failure must come back as
+ * GC_ENOMEM with nothing leaked (ASan and valgrind check that) and leave a
+ * context that still answers correctly once memory is back.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <gridcrowd/astar.h>
+
+#include <math.h>
+#include <stdlib.h>
+
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t n, size_t m);
+void *__real_realloc(void *p, size_t n);
+void *__real_aligned_alloc(size_t a, size_t n);
+void *__wrap_malloc(size_t n);
+void *__wrap_calloc(size_t n, size_t m);
+void *__wrap_realloc(void *p, size_t n);
+void *__wrap_aligned_alloc(size_t a, size_t n);
+
+/* -1: allocations succeed; k >= 0: the next k succeed, then all fail. */
+static long fail_after = -1;
+
+static bool
+refuse(void)
+{
+    if (fail_after < 0)
+        return false;
+    if (fail_after == 0)
+        return true;
+    fail_after--;
+    return false;
+}
+
+void *
+__wrap_malloc(size_t n)
+{
+    return refuse() ? NULL : __real_malloc(n);
+}
+
+void *
+__wrap_calloc(size_t n, size_t m)
+{
+    return refuse() ? NULL : __real_calloc(n, m);
+}
+
+void *
+__wrap_realloc(void *p, size_t n)
+{
+    return refuse() ? NULL : __real_realloc(p, n);
+}
+
+void *
+__wrap_aligned_alloc(size_t a, size_t n)
+{
+    return refuse() ? NULL : __real_aligned_alloc(a, n);
+}
+
+static gc_grid *
+open_grid(int w, int h)
+{
+    gc_grid *g;
+    assert_int_equal(gc_grid_new(&g, w, h), GC_OK);
+    for (int x = 2; x < w - 2; x += 4)
+        gc_grid_set(g, x, h / 2, GC_CELL_OBSTACLE);
+    return g;
+}
+
+/* gc_astar_new and gc_nav_new fail cleanly at every allocation. */
+static void
+test_new(void **state)
+{
+    (void)state;
+    gc_grid *g = open_grid(40, 30);
+    int ok = 0;
+    for (long k = 0; k < 50 && !ok; k++) {
+        gc_astar *a = (gc_astar *)1;
+        fail_after = k;
+        int rc = gc_astar_new(&a, 40, 30);
+        fail_after = -1;
+        if (rc == GC_OK) {
+            ok = 1;
+            gc_astar_free(a);
+        } else {
+            assert_int_equal(rc, GC_ENOMEM);
+            assert_null(a);
+        }
+    }
+    assert_true(ok);
+    ok = 0;
+    for (long k = 0; k < 50 && !ok; k++) {
+        gc_nav *n = (gc_nav *)1;
+        fail_after = k;
+        int rc = gc_nav_new(&n, g);
+        fail_after = -1;
+        if (rc == GC_OK) {
+            ok = 1;
+            gc_nav_free(n);
+        } else {
+            assert_int_equal(rc, GC_ENOMEM);
+            assert_null(n);
+        }
+    }
+    assert_true(ok);
+    /* An update that runs out of memory leaves the data stale. */
+    gc_nav *n;
+    assert_int_equal(gc_nav_new(&n, g), GC_OK);
+    gc_grid_set(g, 0, 0, GC_CELL_OBSTACLE);
+    fail_after = 0;
+    assert_int_equal(gc_nav_update(n, g), GC_ENOMEM);
+    fail_after = -1;
+    assert_true(gc_nav_generation(n) != g->generation);
+    gc_astar *a;
+    assert_int_equal(gc_astar_new(&a, 40, 30), GC_OK);
+    gc_path p;
+    gc_path_init(&p);
+    gc_astar_opts o;
+    gc_astar_opts_init(&o);
+    o.nav = n;
+    gc_cell s = {1, 1}, t = {38, 28};
+    assert_int_equal(gc_astar_find(a, g, s, t, &o, &p, NULL), GC_ESTALE);
+    assert_int_equal(gc_nav_update(n, g), GC_OK);
+    assert_int_equal(gc_astar_find(a, g, s, t, &o, &p, NULL), GC_OK);
+    gc_path_free(&p);
+    gc_astar_free(a);
+    gc_nav_free(n);
+    gc_grid_free(g);
+}
+
+/* A search whose open list cannot grow, or whose path cannot, fails with
+ * GC_ENOMEM; the same context then answers as a fresh one.  Dijkstra over
+ * a patchwork of road, grass and swamp has a ragged front with many
+ * re-pushed cells: it needs more than the 256 entries a 64x64 context
+ * starts with. */
+static void
+test_search(void **state)
+{
+    (void)state;
+    gc_grid *g;
+    assert_int_equal(gc_grid_new(&g, 64, 64), GC_OK);
+    static const int types[3] = {GC_CELL_WALKABLE, GC_CELL_HIGH, GC_CELL_LOW};
+    uint32_t r = 1;
+    for (int i = 0; i < 64 * 64; i++) {
+        r = r * 1103515245u + 12345u;
+        gc_grid_set(g, i % 64, i / 64, types[(r >> 16) % 3]);
+    }
+    gc_astar *a;
+    assert_int_equal(gc_astar_new(&a, 64, 64), GC_OK);
+    size_t before = gc_astar_memory(a);
+    gc_path p;
+    gc_path_init(&p);
+    gc_astar_opts o;
+    gc_astar_opts_init(&o);
+    o.heuristic = GC_HEUR_ZERO; /* a wide open list: it must grow */
+    gc_cell s = {32, 32}, t = {0, 0};
+    gc_astar_stats st;
+    /* Room for any path, so the open list is all that can allocate. */
+    assert_int_equal(gc_path_reserve(&p, 64 * 64), GC_OK);
+    fail_after = 0;
+    int rc = gc_astar_find(a, g, s, t, &o, &p, &st);
+    fail_after = -1;
+    assert_int_equal(rc, GC_ENOMEM);
+    assert_int_equal(st.status, GC_ENOMEM);
+    assert_int_equal(p.len, 0);
+    assert_int_equal(gc_astar_memory(a), before);
+
+    assert_int_equal(gc_astar_find(a, g, s, t, &o, &p, &st), GC_OK);
+    assert_true(gc_astar_memory(a) > before); /* it grew this time */
+    double cost = st.cost;
+    gc_astar *fresh;
+    assert_int_equal(gc_astar_new(&fresh, 64, 64), GC_OK);
+    gc_path q;
+    gc_path_init(&q);
+    assert_int_equal(gc_astar_find(fresh, g, s, t, &o, &q, &st), GC_OK);
+    assert_true(st.cost == cost);
+    assert_int_equal(p.len, q.len);
+
+    /* The caller's path cannot grow. */
+    gc_path_free(&p);
+    fail_after = 0;
+    rc = gc_astar_find(a, g, s, t, NULL, &p, &st);
+    fail_after = -1;
+    assert_int_equal(rc, GC_ENOMEM);
+    assert_int_equal(gc_astar_find(a, g, s, t, NULL, &p, &st), GC_OK);
+    gc_path_free(&p);
+    gc_path_free(&q);
+    gc_astar_free(fresh);
+    gc_astar_free(a);
+    gc_grid_free(g);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_new),
+        cmocka_unit_test(test_search),
+    };
+    return cmocka_run_group_tests_name("astar_oom", tests, NULL, NULL);
+}

@@ -1,0 +1,355 @@
+/*
+ * test_sim.c: the simulation loop against known answers.
+ *
+ * - Determinism: same seed, one thread, two runs: identical final states.
+ * - Threads: with 2 and 3 workers every agent is accounted for and never
+ *   stands in an impassable cell, checked after every tick.
+ * - Scen mode: every agent arrives, and with smoothing off the distance it
+ *   walked equals the scenario's optimal length (our demo scenario always;
+ *   the Moving AI dev files when ../shared is there).
+ * - Errors: more agents than cells, an unreachable point goal.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <gridcrowd/mapio.h>
+#include <gridcrowd/sim.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* 24 x 12 map with all four types and a wall with two gaps. */
+static const char *small_rows[] = {
+    "........................", "..RRRRRRRRRRRRRRRRRRR...",
+    "..R.........@.......R...", "..R..SSSS...@...SS..R...",
+    "..R..SSSS...@...SS..R...", "..R.........@.......R...",
+    "..R.....@@@@@.......R...", "..R.................R...",
+    "..RRRRRRRRRRRRRRRRRRR...", "............@...........",
+    "....SSS.....@....@@@....", "............@...........",
+};
+
+static gc_grid *
+small_grid(void)
+{
+    gc_grid *g;
+    assert_int_equal(gc_grid_new(&g, 24, 12), GC_OK);
+    for (int y = 0; y < 12; y++)
+        for (int x = 0; x < 24; x++)
+            gc_grid_set(g, x, y, gc_cell_type_from_glyph(small_rows[y][x]));
+    return g;
+}
+
+static void
+assert_all_in_passable_cells(const gc_sim *s)
+{
+    const gc_grid *g = gc_sim_grid(s);
+    for (size_t i = 0; i < gc_sim_agent_count(s); i++) {
+        const gc_agent *a = gc_sim_agent(s, i);
+        assert_non_null(a);
+        assert_true(a->state < GC_AGENT_NSTATES);
+        gc_cell c = gc_grid_world_to_cell(g, a->pos);
+        /* On a border the agent touches two cells; it must be in a passable
+         * one: check the cell of a point nudged towards its waypoint too. */
+        if (!gc_grid_passable(g, c.x, c.y)) {
+            float fx = a->pos.x - floorf(a->pos.x);
+            float fy = a->pos.y - floorf(a->pos.y);
+            bool on_border = fx == 0.0f || fy == 0.0f;
+            if (!on_border)
+                fail_msg("agent %zu at (%f, %f) inside impassable cell "
+                         "(%d, %d)",
+                         i, a->pos.x, a->pos.y, c.x, c.y);
+        }
+    }
+}
+
+static void
+run_ticks(gc_sim *s, int n)
+{
+    for (int t = 0; t < n; t++)
+        assert_int_equal(gc_sim_tick(s), GC_OK);
+}
+
+static void
+test_deterministic_one_thread(void **state)
+{
+    (void)state;
+    gc_grid *g = small_grid();
+    gc_sim_config c;
+    gc_sim_config_init(&c);
+    c.agents = 40;
+    c.seed = 1234;
+    c.motion.turn_rate = 3.0f;
+    gc_sim *a, *b;
+    gc_error err;
+    assert_int_equal(gc_sim_new(&a, g, &c, &err), GC_OK);
+    assert_int_equal(gc_sim_new(&b, g, &c, &err), GC_OK);
+    run_ticks(a, 600);
+    run_ticks(b, 600);
+    gc_sim_stats st;
+    gc_sim_stats_total(a, &st);
+    assert_true(st.searches >= 40); /* each agent planned at least once */
+    assert_true(st.arrivals > 0);   /* 10 s of wandering arrives somewhere */
+    for (size_t i = 0; i < 40; i++) {
+        const gc_agent *x = gc_sim_agent(a, i), *y = gc_sim_agent(b, i);
+        assert_true(x->pos.x == y->pos.x && x->pos.y == y->pos.y);
+        assert_true(x->heading == y->heading);
+        assert_int_equal(x->state, y->state);
+        assert_int_equal(x->goal.x, y->goal.x);
+        assert_int_equal(x->goal.y, y->goal.y);
+    }
+    /* A different seed gives a different run. */
+    c.seed = 99;
+    gc_sim *d;
+    assert_int_equal(gc_sim_new(&d, g, &c, &err), GC_OK);
+    run_ticks(d, 600);
+    int same = 0;
+    for (size_t i = 0; i < 40; i++)
+        same += gc_sim_agent(a, i)->pos.x == gc_sim_agent(d, i)->pos.x;
+    assert_true(same < 40);
+    gc_sim_free(a);
+    gc_sim_free(b);
+    gc_sim_free(d);
+    gc_grid_free(g);
+}
+
+static void
+test_threads_keep_every_agent(void **state)
+{
+    (void)state;
+    gc_grid *g = small_grid();
+    for (int threads = 2; threads <= 3; threads++) {
+        gc_sim_config c;
+        gc_sim_config_init(&c);
+        c.agents = 150;
+        c.threads = threads;
+        c.plan_budget = 4; /* a backlog: the queue must drain fairly */
+        c.motion.speed = 9.0f;
+        gc_sim *s;
+        gc_error err;
+        assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_OK);
+        assert_int_equal(gc_sim_agent_count(s), 150);
+        for (int t = 0; t < 400; t++) {
+            assert_int_equal(gc_sim_tick(s), GC_OK);
+            assert_all_in_passable_cells(s);
+        }
+        gc_sim_stats st;
+        gc_sim_stats_total(s, &st);
+        uint64_t total = 0;
+        for (int k = 0; k < GC_AGENT_NSTATES; k++)
+            total += st.by_state[k];
+        assert_int_equal(total, 150);
+        assert_int_equal(st.by_state[GC_AGENT_STUCK], 0);
+        assert_int_equal(st.by_state[GC_AGENT_UNREACHABLE], 0);
+        assert_true(st.searches >= 150);
+        assert_true(st.arrivals > 50);
+        assert_int_equal(st.ticks, 400);
+        gc_sim_free(s);
+    }
+    gc_grid_free(g);
+}
+
+/* Run a scenario to the end; every agent arrives and walks the optimal
+ * length.  Returns the number of problems. */
+static size_t
+run_scenario(const char *scen_path, int threads)
+{
+    gc_error err;
+    char map_path[4096];
+    gc_scen scen;
+    gc_grid *g;
+    assert_int_equal(gc_scen_load(&scen, scen_path, NULL, &err), GC_OK);
+    assert_int_equal(
+        gc_scen_map_path(scen_path, scen.map, map_path, sizeof map_path),
+        GC_OK);
+    if (gc_map_load(&g, map_path, &err) != GC_OK)
+        fail_msg("%s", err.msg);
+    gc_grid_set_uniform(g);
+
+    gc_sim_config c;
+    gc_sim_config_init(&c);
+    c.goals = GC_GOALS_SCEN;
+    c.scen = &scen;
+    c.agents = (uint32_t)scen.len;
+    c.threads = threads;
+    c.smooth = false;
+    c.motion.arrive_radius = 0.0f;
+    c.motion.speed = 20.0f;
+    c.plan_budget = 1000;
+    gc_sim *s;
+    if (gc_sim_new(&s, g, &c, &err) != GC_OK)
+        fail_msg("%s", err.msg);
+    int ticks = 0;
+    while (!gc_sim_done(s) && ticks < 100000) {
+        assert_int_equal(gc_sim_tick(s), GC_OK);
+        ticks++;
+    }
+    assert_true(gc_sim_done(s));
+    for (size_t i = 0; i < scen.len; i++) {
+        const gc_agent *a = gc_sim_agent(s, i);
+        if (a->state != GC_AGENT_ARRIVED)
+            fail_msg("%s line %d: agent %zu is %s", scen_path,
+                     scen.entries[i].line, i, gc_agent_state_name(a->state));
+        double want = scen.entries[i].optimal;
+        /* Positions are floats: allow 1e-5 relative plus a little. */
+        if (fabs(a->travelled - want) > 1e-3 + want * 2e-5)
+            fail_msg("%s line %d: walked %.6f, optimal %.6f", scen_path,
+                     scen.entries[i].line, a->travelled, want);
+        gc_cell goal = scen.entries[i].goal;
+        gc_vec2 centre = gc_grid_cell_center(g, goal);
+        assert_true(fabsf(a->pos.x - centre.x) < 1e-3f);
+        assert_true(fabsf(a->pos.y - centre.y) < 1e-3f);
+    }
+    size_t n = scen.len;
+    gc_sim_free(s);
+    gc_grid_free(g);
+    gc_scen_free(&scen);
+    return n;
+}
+
+static void
+test_scen_demo_walks_optimal(void **state)
+{
+    (void)state;
+    const char *src = getenv("GC_SRCDIR");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/maps/demo.scen", src ? src : ".");
+    assert_true(run_scenario(path, 2) > 100);
+}
+
+static void
+test_scen_movingai_walks_optimal(void **state)
+{
+    (void)state;
+    const char *shared = getenv("GC_SHARED_DIR");
+    static const char *files[] = {"arena.map.scen",
+                                  "random-64-64-20-random-1.scen",
+                                  "room-64-64-8-random-1.scen"};
+    char path[4096];
+    snprintf(path, sizeof path, "%s/benchmarks/movingai/%s",
+             shared ? shared : "../shared", files[0]);
+    FILE *f = fopen(path, "r");
+    if (f == NULL) {
+        print_message("benchmarks not found at %s: skipped\n", path);
+        skip();
+    }
+    fclose(f);
+    for (size_t k = 0; k < sizeof files / sizeof files[0]; k++) {
+        snprintf(path, sizeof path, "%s/benchmarks/movingai/%s",
+                 shared ? shared : "../shared", files[k]);
+        assert_true(run_scenario(path, 2) > 100);
+    }
+}
+
+static void
+test_errors(void **state)
+{
+    (void)state;
+    gc_grid *g = small_grid();
+    gc_sim_config c;
+    gc_sim_config_init(&c);
+    c.agents = 24 * 12;
+    gc_sim *s = (gc_sim *)1;
+    gc_error err;
+    assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_ERANGE);
+    assert_null(s);
+    assert_non_null(strstr(err.msg, "agents do not fit on"));
+
+    gc_sim_config_init(&c);
+    c.threads = 0;
+    assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_ERANGE);
+
+    gc_sim_config_init(&c);
+    c.agents = 10;
+    c.goals = GC_GOALS_POINT;
+    c.point = (gc_cell){30, 3};
+    assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_EOUTSIDE);
+    assert_string_equal(err.msg, "goal point (30, 3) is outside the 24x12 map");
+    gc_grid_free(g);
+}
+
+static void
+test_point_goal_unreachable(void **state)
+{
+    (void)state;
+    gc_grid *g = small_grid();
+    /* Wall in the goal (5,10)-(6,10) area: box the cell (5,10). */
+    gc_cell goal = {5, 10};
+    for (int dy = -1; dy <= 1; dy++)
+        for (int dx = -1; dx <= 1; dx++)
+            if (dx || dy)
+                gc_grid_set(g, goal.x + dx, goal.y + dy, GC_CELL_OBSTACLE);
+    gc_sim_config c;
+    gc_sim_config_init(&c);
+    c.agents = 10;
+    c.goals = GC_GOALS_POINT;
+    c.point = goal;
+    c.motion.speed = 20.0f;
+    gc_sim *s;
+    gc_error err;
+    assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_OK);
+    int ticks = 0;
+    while (!gc_sim_done(s) && ticks < 5000) {
+        assert_int_equal(gc_sim_tick(s), GC_OK);
+        ticks++;
+    }
+    assert_true(gc_sim_done(s));
+    gc_sim_stats st;
+    gc_sim_stats_total(s, &st);
+    assert_int_equal(st.by_state[GC_AGENT_UNREACHABLE], 10);
+    /* Each walked to a cell next to the box, nearest the goal. */
+    for (size_t i = 0; i < 10; i++) {
+        gc_cell at = gc_grid_world_to_cell(g, gc_sim_agent(s, i)->pos);
+        assert_true(abs(at.x - goal.x) <= 2 && abs(at.y - goal.y) <= 2);
+    }
+    gc_sim_free(s);
+    gc_grid_free(g);
+}
+
+static void
+test_grid_change_replans(void **state)
+{
+    (void)state;
+    gc_grid *g = small_grid();
+    gc_sim_config c;
+    gc_sim_config_init(&c);
+    c.agents = 30;
+    gc_sim *s;
+    gc_error err;
+    assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_OK);
+    run_ticks(s, 5);
+    gc_sim_stats st;
+    gc_sim_stats_window(s, &st);
+    /* Close the bottom gap in the wall at x = 12. */
+    gc_grid_set(g, 12, 7, GC_CELL_OBSTACLE);
+    gc_grid_set(g, 12, 8, GC_CELL_OBSTACLE);
+    assert_int_equal(gc_sim_grid_changed(s, NULL, 0), GC_OK);
+    run_ticks(s, 2);
+    gc_sim_stats_window(s, &st);
+    assert_true(st.replans > 0);
+    for (int t = 0; t < 300; t++) {
+        assert_int_equal(gc_sim_tick(s), GC_OK);
+        assert_all_in_passable_cells(s);
+    }
+    gc_sim_free(s);
+    gc_grid_free(g);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_deterministic_one_thread),
+        cmocka_unit_test(test_threads_keep_every_agent),
+        cmocka_unit_test(test_scen_demo_walks_optimal),
+        cmocka_unit_test(test_scen_movingai_walks_optimal),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_point_goal_unreachable),
+        cmocka_unit_test(test_grid_change_replans),
+    };
+    return cmocka_run_group_tests_name("sim", tests, NULL, NULL);
+}
