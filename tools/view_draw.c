@@ -540,7 +540,7 @@ draw_paths(view_draw *d, const view_state *s, long sel)
         for (size_t i = 0; i < c->nagents; i++) {
             const gc_world_agent *a = &c->agents[i];
             uint8_t st = a->state < GC_AGENT_NSTATES ? a->state : 0;
-            path_of(d, s, a, 1.5f, rgb(view_agent_rgb[st], 170), false);
+            path_of(d, s, a, 1.25f, rgb(view_agent_rgb[st], 120), false);
         }
     if (sel >= 0) {
         const gc_world_agent *a = &c->agents[sel];
