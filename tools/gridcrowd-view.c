@@ -457,6 +457,16 @@ run_window(view_state *s)
 {
     int w, h, status = VIEW_EXIT_OK;
     initial_view(s, false, &w, &h);
+    /* Under X11, SDL hands a software renderer's frames to the window
+     * through a GL texture unless told otherwise.  The software renderer is
+     * chosen when there is no hardware GL, and then that GL is software too
+     * (llvmpipe, Xvfb): the copy cost more than drawing 10,000 agents.  Plain
+     * MIT-SHM is cheaper.  Only X11 has that path (Wayland has no other), and
+     * the user's own setting wins. */
+    const char *drv = SDL_GetCurrentVideoDriver();
+    if (drv != NULL && strcmp(drv, "x11") == 0 &&
+        SDL_GetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION) == NULL)
+        SDL_SetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION, "0");
     SDL_Window *win =
         SDL_CreateWindow(PROG, SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED,
                          w, h, SDL_WINDOW_RESIZABLE);
