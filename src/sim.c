@@ -456,7 +456,13 @@ worker_tick(worker *w)
 {
     gc_sim *s = w->sim;
     uint64_t t0 = s->cfg.plan_time_ns ? mono_ns() : 0;
+    /* Agents stopped by a grid change go first and ignore the count
+     * budget; in real time they too stop at twice the planning time (about
+     * a tick), so an edit flood cannot stall the loop: the rest stay
+     * stopped and go first next tick. */
     while (w->ulen > 0) {
+        if (s->cfg.plan_time_ns && mono_ns() - t0 >= 2 * s->cfg.plan_time_ns)
+            break;
         uint32_t i = ring_pop(w->urgent, w->qcap, &w->uhead, &w->ulen);
         s->flags[i] &= (uint8_t)~F_QUEUED;
         plan(s, w, i);
@@ -870,6 +876,15 @@ gc_sim_grid_changed(gc_sim *s, const gc_cell *cells, size_t n)
         if (gc_grid_in_bounds(s->grid, cells[k].x, cells[k].y))
             s->changed[gc_grid_index(s->grid, cells[k].x, cells[k].y)] = 0;
     return GC_OK;
+}
+
+size_t
+gc_sim_replans_pending(const gc_sim *s)
+{
+    size_t n = 0;
+    for (int k = 0; k < s->nworkers; k++)
+        n += s->workers[k].ulen;
+    return n;
 }
 
 /* ---- tracing ------------------------------------------------------------ */

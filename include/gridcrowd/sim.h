@@ -49,7 +49,8 @@ typedef struct gc_sim_config {
     uint32_t plan_budget;   /* searches per worker per tick, >= 1 */
     uint64_t plan_time_ns;  /* and stop planning once a worker has spent
                                this long in the tick (0: no limit); replans
-                               after grid changes are not limited */
+                               after grid changes ignore the count budget
+                               and get twice this time */
     bool smooth;            /* smooth planned paths */
     gc_diag_rule diag;      /* move rule */
     bool wander_repeat;     /* wander: a new goal after each arrival */
@@ -112,6 +113,10 @@ int gc_sim_trace_agent(gc_sim *s, uint32_t agent, size_t cap);
 /* The trace of a search finished since the last call, or NULL; *agent is
  * set to whose it is.  Valid until the next tick. */
 const gc_trace *gc_sim_take_trace(gc_sim *s, uint32_t *agent);
+
+/* Agents stopped by a grid change and not yet planned again (they are all
+ * served in the next tick). */
+size_t gc_sim_replans_pending(const gc_sim *s);
 
 /* Agents (read between ticks only). */
 size_t gc_sim_agent_count(const gc_sim *s);
