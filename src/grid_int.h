@@ -15,11 +15,15 @@
 static const int8_t gc_dir_dx[8] = {1, 0, -1, 0, 1, -1, -1, 1};
 static const int8_t gc_dir_dy[8] = {0, 1, 0, -1, 1, 1, -1, -1};
 /* Orthogonal directions beside diagonal d (d = 4..7), as bit masks. */
-static const uint8_t gc_dir_orth_mask[8] = {0, 0, 0, 0,
-                                            (1u << 0) | (1u << 1),  /* SE: E S */
-                                            (1u << 2) | (1u << 1),  /* SW: W S */
-                                            (1u << 2) | (1u << 3),  /* NW: W N */
-                                            (1u << 0) | (1u << 3)}; /* NE: E N */
+static const uint8_t gc_dir_orth_mask[8] = {0,
+                                            0,
+                                            0,
+                                            0,
+                                            (1u << 0) | (1u << 1), /* SE: E S */
+                                            (1u << 2) | (1u << 1), /* SW: W S */
+                                            (1u << 2) | (1u << 3), /* NW: W N */
+                                            (1u << 0) |
+                                                (1u << 3)}; /* NE: E N */
 #define GC_SQRT2 1.41421356237309504880
 
 /* Direction index of the unit step (dx, dy), or -1. */
@@ -103,10 +107,83 @@ gc_grid_open_dirs(const uint8_t *cells, const float *lut, int32_t w, int32_t h,
  * the grid's cost table from gc_grid_cost_lut.  (x, y) must be on the map.
  */
 static inline unsigned
-gc_grid_legal_dirs(const uint8_t *cells, const float *lut, int32_t w,
-                   int32_t h, int32_t x, int32_t y, gc_diag_rule rule)
+gc_grid_legal_dirs(const uint8_t *cells, const float *lut, int32_t w, int32_t h,
+                   int32_t x, int32_t y, gc_diag_rule rule)
 {
     return gc_dirs_from_open(gc_grid_open_dirs(cells, lut, w, h, x, y), rule);
+}
+
+/*
+ * The cells a straight segment between the centres of cells a and b
+ * touches, walked in exact integer arithmetic: in half-cell units the
+ * segment crosses vertical grid line k at t = (2k + 1) / (2|dx|) and
+ * horizontal line j at t = (2j + 1) / (2|dy|), and comparing (2k + 1)|dy|
+ * with (2j + 1)|dx| says which comes first.  Equal means it passes exactly
+ * through a grid corner: the two cells beside the corner are touched but not
+ * entered, and the walk moves on diagonally (the no-corner-cut rule at any
+ * angle).  The start cell is not yielded; b is the last cell yielded.
+ *
+ *     gc_supercover it;
+ *     gc_supercover_init(&it, a, b);
+ *     while (gc_supercover_next(&it, &c, &entered)) ...
+ */
+typedef struct gc_supercover {
+    int32_t x, y, sx, sy;
+    int64_t nx, ny, ix, iy;
+    int corner; /* 1: second corner cell next; 2: the diagonal move next */
+} gc_supercover;
+
+static inline void
+gc_supercover_init(gc_supercover *it, gc_cell a, gc_cell b)
+{
+    int64_t dx = (int64_t)b.x - a.x, dy = (int64_t)b.y - a.y;
+    it->x = a.x;
+    it->y = a.y;
+    it->sx = dx > 0 ? 1 : -1;
+    it->sy = dy > 0 ? 1 : -1;
+    it->nx = dx < 0 ? -dx : dx;
+    it->ny = dy < 0 ? -dy : dy;
+    it->ix = it->iy = 0;
+    it->corner = 0;
+}
+
+/* The next cell touched: *entered is false for a cell only touched at a
+ * corner.  False when the walk has reached b. */
+static inline bool
+gc_supercover_next(gc_supercover *it, gc_cell *c, bool *entered)
+{
+    if (it->corner == 1) {
+        *c = (gc_cell){it->x, it->y + it->sy};
+        *entered = false;
+        it->corner = 2;
+        return true;
+    }
+    if (it->corner == 2) {
+        it->x += it->sx;
+        it->y += it->sy;
+        it->ix++;
+        it->iy++;
+        it->corner = 0;
+    } else {
+        if (it->ix >= it->nx && it->iy >= it->ny)
+            return false;
+        int64_t tx = (2 * it->ix + 1) * it->ny, ty = (2 * it->iy + 1) * it->nx;
+        if (it->ix < it->nx && (it->iy >= it->ny || tx < ty)) {
+            it->x += it->sx;
+            it->ix++;
+        } else if (it->iy < it->ny && (it->ix >= it->nx || ty < tx)) {
+            it->y += it->sy;
+            it->iy++;
+        } else {
+            *c = (gc_cell){it->x + it->sx, it->y};
+            *entered = false;
+            it->corner = 1;
+            return true;
+        }
+    }
+    *c = (gc_cell){it->x, it->y};
+    *entered = true;
+    return true;
 }
 
 #endif

@@ -22,6 +22,7 @@
 
 #include <gridcrowd/agent.h>
 #include <gridcrowd/astar.h>
+#include <gridcrowd/edits.h>
 #include <gridcrowd/grid.h>
 #include <gridcrowd/mapio.h>
 #include <gridcrowd/sim.h>
@@ -115,6 +116,8 @@ usage(FILE *f)
         "lines)\n"
         "  --goals MODE          wander | point:X,Y | scen:FILE (default "
         "wander)\n"
+        "  --wander-radius CELLS wander goals within this many cells of the\n"
+        "                        agent (default 0: anywhere reachable)\n"
         "  --speed UNITS         world units per second (default 4 cells/s)\n"
         "  --arrive-radius UNITS arrival radius (default 0.1 cell)\n"
         "  --turn-rate RAD       turn rate in radians/s, 0 = at once (default "
@@ -258,6 +261,7 @@ enum {
     OPT_QUIET,
     OPT_DIAG,
     OPT_HELP,
+    OPT_WANDER_RADIUS,
     OPT_VERSION
 };
 
@@ -289,6 +293,7 @@ parse_args(options *o, int argc, char **argv)
         {"stats-json", required_argument, 0, OPT_STATS},
         {"quiet", no_argument, 0, OPT_QUIET},
         {"diag", required_argument, 0, OPT_DIAG},
+        {"wander-radius", required_argument, 0, OPT_WANDER_RADIUS},
         {"help", no_argument, 0, OPT_HELP},
         {"version", no_argument, 0, OPT_VERSION},
         {0, 0, 0, 0},
@@ -404,6 +409,11 @@ parse_args(options *o, int argc, char **argv)
             break;
         case OPT_QUIET:
             o->quiet = true;
+            break;
+        case OPT_WANDER_RADIUS:
+            if (!parse_u64("--wander-radius", optarg, 0, 65536, &u))
+                return EXIT_USAGE;
+            o->sim.wander_radius = (uint32_t)u;
             break;
         case OPT_DIAG: {
             int r = gc_diag_rule_parse(optarg);
@@ -551,6 +561,34 @@ publish_agents(gc_world *w, const gc_sim *sim, float speed)
     gc_world_agents_publish(w, (uint32_t)n);
 }
 
+/* Follow the viewer's trace request (it asks through the edit queue, the
+ * daemon records it in the world) and publish finished traces. */
+typedef struct tracer {
+    uint32_t agent; /* current request, UINT32_MAX: none */
+    gc_world_trace_event *buf;
+    size_t cap;
+} tracer;
+
+static void
+trace_step(tracer *t, gc_world *w, gc_sim *sim, uint64_t tick)
+{
+    uint32_t want, gen;
+    gc_world_trace_request(w, &want, &gen);
+    if (want != t->agent && gc_sim_trace_agent(sim, want, t->cap) == GC_OK)
+        t->agent = want;
+    uint32_t who;
+    const gc_trace *tr = gc_sim_take_trace(sim, &who);
+    if (tr == NULL || t->buf == NULL)
+        return;
+    size_t n = tr->len < t->cap ? tr->len : t->cap;
+    for (size_t k = 0; k < n; k++) {
+        t->buf[k].cell = tr->events[k].cell;
+        t->buf[k].kind = tr->events[k].kind;
+    }
+    gc_world_trace_publish(w, who, 0, tick, t->buf,
+                           tr->truncated ? t->cap + 1 : n);
+}
+
 /* ---- the run ------------------------------------------------------------- */
 
 typedef struct run_figures {
@@ -558,6 +596,11 @@ typedef struct run_figures {
     double wall_s;
     uint64_t overruns, overruns_after_1s;
     gc_sim_stats total;
+    /* From a tick whose edits changed cells to the end of the tick in which
+     * the last agent they touched had planned again. */
+    uint64_t edit_batches;
+    uint64_t replan_delay_ticks_max;
+    double replan_delay_ms_sum, replan_delay_ms_max;
 } run_figures;
 
 static void
@@ -585,8 +628,11 @@ print_second(const options *o, const gc_sim_stats *st, double secs,
 static void
 publish_stats(gc_world *w, const gc_sim_stats *st, double secs,
               uint64_t ticks_in_window, uint64_t uptime_ns,
-              uint64_t searches_total, uint64_t overruns)
+              uint64_t searches_total, uint64_t overruns,
+              const gc_edit_applier *ed)
 {
+    gc_edit_counts ec;
+    gc_edit_applier_counts(ed, &ec);
     gc_world_stats ws;
     memset(&ws, 0, sizeof ws);
     ws.tick = st->ticks;
@@ -601,6 +647,8 @@ publish_stats(gc_world *w, const gc_sim_stats *st, double secs,
     ws.expanded_mean =
         st->searches ? (double)st->expanded / (double)st->searches : 0.0;
     ws.overruns = overruns;
+    ws.edits_accepted = ec.accepted;
+    ws.edits_rejected = ec.rejected;
     gc_world_stats_publish(w, &ws);
 }
 
@@ -622,7 +670,8 @@ progress(const options *o, uint64_t tick, bool done)
 
 /* Returns 0 or an exit code. */
 static int
-run(const options *o, gc_world *w, gc_sim *sim, run_figures *fig)
+run(const options *o, gc_world *w, gc_grid *grid, gc_edit_applier *ed,
+    gc_sim *sim, run_figures *fig)
 {
     const uint64_t step = (uint64_t)(1e9 / o->sim.hz);
     const uint64_t start = now_ns();
@@ -630,20 +679,59 @@ run(const options *o, gc_world *w, gc_sim *sim, run_figures *fig)
     uint64_t next = start + step;
     uint64_t win_start = start, win_ticks = 0, searches_total = 0;
     uint64_t last_publish = 0, last_progress = 0;
+    uint64_t edit_ns = 0, edit_tick = 0;
     const uint64_t duration_ns =
         o->duration > 0 ? (uint64_t)(o->duration * 1e9) : 0;
 
+    tracer tr = {UINT32_MAX, NULL, gc_world_trace_capacity(w)};
+    tr.buf = calloc(tr.cap ? tr.cap : 1, sizeof *tr.buf);
+    if (tr.buf == NULL) {
+        msg("out of memory for the search trace");
+        return EXIT_RUNTIME;
+    }
+
     gc_world_set_state(w, GC_WORLD_RUNNING);
     while (!stop_signal) {
-        int rc = gc_sim_tick(sim);
+        /* Edits from the queue, between ticks while the workers are
+         * parked; the agents they touch plan again in this tick. */
+        const gc_cell *changed;
+        size_t n_changed;
+        int rc =
+            gc_edit_applier_drain(ed, w, grid, now_ns(), &changed, &n_changed);
+        if (rc == GC_OK && n_changed > 0) {
+            rc = gc_sim_grid_changed(sim, changed, n_changed);
+            if (edit_ns == 0) {
+                edit_ns = now_ns();
+                edit_tick = fig->ticks;
+            }
+        }
+        if (rc != GC_OK) {
+            msg("applying edits: %s", gc_strerror(rc));
+            free(tr.buf);
+            return EXIT_RUNTIME;
+        }
+        trace_step(&tr, w, sim, fig->ticks);
+        rc = gc_sim_tick(sim);
         if (rc != GC_OK) {
             msg("tick %llu: %s", (unsigned long long)fig->ticks + 1,
                 gc_strerror(rc));
+            free(tr.buf);
             return EXIT_RUNTIME;
         }
         fig->ticks++;
         win_ticks++;
         uint64_t t = now_ns();
+        if (edit_ns != 0 && gc_sim_replans_pending(sim) == 0) {
+            double ms = (double)(t - edit_ns) / 1e6;
+            uint64_t dt = fig->ticks - edit_tick;
+            fig->edit_batches++;
+            fig->replan_delay_ms_sum += ms;
+            if (ms > fig->replan_delay_ms_max)
+                fig->replan_delay_ms_max = ms;
+            if (dt > fig->replan_delay_ticks_max)
+                fig->replan_delay_ticks_max = dt;
+            edit_ns = 0;
+        }
         gc_world_set_tick(w, fig->ticks);
 
         bool finished = (o->ticks && fig->ticks >= o->ticks) ||
@@ -661,7 +749,7 @@ run(const options *o, gc_world *w, gc_sim *sim, run_figures *fig)
             gc_sim_stats_window(sim, &st);
             searches_total += st.searches;
             publish_stats(w, &st, secs, win_ticks, t - start, searches_total,
-                          fig->overruns);
+                          fig->overruns, ed);
             if (show_progress)
                 progress(o, 0, true);
             print_second(o, &st, secs, win_ticks);
@@ -689,11 +777,34 @@ run(const options *o, gc_world *w, gc_sim *sim, run_figures *fig)
             next += step;
         }
     }
+    free(tr.buf);
     if (show_progress)
         progress(o, 0, true);
     fig->wall_s = (double)(now_ns() - start) / 1e9;
     gc_sim_stats_total(sim, &fig->total);
     return 0;
+}
+
+/* The edit counters, when there were edits: totals and each reason. */
+static void
+write_edit_summary(FILE *f, const gc_edit_applier *ed)
+{
+    gc_edit_counts c;
+    gc_edit_applier_counts(ed, &c);
+    if (c.accepted + c.rejected + c.pending == 0)
+        return;
+    fprintf(f, "%s: edits: %llu accepted, %llu rejected, %llu pending", prog,
+            (unsigned long long)c.accepted, (unsigned long long)c.rejected,
+            (unsigned long long)c.pending);
+    const char *sep = " (";
+    for (int r = 0; r < GC_EDIT_NREASONS; r++)
+        if (c.by_reason[r] > 0) {
+            fprintf(f, "%s%s %llu", sep, gc_edit_reason_name(r),
+                    (unsigned long long)c.by_reason[r]);
+            sep = ", ";
+        }
+    fprintf(f, "%s; %llu cells changed\n", sep[0] == ',' ? ")" : "",
+            (unsigned long long)c.cells_changed);
 }
 
 static long
@@ -720,7 +831,10 @@ write_summary(FILE *f, bool json, const options *o, const run_figures *fig,
             "\"searches_per_s\": %.3f, \"search_us_mean\": %.3f, "
             "\"search_us_p99\": %.3f, \"expanded_mean\": %.3f, "
             "\"replans\": %llu, \"overruns\": %llu, "
-            "\"overruns_after_1s\": %llu, \"threads\": %d, "
+            "\"overruns_after_1s\": %llu, \"edit_batches\": %llu, "
+            "\"replan_delay_ticks_max\": %llu, "
+            "\"replan_delay_ms_mean\": %.3f, "
+            "\"replan_delay_ms_max\": %.3f, \"threads\": %d, "
             "\"batch\": %s, \"hz\": %.3f, \"max_rss_kb\": %ld}\n",
             (unsigned long long)fig->ticks, fig->wall_s, tps, agents,
             (unsigned long long)t->by_state[GC_AGENT_ARRIVED],
@@ -732,7 +846,13 @@ write_summary(FILE *f, bool json, const options *o, const run_figures *fig,
             sps, t->search_us_mean, t->search_us_p99,
             t->searches ? (double)t->expanded / (double)t->searches : 0.0,
             (unsigned long long)t->replans, (unsigned long long)fig->overruns,
-            (unsigned long long)fig->overruns_after_1s, o->sim.threads,
+            (unsigned long long)fig->overruns_after_1s,
+            (unsigned long long)fig->edit_batches,
+            (unsigned long long)fig->replan_delay_ticks_max,
+            fig->edit_batches
+                ? fig->replan_delay_ms_sum / (double)fig->edit_batches
+                : 0.0,
+            fig->replan_delay_ms_max, o->sim.threads,
             o->batch ? "true" : "false", o->sim.hz, max_rss_kb());
         return;
     }
@@ -818,6 +938,7 @@ main(int argc, char **argv)
     gc_scen scen = {0};
     gc_world *world = NULL;
     gc_sim *sim = NULL;
+    gc_edit_applier *ed = NULL;
     stats_file sf = {0};
     gc_error err;
     bool scen_loaded = false;
@@ -897,6 +1018,11 @@ main(int argc, char **argv)
         code = rc == GC_ENOMEM || rc == GC_ESYS ? EXIT_RUNTIME : EXIT_INPUT;
         goto out;
     }
+    if (gc_edit_applier_new(&ed, NULL) != GC_OK) {
+        msg("edit applier: %s", gc_strerror(GC_ENOMEM));
+        code = EXIT_RUNTIME;
+        goto out;
+    }
     publish_agents(world, sim, o.sim.motion.speed);
     if (!o.quiet)
         msg("running: %s %dx%d, %zu agents, %d threads, %s at %.0f Hz, "
@@ -907,12 +1033,13 @@ main(int argc, char **argv)
 
     run_figures fig;
     memset(&fig, 0, sizeof fig);
-    code = run(&o, world, sim, &fig);
+    code = run(&o, world, grid, ed, sim, &fig);
     gc_world_set_state(world, GC_WORLD_STOPPING);
     if (code == 0) {
         if (stop_signal && !o.quiet)
             msg("stopping on %s", stop_signal == SIGINT ? "SIGINT" : "SIGTERM");
         write_summary(stderr, false, &o, &fig, gc_sim_agent_count(sim));
+        write_edit_summary(stderr, ed);
         if (sf.f != NULL) {
             write_summary(sf.f, true, &o, &fig, gc_sim_agent_count(sim));
             if (!stats_file_commit(&sf))
@@ -922,6 +1049,7 @@ main(int argc, char **argv)
 
 out:
     stats_file_abort(&sf);
+    gc_edit_applier_free(ed);
     gc_sim_free(sim);
     gc_grid_free(grid);
     if (world != NULL)

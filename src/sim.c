@@ -33,6 +33,8 @@
 
 #include <gridcrowd/sim.h>
 
+#include "grid_int.h"
+
 #include <math.h>
 #include <pthread.h>
 #include <time.h>
@@ -154,7 +156,13 @@ struct gc_sim {
     uint32_t *comp_cells;
     uint32_t *comp_off;
     uint32_t comp_labels;
-    uint32_t *sat; /* summed-area table of changed cells, (w+1) x (h+1) */
+    uint8_t *changed; /* 1 for cells changed by the current edit batch */
+    /* Trace of the requested agent's next search.  Set between ticks by
+     * the loop; during a tick only the worker owning trace_agent writes
+     * trace and trace_fresh. */
+    uint32_t trace_agent;
+    gc_trace trace;
+    bool trace_fresh;
     int nworkers;
     worker *workers;
     /* The gate: phase, done and quit are protected by gate_mu. */
@@ -264,7 +272,12 @@ cell_of_index(const gc_grid *g, uint32_t i)
                      (int32_t)(i / (uint32_t)g->width)};
 }
 
-/* A random cell of c's component, or c itself when it has none. */
+/*
+ * A random cell of c's component, or c itself when it has none.  With a
+ * wander radius, a cell of the component within that many cells of c in
+ * both axes, drawn by rejection (a few tries; then anywhere in the
+ * component, so a small pocket never loops).
+ */
 static gc_cell
 random_goal(gc_sim *s, uint32_t agent, gc_cell c)
 {
@@ -274,6 +287,15 @@ random_goal(gc_sim *s, uint32_t agent, gc_cell c)
     uint32_t lo = s->comp_off[l], hi = s->comp_off[l + 1];
     if (hi <= lo)
         return c;
+    uint32_t r = s->cfg.wander_radius;
+    for (int tries = 0; r > 0 && tries < 32; tries++) {
+        gc_cell g = {
+            c.x - (int32_t)r + (int32_t)rand_below(&s->rng[agent], 2 * r + 1),
+            c.y - (int32_t)r + (int32_t)rand_below(&s->rng[agent], 2 * r + 1)};
+        if (gc_grid_in_bounds(s->grid, g.x, g.y) &&
+            gc_nav_component(s->nav, s->cfg.diag, g) == l)
+            return g;
+    }
     return cell_of_index(
         s->grid, s->comp_cells[lo + rand_below(&s->rng[agent], hi - lo)]);
 }
@@ -352,10 +374,28 @@ plan(gc_sim *s, worker *w, uint32_t i)
     o.diag = s->cfg.diag;
     o.smooth = s->cfg.smooth;
     o.nav = s->nav;
-    o.partial = true;
+    /* Wander goals come from the agent's own component: no partial path is
+     * ever needed, and without one the search takes its fastest form. */
+    o.partial = s->cfg.goals != GC_GOALS_WANDER;
+    bool traced = i == s->trace_agent && s->trace.events != NULL;
+    if (traced)
+        o.trace = &s->trace;
     gc_astar_stats st;
     int rc =
         gc_astar_find(w->astar, s->grid, start, a->goal, &o, &w->path, &st);
+    if (traced) {
+        /* The path found, after the search's own events. */
+        for (size_t k = 0; k < w->path.len; k++) {
+            if (s->trace.len == s->trace.cap) {
+                s->trace.truncated = true;
+                break;
+            }
+            gc_cell c = w->path.cells[k];
+            s->trace.events[s->trace.len++] = (gc_trace_event){
+                (uint32_t)gc_grid_index(s->grid, c.x, c.y), GC_TRACE_PATH};
+        }
+        s->trace_fresh = true;
+    }
 
     w->win.searches++;
     w->win.expanded += st.expanded;
@@ -416,7 +456,13 @@ worker_tick(worker *w)
 {
     gc_sim *s = w->sim;
     uint64_t t0 = s->cfg.plan_time_ns ? mono_ns() : 0;
+    /* Agents stopped by a grid change go first and ignore the count
+     * budget; in real time they too stop at twice the planning time (about
+     * a tick), so an edit flood cannot stall the loop: the rest stay
+     * stopped and go first next tick. */
     while (w->ulen > 0) {
+        if (s->cfg.plan_time_ns && mono_ns() - t0 >= 2 * s->cfg.plan_time_ns)
+            break;
         uint32_t i = ring_pop(w->urgent, w->qcap, &w->uhead, &w->ulen);
         s->flags[i] &= (uint8_t)~F_QUEUED;
         plan(s, w, i);
@@ -562,6 +608,7 @@ gc_sim_new(gc_sim **out, gc_grid *g, const gc_sim_config *cfg, gc_error *err)
     if (cfg->goals == GC_GOALS_SCEN && cfg->scen->len < s->n)
         s->n = (uint32_t)cfg->scen->len;
     s->nworkers = cfg->threads;
+    s->trace_agent = UINT32_MAX;
 
     rc = gc_nav_new(&s->nav, g);
     if (rc == GC_OK)
@@ -673,7 +720,8 @@ gc_sim_free(gc_sim *s)
     free(s->rng);
     free(s->comp_cells);
     free(s->comp_off);
-    free(s->sat);
+    free(s->changed);
+    free(s->trace.events);
     gc_nav_free(s->nav);
     free(s);
 }
@@ -701,71 +749,38 @@ gc_sim_tick(gc_sim *s)
 /* ---- grid changes ----------------------------------------------------------
  */
 
-/* Build the summed-area table of the changed cells: sat[(y)(w+1) + x] is
- * the number of changed cells in [0, x) x [0, y). */
-static int
-build_sat(gc_sim *s, const gc_cell *cells, size_t n)
-{
-    const gc_grid *g = s->grid;
-    size_t W = (size_t)g->width + 1, H = (size_t)g->height + 1;
-    if (s->sat == NULL) {
-        s->sat = malloc(W * H * sizeof *s->sat);
-        if (s->sat == NULL)
-            return GC_ENOMEM;
-    }
-    uint32_t *t = s->sat;
-    memset(t, 0, W * H * sizeof *t);
-    for (size_t k = 0; k < n; k++)
-        if (gc_grid_in_bounds(g, cells[k].x, cells[k].y))
-            t[((size_t)cells[k].y + 1) * W + (size_t)cells[k].x + 1] = 1;
-    for (size_t y = 1; y < H; y++)
-        for (size_t x = 1; x < W; x++)
-            t[y * W + x] +=
-                t[(y - 1) * W + x] + t[y * W + x - 1] - t[(y - 1) * W + x - 1];
-    return GC_OK;
-}
-
-/* Any changed cell in the box spanned by cells a and b (inclusive)? */
 static bool
-box_changed(const gc_sim *s, gc_cell a, gc_cell b)
+changed_at(const gc_sim *s, gc_cell c)
 {
-    const gc_grid *g = s->grid;
-    int32_t x0 = a.x < b.x ? a.x : b.x, x1 = a.x < b.x ? b.x : a.x;
-    int32_t y0 = a.y < b.y ? a.y : b.y, y1 = a.y < b.y ? b.y : a.y;
-    x0 = x0 < 0 ? 0 : x0;
-    y0 = y0 < 0 ? 0 : y0;
-    x1 = x1 >= g->width ? g->width - 1 : x1;
-    y1 = y1 >= g->height ? g->height - 1 : y1;
-    if (x0 > x1 || y0 > y1)
-        return false;
-    size_t W = (size_t)g->width + 1;
-    const uint32_t *t = s->sat;
-    uint32_t sum = t[(size_t)(y1 + 1) * W + (size_t)(x1 + 1)] -
-                   t[(size_t)y0 * W + (size_t)(x1 + 1)] -
-                   t[(size_t)(y1 + 1) * W + (size_t)x0] +
-                   t[(size_t)y0 * W + (size_t)x0];
-    return sum != 0;
+    return gc_grid_in_bounds(s->grid, c.x, c.y) &&
+           s->changed[gc_grid_index(s->grid, c.x, c.y)];
 }
 
-/* Does the rest of the agent's walk (from where it stands, through every
- * remaining waypoint) come near a changed cell?  A segment's bounding box
- * holds every cell it touches, so this never misses; it may replan an agent
- * whose long smoothed segment only passes by. */
+/*
+ * Does the rest of the agent's walk touch a changed cell?  It walks from
+ * where it stands (on the segment ending at wp[wp_next], or inside its own
+ * cell before the first waypoint) through every remaining waypoint; each
+ * segment between cell centres is checked cell by cell along its
+ * supercover, so an edit beside a long smoothed segment replans nobody.
+ */
 static bool
 path_touched(const gc_sim *s, const gc_agent *a)
 {
     const gc_grid *g = s->grid;
-    gc_cell prev = gc_grid_world_to_cell(g, a->pos);
-    /* On a border the agent touches the cells on both sides. */
-    gc_cell lo =
-        gc_grid_world_to_cell(g, (gc_vec2){a->pos.x - 1e-3f * g->cell_size,
-                                           a->pos.y - 1e-3f * g->cell_size});
-    if (box_changed(s, lo, prev))
+    gc_cell prev;
+    if (!own_cell(g, a->pos, &prev) || changed_at(s, prev))
         return true;
+    if (a->wp_next > 0)
+        prev = gc_grid_world_to_cell(g, a->wp[a->wp_next - 1]);
     for (uint32_t k = a->wp_next; k < a->wp_len; k++) {
         gc_cell c = gc_grid_world_to_cell(g, a->wp[k]);
-        if (box_changed(s, prev, c))
-            return true;
+        gc_supercover it;
+        gc_supercover_init(&it, prev, c);
+        gc_cell t;
+        bool entered;
+        while (gc_supercover_next(&it, &t, &entered))
+            if (changed_at(s, t))
+                return true;
         prev = c;
     }
     return false;
@@ -819,10 +834,17 @@ gc_sim_grid_changed(gc_sim *s, const gc_cell *cells, size_t n)
     int rc = gc_nav_update(s->nav, s->grid);
     if (rc == GC_OK)
         rc = build_components(s);
-    if (rc == GC_OK && cells != NULL)
-        rc = build_sat(s, cells, n);
+    if (rc == GC_OK && cells != NULL && s->changed == NULL) {
+        s->changed =
+            calloc((size_t)s->grid->width * (size_t)s->grid->height, 1);
+        if (s->changed == NULL)
+            rc = GC_ENOMEM;
+    }
     if (rc != GC_OK)
         return rc;
+    for (size_t k = 0; cells != NULL && k < n; k++)
+        if (gc_grid_in_bounds(s->grid, cells[k].x, cells[k].y))
+            s->changed[gc_grid_index(s->grid, cells[k].x, cells[k].y)] = 1;
     int32_t max_r =
         s->grid->width > s->grid->height ? s->grid->width : s->grid->height;
     for (uint32_t i = 0; i < s->n; i++) {
@@ -850,7 +872,58 @@ gc_sim_grid_changed(gc_sim *s, const gc_cell *cells, size_t n)
         s->flags[i] &= (uint8_t)~F_PARTIAL;
         enqueue_on(s, i, true);
     }
+    for (size_t k = 0; cells != NULL && k < n; k++)
+        if (gc_grid_in_bounds(s->grid, cells[k].x, cells[k].y))
+            s->changed[gc_grid_index(s->grid, cells[k].x, cells[k].y)] = 0;
     return GC_OK;
+}
+
+size_t
+gc_sim_replans_pending(const gc_sim *s)
+{
+    size_t n = 0;
+    for (int k = 0; k < s->nworkers; k++)
+        n += s->workers[k].ulen;
+    return n;
+}
+
+/* ---- tracing ------------------------------------------------------------ */
+
+int
+gc_sim_trace_agent(gc_sim *s, uint32_t agent, size_t cap)
+{
+    if (agent >= s->n) {
+        s->trace_agent = UINT32_MAX;
+        return agent == UINT32_MAX ? GC_OK : GC_ERANGE;
+    }
+    if (s->trace.events == NULL || s->trace.cap < cap) {
+        gc_trace_event *ev = realloc(s->trace.events, cap * sizeof *ev);
+        if (ev == NULL)
+            return GC_ENOMEM;
+        s->trace.events = ev;
+        s->trace.cap = cap;
+    }
+    s->trace_agent = agent;
+    s->trace_fresh = false;
+    /* Plan it again now, so the viewer sees a search without waiting for
+     * the agent's next arrival. */
+    gc_agent *a = &s->agents[agent];
+    if (a->state == GC_AGENT_MOVING) {
+        gc_agent_clear_path(a);
+        a->state = GC_AGENT_WAITING;
+        enqueue_on(s, agent, true);
+    }
+    return GC_OK;
+}
+
+const gc_trace *
+gc_sim_take_trace(gc_sim *s, uint32_t *agent)
+{
+    if (!s->trace_fresh)
+        return NULL;
+    s->trace_fresh = false;
+    *agent = s->trace_agent;
+    return &s->trace;
 }
 
 /* ---- queries ----------------------------------------------------------------

@@ -8,14 +8,10 @@
  * the last bit when summed in the same order.
  *
  * Segments.  A straight segment between two cell centres is walked along
- * its supercover in exact integer arithmetic: with coordinates in half
- * cells, the segment crosses vertical grid line k at t = (2k + 1) / (2|dx|)
- * and horizontal line j at t = (2j + 1) / (2|dy|), and comparing
- * (2k + 1)|dy| with (2j + 1)|dx| (64-bit) says which comes first.  Equal
- * means the segment passes exactly through a grid corner: the two cells
- * beside the corner are touched (they must be open) but not entered, and
- * the walk moves on diagonally.  That is the no-corner-cut rule, extended
- * to any angle.  A segment is priced at its length times the dearest cell
+ * its supercover (gc_supercover in grid_int.h, exact integer arithmetic):
+ * every cell it touches must be open, including the two beside a grid
+ * corner it passes exactly through (the no-corner-cut rule, extended to
+ * any angle).  A segment is priced at its length times the dearest cell
  * it enters (the start cell excepted), which for a diagonal step between
  * neighbours is exactly the grid step cost.
  *
@@ -82,43 +78,29 @@ gc_pricer_step(const gc_pricer *p, gc_cell a, gc_cell b, gc_diag_rule rule)
     return (d < 4 ? 1.0 : GC_SQRT2) * cell_cost(p, b.x, b.y);
 }
 
-/* Walk the segment between the centres of a and b; see the note above. */
+/* Walk the segment between the centres of a and b (gc_supercover). */
 static double
 segment(const gc_pricer *p, gc_cell a, gc_cell b, double *maxc)
 {
     *maxc = 0.0;
     if (blocked(p, a.x, a.y) || blocked(p, b.x, b.y))
         return INFINITY;
-    int64_t dx = (int64_t)b.x - a.x, dy = (int64_t)b.y - a.y;
-    int32_t sx = dx > 0 ? 1 : -1, sy = dy > 0 ? 1 : -1;
-    int64_t nx = dx < 0 ? -dx : dx, ny = dy < 0 ? -dy : dy;
-    int32_t x = a.x, y = a.y;
-    int64_t ix = 0, iy = 0;
+    gc_supercover it;
+    gc_supercover_init(&it, a, b);
+    gc_cell c;
+    bool entered;
     double mx = 0.0;
-    while (ix < nx || iy < ny) {
-        int64_t tx = (2 * ix + 1) * ny, ty = (2 * iy + 1) * nx;
-        if (ix < nx && (iy >= ny || tx < ty)) {
-            x += sx;
-            ix++;
-        } else if (iy < ny && (ix >= nx || ty < tx)) {
-            y += sy;
-            iy++;
-        } else {
-            /* Exactly through a corner: the cells beside it are touched. */
-            if (blocked(p, x + sx, y) || blocked(p, x, y + sy))
-                return INFINITY;
-            x += sx;
-            y += sy;
-            ix++;
-            iy++;
-        }
-        if (blocked(p, x, y))
+    while (gc_supercover_next(&it, &c, &entered)) {
+        if (blocked(p, c.x, c.y))
             return INFINITY;
-        double c = cell_cost(p, x, y);
-        if (c > mx)
-            mx = c;
+        if (entered) {
+            double cc = cell_cost(p, c.x, c.y);
+            if (cc > mx)
+                mx = cc;
+        }
     }
     *maxc = mx;
+    int64_t nx = it.nx, ny = it.ny;
     if (nx == 0 || ny == 0)
         return (double)(nx + ny) * mx;
     if (nx == ny)

@@ -105,6 +105,7 @@ _Static_assert(offsetof(gc_world_header, tick) == 136, "tick");
 _Static_assert(offsetof(gc_world_header, generation) == 144, "generation");
 _Static_assert(offsetof(gc_world_header, cells_seq) == 152, "cells_seq");
 _Static_assert(offsetof(gc_world_header, edits_accepted) == 160, "edits");
+_Static_assert(offsetof(gc_world_header, edits_applied) == 184, "applied");
 
 _Static_assert(sizeof(gc_world_agent) == 128, "agent record size");
 _Static_assert(offsetof(gc_world_agent, state) == 36, "agent state");
@@ -1195,6 +1196,12 @@ gc_world_agent_count(const gc_world *w)
     return n <= w->lay.capacity ? n : w->lay.capacity;
 }
 
+uint64_t
+gc_world_edits_applied(const gc_world *w)
+{
+    return atomic_load_explicit(&hdr(w)->edits_applied, memory_order_acquire);
+}
+
 bool
 gc_world_owner_alive(const gc_world *w)
 {
@@ -1236,6 +1243,16 @@ gc_world_set_edit_counts(gc_world *w, uint64_t accepted, uint64_t rejected,
     atomic_store_explicit(&h->edits_accepted, accepted, memory_order_relaxed);
     atomic_store_explicit(&h->edits_rejected, rejected, memory_order_relaxed);
     atomic_store_explicit(&h->edits_pending, pending, memory_order_relaxed);
+    return GC_OK;
+}
+
+int
+gc_world_set_edits_applied(gc_world *w, uint64_t position)
+{
+    if (!w->owner)
+        return GC_EPERM;
+    atomic_store_explicit(&hdr(w)->edits_applied, position,
+                          memory_order_release);
     return GC_OK;
 }
 
@@ -1791,4 +1808,12 @@ gc_edits_pending(const gc_world *w)
     uint64_t head = atomic_load_explicit(&h->head, memory_order_acquire);
     uint64_t tail = atomic_load_explicit(&h->tail, memory_order_relaxed);
     return (int64_t)(tail - head) > 0 ? tail - head : 0;
+}
+
+uint64_t
+gc_edits_tail(const gc_world *w)
+{
+    if (w->edits_base == NULL)
+        return 0;
+    return atomic_load_explicit(&edits_hdr(w)->tail, memory_order_relaxed);
 }

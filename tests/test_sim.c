@@ -339,6 +339,217 @@ test_grid_change_replans(void **state)
     gc_grid_free(g);
 }
 
+static void
+test_trace_of_one_agent(void **state)
+{
+    (void)state;
+    gc_grid *g = small_grid();
+    gc_sim_config c;
+    gc_sim_config_init(&c);
+    c.agents = 20;
+    c.threads = 2;
+    gc_sim *s;
+    gc_error err;
+    assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_OK);
+    run_ticks(s, 3);
+    uint32_t who = 99;
+    assert_null(gc_sim_take_trace(s, &who));
+    assert_int_equal(gc_sim_trace_agent(s, 500, 64), GC_ERANGE);
+    assert_int_equal(gc_sim_trace_agent(s, 7, 4096), GC_OK);
+    run_ticks(s, 1); /* the traced agent is planned again at once */
+    const gc_trace *t = gc_sim_take_trace(s, &who);
+    assert_non_null(t);
+    assert_int_equal(who, 7);
+    assert_null(gc_sim_take_trace(s, &who)); /* taken once */
+    size_t open = 0, closed = 0, path = 0;
+    uint32_t last = 0;
+    for (size_t k = 0; k < t->len; k++) {
+        open += t->events[k].kind == GC_TRACE_OPEN;
+        closed += t->events[k].kind == GC_TRACE_CLOSE;
+        if (t->events[k].kind == GC_TRACE_PATH) {
+            path++;
+            last = t->events[k].cell;
+        }
+    }
+    assert_true(open >= closed && closed > 0);
+    assert_true(path >= 1);
+    const gc_agent *a = gc_sim_agent(s, 7);
+    assert_int_equal(last, (uint32_t)gc_grid_index(g, a->goal.x, a->goal.y));
+    /* Other agents' searches are not traced. */
+    assert_int_equal(gc_sim_trace_agent(s, UINT32_MAX, 0), GC_OK);
+    run_ticks(s, 200);
+    assert_null(gc_sim_take_trace(s, &who));
+    gc_sim_free(s);
+    gc_grid_free(g);
+}
+
+static void
+test_wander_radius(void **state)
+{
+    (void)state;
+    gc_grid *g = small_grid();
+    gc_sim_config c;
+    gc_sim_config_init(&c);
+    c.agents = 60;
+    c.wander_radius = 3;
+    c.motion.speed = 8.0f;
+    gc_sim *s;
+    gc_error err;
+    assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_OK);
+    int far = 0;
+    for (int t = 0; t < 300; t++) {
+        /* Goals drawn since the last tick were drawn where the agent
+         * stands now (it waits for its path). */
+        for (size_t i = 0; i < 60; i++) {
+            const gc_agent *a = gc_sim_agent(s, i);
+            if (a->state != GC_AGENT_WAITING)
+                continue;
+            gc_cell at = gc_grid_world_to_cell(g, a->pos);
+            if (abs(a->goal.x - at.x) > 3 || abs(a->goal.y - at.y) > 3)
+                far++;
+        }
+        assert_int_equal(gc_sim_tick(s), GC_OK);
+    }
+    gc_sim_stats st;
+    gc_sim_stats_total(s, &st);
+    assert_true(st.arrivals > 60); /* short trips: many arrivals */
+    /* The fallback (anywhere in the component) is for pockets only. */
+    assert_true(far <= 2);
+    gc_sim_free(s);
+    gc_grid_free(g);
+}
+
+/* Two rooms joined by two corridors (rows 2 and 8). */
+static gc_grid *
+corridor_grid(void)
+{
+    static const char *rows[] = {
+        "..........@@@@@@@@@@..........", "..........@@@@@@@@@@..........",
+        "..............................", "..........@@@@@@@@@@..........",
+        "..........@@@@@@@@@@..........", "..........@@@@@@@@@@..........",
+        "..........@@@@@@@@@@..........", "..........@@@@@@@@@@..........",
+        "..............................", "..........@@@@@@@@@@..........",
+        "..........@@@@@@@@@@..........",
+    };
+    gc_grid *g;
+    assert_int_equal(gc_grid_new(&g, 30, 11), GC_OK);
+    for (int y = 0; y < 11; y++)
+        for (int x = 0; x < 30; x++)
+            gc_grid_set(g, x, y, gc_cell_type_from_glyph(rows[y][x]));
+    return g;
+}
+
+/* Does the agent's remaining walk touch cell w?  Dense sampling along each
+ * segment, independent of the library's segment walk. */
+static bool
+walk_touches(const gc_grid *g, const gc_agent *a, gc_cell w)
+{
+    gc_cell prev = gc_grid_world_to_cell(g, a->pos);
+    if (prev.x == w.x && prev.y == w.y)
+        return true;
+    for (uint32_t k = a->wp_next; k < a->wp_len; k++) {
+        gc_cell c = gc_grid_world_to_cell(g, a->wp[k]);
+        gc_vec2 p0 = gc_grid_cell_center(g, prev);
+        gc_vec2 p1 = gc_grid_cell_center(g, c);
+        for (int t = 0; t <= 200; t++) {
+            gc_vec2 p = {p0.x + (p1.x - p0.x) * (float)t / 200.0f,
+                         p0.y + (p1.y - p0.y) * (float)t / 200.0f};
+            gc_cell q = gc_grid_world_to_cell(g, p);
+            if (q.x == w.x && q.y == w.y)
+                return true;
+        }
+        prev = c;
+    }
+    return false;
+}
+
+static void
+test_wall_across_corridor(void **state)
+{
+    (void)state;
+    gc_grid *g = corridor_grid();
+    gc_sim_config c;
+    gc_sim_config_init(&c);
+    c.agents = 40;
+    c.threads = 2;
+    c.goals = GC_GOALS_POINT;
+    c.point = (gc_cell){27, 5};
+    c.motion.speed = 3.0f;
+    c.seed = 3;
+    gc_sim *s;
+    gc_error err;
+    assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_OK);
+    run_ticks(s, 30);
+    const gc_cell wall = {15, 2};
+    int n_affected = 0;
+    for (size_t i = 0; i < 40; i++)
+        n_affected += gc_sim_agent(s, i)->state == GC_AGENT_MOVING &&
+                      walk_touches(g, gc_sim_agent(s, i), wall);
+    assert_true(n_affected >= 3); /* the upper corridor is in use */
+    gc_sim_stats st;
+    gc_sim_stats_window(s, &st);
+
+    gc_grid_set(g, wall.x, wall.y, GC_CELL_OBSTACLE);
+    assert_int_equal(gc_sim_grid_changed(s, &wall, 1), GC_OK);
+    run_ticks(s, 2);
+    gc_sim_stats_window(s, &st);
+    /* Exactly the affected agents planned again, within two ticks. */
+    assert_int_equal(st.replans, n_affected);
+    for (size_t i = 0; i < 40; i++) {
+        const gc_agent *a = gc_sim_agent(s, i);
+        if (a->state == GC_AGENT_ARRIVED)
+            continue;
+        assert_int_equal(a->state, GC_AGENT_MOVING);
+        assert_false(walk_touches(g, a, wall));
+    }
+    int ticks = 0;
+    while (!gc_sim_done(s) && ticks++ < 3000) {
+        assert_int_equal(gc_sim_tick(s), GC_OK);
+        assert_all_in_passable_cells(s);
+    }
+    gc_sim_stats_total(s, &st);
+    assert_int_equal(st.by_state[GC_AGENT_ARRIVED], 40);
+    gc_sim_free(s);
+    gc_grid_free(g);
+}
+
+static void
+test_wall_under_agent(void **state)
+{
+    (void)state;
+    gc_grid *g = small_grid();
+    gc_sim_config c;
+    gc_sim_config_init(&c);
+    c.agents = 20;
+    gc_sim *s;
+    gc_error err;
+    assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_OK);
+    run_ticks(s, 10);
+    /* A wall in the cell agent 4 stands in. */
+    const gc_agent *a = gc_sim_agent(s, 4);
+    gc_cell under = gc_grid_world_to_cell(g, a->pos);
+    gc_vec2 before = a->pos;
+    gc_grid_set(g, under.x, under.y, GC_CELL_OBSTACLE);
+    assert_int_equal(gc_sim_grid_changed(s, &under, 1), GC_OK);
+    gc_cell now = gc_grid_world_to_cell(g, a->pos);
+    assert_true(gc_grid_passable(g, now.x, now.y));
+    /* It left by the shortest way: to a neighbouring cell's centre. */
+    assert_true(abs(now.x - under.x) <= 1 && abs(now.y - under.y) <= 1);
+    assert_true(hypotf(a->pos.x - before.x, a->pos.y - before.y) < 1.5f);
+    for (int t = 0; t < 100; t++) {
+        assert_int_equal(gc_sim_tick(s), GC_OK);
+        assert_all_in_passable_cells(s);
+    }
+    /* Every cell a wall: nobody can go anywhere, everybody is stuck. */
+    gc_grid_fill(g, GC_CELL_OBSTACLE);
+    assert_int_equal(gc_sim_grid_changed(s, NULL, 0), GC_OK);
+    run_ticks(s, 2);
+    for (size_t i = 0; i < 20; i++)
+        assert_int_equal(gc_sim_agent(s, i)->state, GC_AGENT_STUCK);
+    gc_sim_free(s);
+    gc_grid_free(g);
+}
+
 int
 main(void)
 {
@@ -350,6 +561,10 @@ main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_point_goal_unreachable),
         cmocka_unit_test(test_grid_change_replans),
+        cmocka_unit_test(test_trace_of_one_agent),
+        cmocka_unit_test(test_wander_radius),
+        cmocka_unit_test(test_wall_across_corridor),
+        cmocka_unit_test(test_wall_under_agent),
     };
     return cmocka_run_group_tests_name("sim", tests, NULL, NULL);
 }

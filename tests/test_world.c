@@ -345,6 +345,11 @@ test_create_attach(void **state)
     assert_int_equal(atomic_load(&h->edits_accepted), 5);
     assert_int_equal(atomic_load(&h->edits_rejected), 2);
     assert_int_equal(atomic_load(&h->edits_pending), 1);
+    assert_int_equal(gc_world_edits_applied(f->reader), 0);
+    assert_int_equal(gc_world_set_edits_applied(f->owner, 7), GC_OK);
+    assert_int_equal(gc_world_set_edits_applied(f->reader, 8), GC_EPERM);
+    assert_int_equal(gc_world_edits_applied(f->reader), 7);
+    assert_int_equal(gc_edits_tail(f->reader), 0); /* no queue attached */
 
     /* Cells: the daemon edits through a gc_grid on the section. */
     gc_grid *g;
@@ -1415,6 +1420,7 @@ test_edits_push_pop(void **state)
         assert_int_equal(e.sender_pid, getpid());
     }
     assert_int_equal(gc_edits_pending(f->owner), 3);
+    assert_int_equal(gc_edits_tail(f->owner), 3);
     for (uint64_t t = 1; t <= 3; t++) {
         assert_int_equal(gc_edits_pop(f->owner, &got), 1);
         assert_true(edit_matches(&got, t));

@@ -46,13 +46,16 @@ typedef struct gc_sim_config {
     const gc_scen *scen;   /* GC_GOALS_SCEN problems (borrowed) */
     const char *scen_name; /* its file name, for messages (may be NULL) */
     uint64_t seed;
-    uint32_t plan_budget;  /* searches per worker per tick, >= 1 */
-    uint64_t plan_time_ns; /* and stop planning once a worker has spent
-                              this long in the tick (0: no limit); replans
-                              after grid changes are not limited */
-    bool smooth;           /* smooth planned paths */
-    gc_diag_rule diag;     /* move rule */
-    bool wander_repeat;    /* wander: a new goal after each arrival */
+    uint32_t plan_budget;   /* searches per worker per tick, >= 1 */
+    uint64_t plan_time_ns;  /* and stop planning once a worker has spent
+                               this long in the tick (0: no limit); replans
+                               after grid changes ignore the count budget
+                               and get twice this time */
+    bool smooth;            /* smooth planned paths */
+    gc_diag_rule diag;      /* move rule */
+    bool wander_repeat;     /* wander: a new goal after each arrival */
+    uint32_t wander_radius; /* wander: goals within this many cells of the
+                               agent in each axis (0: anywhere reachable) */
 } gc_sim_config;
 
 /* Defaults: 300 agents, 1 thread, 60 Hz, speed 4 cells/s (in world units
@@ -97,6 +100,23 @@ int gc_sim_tick(gc_sim *s);
  * NULL to replan every moving agent).
  */
 int gc_sim_grid_changed(gc_sim *s, const gc_cell *cells, size_t n);
+
+/*
+ * Record the searches of `agent` (UINT32_MAX: nobody) into a buffer of
+ * `cap` events that the sim owns: opened and closed cells, then the path
+ * found (GC_TRACE_PATH).  A moving agent is planned again at once so that
+ * a trace appears promptly.  Between ticks only.  GC_ERANGE for an agent
+ * that does not exist, GC_ENOMEM.
+ */
+int gc_sim_trace_agent(gc_sim *s, uint32_t agent, size_t cap);
+
+/* The trace of a search finished since the last call, or NULL; *agent is
+ * set to whose it is.  Valid until the next tick. */
+const gc_trace *gc_sim_take_trace(gc_sim *s, uint32_t *agent);
+
+/* Agents stopped by a grid change and not yet planned again (they are all
+ * served in the next tick). */
+size_t gc_sim_replans_pending(const gc_sim *s);
 
 /* Agents (read between ticks only). */
 size_t gc_sim_agent_count(const gc_sim *s);

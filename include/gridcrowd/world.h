@@ -133,7 +133,14 @@ typedef struct gc_world_header {
     _Atomic uint64_t edits_accepted;
     _Atomic uint64_t edits_rejected;
     _Atomic uint64_t edits_pending;
-    uint64_t reserved[9]; /* zero; room for future fields */
+    /* Edit-queue position up to which every entry has been applied or
+     * rejected: every entry at a position below it is done with, so a tool
+     * that pushed at position p and then sees edits_applied > p (acquire)
+     * also sees the cells its edit changed.  Entries held in an open batch
+     * (waiting for their BATCH_END) hold it back.  Written by the daemon
+     * after the cell changes (release); never decreases. */
+    _Atomic uint64_t edits_applied;
+    uint64_t reserved[8]; /* zero; room for future fields */
 } gc_world_header;
 
 /*
@@ -440,6 +447,8 @@ unsigned gc_world_state(const gc_world *w);
 uint64_t gc_world_tick(const gc_world *w);
 uint64_t gc_world_generation(const gc_world *w);
 uint32_t gc_world_agent_count(const gc_world *w);
+/* gc_world_header.edits_applied (acquire): see there. */
+uint64_t gc_world_edits_applied(const gc_world *w);
 
 /*
  * Whether the daemon still owns this world: false once the object has been
@@ -456,6 +465,9 @@ int gc_world_set_tick(gc_world *w, uint64_t tick);
 /* Publish the edit counters (relaxed). */
 int gc_world_set_edit_counts(gc_world *w, uint64_t accepted, uint64_t rejected,
                              uint64_t pending);
+/* Publish the queue position up to which every edit has been applied or
+ * rejected (gc_world_header.edits_applied), after the cells (release). */
+int gc_world_set_edits_applied(gc_world *w, uint64_t position);
 
 /*
  * The cell bytes, writable, for the daemon; NULL for readers.  Change them
@@ -577,6 +589,11 @@ int gc_edits_pop(gc_world *w, gc_edit *out);
 
 /* Entries claimed but not yet consumed (tail - head), for the counters. */
 uint64_t gc_edits_pending(const gc_world *w);
+
+/* The next position a producer will claim (the queue's tail; relaxed), or 0
+ * without the queue.  Every entry pushed before this call returned has a
+ * smaller position: a tool waits for gc_world_edits_applied to reach it. */
+uint64_t gc_edits_tail(const gc_world *w);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,686 @@
+/*
+ * edits.c: the daemon's side of the edit queue: check, stage, apply.
+ *
+ * Between ticks the simulation loop calls gc_edit_applier_drain, which takes
+ * what the queue holds and turns it into cell changes.  The rules it keeps:
+ *
+ * - Everything popped is untrusted.  gc_edit_check looks at every field
+ *   before anything is done with an entry; a bad entry is counted under one
+ *   reason and goes no further.  Nothing from the queue is used as a size or
+ *   an index before it has been checked against the map, and the queue
+ *   header's own fields (capacity, claim timeout) are clamped before use,
+ *   since producers can write that object.
+ * - Exactly once.  The ring hands out each position once (gc_edits_pop
+ *   frees the slot as it copies the entry out), so an entry arrives at most
+ *   once; an unbatched entry is applied when it arrives, and a batch's
+ *   entries are copied into the applier and applied once, when their END
+ *   arrives, after which the batch is forgotten.  Nothing is ever applied
+ *   from the queue's memory after the pop.
+ * - All or nothing per batch.  A batch applies only if every entry named
+ *   by its END's count arrived and was accepted.  An entry rejected by its
+ *   check "poisons" its batch; a lost entry (dead claim, corrupt) makes the
+ *   count differ.  Either way the whole batch is rejected at its END.
+ * - Bounded.  At most max_open_batches batches and max_staged entries are
+ *   held; at most max_pops entries are taken per drain, and no more once
+ *   cell_budget cells were written, so that a flood delays the edits
+ *   behind it, never the tick.  Memory for changes is reserved before an
+ *   edit is applied, so an allocation failure rejects an edit whole rather
+ *   than leaving it half done.
+ * - One generation per tick with changes.  The cells are written inside
+ *   one gc_world_cells_begin/end pair per drain, opened at the first write
+ *   that changes a type.  edits_applied is published after the pair closes
+ *   (release), so a tool that sees it pass its position sees its cells.
+ * - Changed cells are deduplicated with a bitmap of the grid (1 bit a cell,
+ *   allocated at the first drain) and reported only when their type at the
+ *   end of the drain differs from the one at its start.
+ */
+#include "config.h"
+
+#include <gridcrowd/edits.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- Checking ------------------------------------------------------------ */
+
+static const char *const reason_names[GC_EDIT_NREASONS] = {
+    [GC_EDIT_R_BAD_OP] = "bad_op",
+    [GC_EDIT_R_BAD_TYPE] = "bad_type",
+    [GC_EDIT_R_BAD_FIELD] = "bad_field",
+    [GC_EDIT_R_OUT_OF_BOUNDS] = "out_of_bounds",
+    [GC_EDIT_R_TOO_BIG] = "too_big",
+    [GC_EDIT_R_BAD_BATCH] = "bad_batch",
+    [GC_EDIT_R_BAD_AGENT] = "bad_agent",
+    [GC_EDIT_R_BATCH_INCOMPLETE] = "batch_incomplete",
+    [GC_EDIT_R_BATCH_TIMEOUT] = "batch_timeout",
+    [GC_EDIT_R_BATCH_OVERFLOW] = "batch_overflow",
+    [GC_EDIT_R_NO_MEMORY] = "no_memory",
+    [GC_EDIT_R_CORRUPT] = "corrupt",
+    [GC_EDIT_R_DEAD_CLAIM] = "dead_claim",
+};
+
+const char *
+gc_edit_reason_name(int reason)
+{
+    if (reason < 0 || reason >= GC_EDIT_NREASONS)
+        return NULL;
+    return reason_names[reason];
+}
+
+static uint64_t
+span(int32_t a, int32_t b)
+{
+    int64_t d = (int64_t)a - (int64_t)b;
+    return (uint64_t)(d < 0 ? -d : d) + 1;
+}
+
+uint64_t
+gc_edit_cell_count(const gc_edit *e)
+{
+    switch (e->op) {
+    case GC_EDIT_SET:
+        return 1;
+    case GC_EDIT_RECT: {
+        uint64_t dx = span(e->x0, e->x1), dy = span(e->y0, e->y1);
+        return dx > UINT64_MAX / dy ? UINT64_MAX : dx * dy; /* saturate */
+    }
+    case GC_EDIT_LINE: {
+        uint64_t dx = span(e->x0, e->x1), dy = span(e->y0, e->y1);
+        return dx > dy ? dx : dy;
+    }
+    }
+    return 0;
+}
+
+static bool
+in_map(int32_t x, int32_t y, int32_t width, int32_t height)
+{
+    return x >= 0 && y >= 0 && x < width && y < height;
+}
+
+/* The reason `e` is rejected, or -1 when it passes.  Order: op, type,
+ * unused fields, batch fields, bounds, size. */
+static int
+classify(const gc_edit *e, int32_t width, int32_t height)
+{
+    switch (e->op) {
+    case GC_EDIT_SET:
+        if (e->type >= GC_CELL_NTYPES)
+            return GC_EDIT_R_BAD_TYPE;
+        if (e->x1 != 0 || e->y1 != 0)
+            return GC_EDIT_R_BAD_FIELD;
+        if (!in_map(e->x0, e->y0, width, height))
+            return GC_EDIT_R_OUT_OF_BOUNDS;
+        return -1;
+    case GC_EDIT_RECT:
+    case GC_EDIT_LINE:
+        if (e->type >= GC_CELL_NTYPES)
+            return GC_EDIT_R_BAD_TYPE;
+        if (!in_map(e->x0, e->y0, width, height) ||
+            !in_map(e->x1, e->y1, width, height))
+            return GC_EDIT_R_OUT_OF_BOUNDS;
+        if (gc_edit_cell_count(e) > GC_EDIT_MAX_CELLS)
+            return GC_EDIT_R_TOO_BIG;
+        return -1;
+    case GC_EDIT_BATCH_END:
+        if (e->type != 0 || e->y0 != 0 || e->x1 != 0 || e->y1 != 0)
+            return GC_EDIT_R_BAD_FIELD;
+        if (e->batch == 0 || e->x0 < 0 || (uint32_t)e->x0 > GC_EDIT_MAX_BATCH)
+            return GC_EDIT_R_BAD_BATCH;
+        return -1;
+    case GC_EDIT_TRACE:
+        if (e->type != 0 || e->x1 != 0 || e->y1 != 0)
+            return GC_EDIT_R_BAD_FIELD;
+        if (e->batch != 0)
+            return GC_EDIT_R_BAD_BATCH;
+        return -1;
+    }
+    return GC_EDIT_R_BAD_OP;
+}
+
+int
+gc_edit_check(const gc_edit *e, int32_t width, int32_t height,
+              const char **reason)
+{
+    int r = e == NULL ? GC_EDIT_R_BAD_OP : classify(e, width, height);
+    if (reason != NULL)
+        *reason = r < 0 ? NULL : reason_names[r];
+    switch (r) {
+    case -1:
+        return GC_OK;
+    case GC_EDIT_R_OUT_OF_BOUNDS:
+        return GC_EOUTSIDE;
+    case GC_EDIT_R_TOO_BIG:
+        return GC_ETOOBIG;
+    }
+    return GC_EINVAL;
+}
+
+/* ---- The applier --------------------------------------------------------- */
+
+/* A checked SET, RECT or LINE, as staged: 20 bytes instead of a gc_edit. */
+typedef struct staged {
+    uint8_t op, type;
+    int32_t x0, y0, x1, y1;
+} staged;
+
+/* One open batch of one sender.  Slots are reused; `used` marks live ones. */
+typedef struct batch {
+    bool used;
+    bool poisoned;      /* one of its entries was rejected by its check */
+    uint32_t pid, id;   /* (sender_pid, batch) */
+    uint64_t first_pos; /* queue position of the first staged entry */
+    uint64_t last_ns;   /* now_ns of the drain that last added to it */
+    staged *ent;
+    uint32_t n, cap;
+} batch;
+
+struct gc_edit_applier {
+    gc_edit_applier_config cfg;
+    batch *batches; /* cfg.max_open_batches slots */
+    uint32_t open;  /* slots in use */
+    uint64_t staged_total;
+    gc_edit_counts counts;
+
+    /* Change tracking, sized for the grid at the first drain. */
+    int32_t width, height;
+    uint8_t *seen;      /* 1 bit per cell: recorded in list this drain */
+    gc_cell *list;      /* cells changed this drain, in first-change order;
+                           compacted in place into what drain returns */
+    uint8_t *list_orig; /* their type when the drain began */
+    size_t list_n, list_cap;
+
+    /* Per drain. */
+    gc_world *w;
+    uint8_t *cells;
+    bool cells_open;      /* we called gc_world_cells_begin */
+    bool cells_writing;   /* begin done (by us, or by the caller before us) */
+    uint64_t cell_writes; /* cells visited this drain, for the budget */
+};
+
+int
+gc_edit_applier_new(gc_edit_applier **out, const gc_edit_applier_config *cfg)
+{
+    if (out == NULL)
+        return GC_EINVAL;
+    *out = NULL;
+    gc_edit_applier *a = calloc(1, sizeof *a);
+    if (a == NULL)
+        return GC_ENOMEM;
+    if (cfg != NULL)
+        a->cfg = *cfg;
+    if (a->cfg.max_open_batches == 0)
+        a->cfg.max_open_batches = GC_EDIT_DEFAULT_OPEN_BATCHES;
+    if (a->cfg.max_staged == 0)
+        a->cfg.max_staged = GC_EDIT_DEFAULT_STAGED;
+    if (a->cfg.batch_timeout_ms == 0)
+        a->cfg.batch_timeout_ms = GC_EDIT_DEFAULT_BATCH_TIMEOUT_MS;
+    if (a->cfg.cell_budget == 0)
+        a->cfg.cell_budget = GC_EDIT_DEFAULT_CELL_BUDGET;
+    a->batches = calloc(a->cfg.max_open_batches, sizeof *a->batches);
+    if (a->batches == NULL) {
+        free(a);
+        return GC_ENOMEM;
+    }
+    *out = a;
+    return GC_OK;
+}
+
+static void
+batch_close(gc_edit_applier *a, batch *b)
+{
+    a->staged_total -= b->n;
+    a->open--;
+    free(b->ent);
+    memset(b, 0, sizeof *b);
+}
+
+static void
+free_tracking(gc_edit_applier *a)
+{
+    free(a->seen);
+    free(a->list);
+    free(a->list_orig);
+    a->seen = NULL;
+    a->list = NULL;
+    a->list_orig = NULL;
+    a->list_n = a->list_cap = 0;
+    a->width = a->height = 0;
+}
+
+void
+gc_edit_applier_free(gc_edit_applier *a)
+{
+    if (a == NULL)
+        return;
+    for (uint32_t i = 0; i < a->cfg.max_open_batches; i++)
+        if (a->batches[i].used)
+            batch_close(a, &a->batches[i]);
+    free(a->batches);
+    free_tracking(a);
+    free(a);
+}
+
+void
+gc_edit_applier_counts(const gc_edit_applier *a, gc_edit_counts *out)
+{
+    *out = a->counts;
+    out->staged = a->staged_total;
+    out->open_batches = a->open;
+}
+
+static void
+reject(gc_edit_applier *a, int reason, uint64_t n)
+{
+    a->counts.by_reason[reason] += n;
+    a->counts.rejected += n;
+}
+
+/* ---- Writing cells ------------------------------------------------------- */
+
+/* Make room for `more` further cells in the change list. */
+static int
+reserve_changes(gc_edit_applier *a, uint64_t more)
+{
+    uint64_t cells = (uint64_t)a->width * (uint64_t)a->height;
+    /* A cell is listed once per drain, so the list never exceeds the grid. */
+    uint64_t want = a->list_n + (more < cells ? more : cells);
+    if (want > cells)
+        want = cells;
+    if (want <= a->list_cap)
+        return GC_OK;
+    uint64_t cap = a->list_cap ? a->list_cap : 64;
+    while (cap < want)
+        cap *= 2;
+    if (cap > cells)
+        cap = cells;
+    gc_cell *list = realloc(a->list, cap * sizeof *list);
+    if (list == NULL)
+        return GC_ENOMEM;
+    a->list = list;
+    uint8_t *orig = realloc(a->list_orig, cap);
+    if (orig == NULL)
+        return GC_ENOMEM;
+    a->list_orig = orig;
+    a->list_cap = (size_t)cap;
+    return GC_OK;
+}
+
+/* Cell (x, y) becomes `type`.  Room in the list was reserved beforehand. */
+static void
+put(gc_edit_applier *a, int32_t x, int32_t y, uint8_t type)
+{
+    size_t idx = (size_t)y * (size_t)a->width + (size_t)x;
+    uint8_t *c = &a->cells[idx];
+    if (*c == type)
+        return;
+    if (!a->cells_writing) {
+        /* GC_EINVAL means the caller already holds the pair open: write
+         * inside it and leave closing it to them. */
+        a->cells_open = gc_world_cells_begin(a->w) == GC_OK;
+        a->cells_writing = true;
+    }
+    uint8_t bit = (uint8_t)(1u << (idx & 7));
+    if (!(a->seen[idx >> 3] & bit)) {
+        a->seen[idx >> 3] |= bit;
+        a->list[a->list_n] = (gc_cell){x, y};
+        a->list_orig[a->list_n] = *c;
+        a->list_n++;
+    }
+    *c = type;
+}
+
+/* Apply one checked SET, RECT or LINE. */
+static void
+apply_one(gc_edit_applier *a, const staged *s)
+{
+    int32_t x0 = s->x0, y0 = s->y0, x1 = s->x1, y1 = s->y1;
+    switch (s->op) {
+    case GC_EDIT_SET:
+        put(a, x0, y0, s->type);
+        break;
+    case GC_EDIT_RECT: {
+        if (x0 > x1) {
+            int32_t t = x0;
+            x0 = x1, x1 = t;
+        }
+        if (y0 > y1) {
+            int32_t t = y0;
+            y0 = y1, y1 = t;
+        }
+        for (int32_t y = y0; y <= y1; y++)
+            for (int32_t x = x0; x <= x1; x++)
+                put(a, x, y, s->type);
+        break;
+    }
+    case GC_EDIT_LINE: {
+        /* Canonical direction, so that A-B and B-A are the same cells. */
+        if (x0 > x1 || (x0 == x1 && y0 > y1)) {
+            int32_t t = x0;
+            x0 = x1, x1 = t;
+            t = y0;
+            y0 = y1, y1 = t;
+        }
+        int32_t dx = x1 - x0, dy = y1 > y0 ? y1 - y0 : y0 - y1;
+        int32_t sy = y1 > y0 ? 1 : -1;
+        int64_t err = (int64_t)dx - dy;
+        for (;;) {
+            put(a, x0, y0, s->type);
+            if (x0 == x1 && y0 == y1)
+                break;
+            int64_t e2 = 2 * err;
+            if (e2 >= -(int64_t)dy) {
+                err -= dy;
+                x0++;
+            }
+            if (e2 <= (int64_t)dx) {
+                err += dx;
+                y0 += sy;
+            }
+        }
+        break;
+    }
+    }
+}
+
+/* Apply n checked entries together, or none of them when the room to
+ * record their changes cannot be had. */
+static int
+apply_list(gc_edit_applier *a, const staged *s, uint32_t n)
+{
+    uint64_t cells = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        gc_edit e = {.op = s[i].op,
+                     .x0 = s[i].x0,
+                     .y0 = s[i].y0,
+                     .x1 = s[i].x1,
+                     .y1 = s[i].y1};
+        cells += gc_edit_cell_count(&e);
+    }
+    if (reserve_changes(a, cells) != GC_OK)
+        return GC_ENOMEM;
+    for (uint32_t i = 0; i < n; i++)
+        apply_one(a, &s[i]);
+    a->cell_writes += cells;
+    return GC_OK;
+}
+
+/* ---- Batches ------------------------------------------------------------- */
+
+static batch *
+batch_find(gc_edit_applier *a, uint32_t pid, uint32_t id)
+{
+    if (a->open == 0)
+        return NULL;
+    for (uint32_t i = 0; i < a->cfg.max_open_batches; i++) {
+        batch *b = &a->batches[i];
+        if (b->used && b->pid == pid && b->id == id)
+            return b;
+    }
+    return NULL;
+}
+
+/* The batch (pid, id), opened if need be; NULL when no slot is free. */
+static batch *
+batch_get(gc_edit_applier *a, uint32_t pid, uint32_t id, uint64_t now_ns)
+{
+    batch *b = batch_find(a, pid, id);
+    if (b != NULL)
+        return b;
+    if (a->open >= a->cfg.max_open_batches)
+        return NULL;
+    for (uint32_t i = 0; i < a->cfg.max_open_batches; i++) {
+        b = &a->batches[i];
+        if (!b->used) {
+            memset(b, 0, sizeof *b);
+            b->used = true;
+            b->pid = pid;
+            b->id = id;
+            b->last_ns = now_ns;
+            a->open++;
+            return b;
+        }
+    }
+    return NULL; /* not reached: open < max means a slot is free */
+}
+
+/* Hold a checked batch member until its END. */
+static void
+stage(gc_edit_applier *a, const gc_edit *e, uint64_t now_ns)
+{
+    batch *b = batch_get(a, e->sender_pid, e->batch, now_ns);
+    if (b == NULL || b->n >= GC_EDIT_MAX_BATCH ||
+        a->staged_total >= a->cfg.max_staged) {
+        /* Its END will find the count short and reject the rest. */
+        reject(a, GC_EDIT_R_BATCH_OVERFLOW, 1);
+        return;
+    }
+    if (b->n == b->cap) {
+        uint32_t cap = b->cap ? b->cap * 2 : 16;
+        if (cap > GC_EDIT_MAX_BATCH)
+            cap = GC_EDIT_MAX_BATCH;
+        staged *ent = realloc(b->ent, (size_t)cap * sizeof *ent);
+        if (ent == NULL) {
+            reject(a, GC_EDIT_R_NO_MEMORY, 1);
+            return;
+        }
+        b->ent = ent;
+        b->cap = cap;
+    }
+    if (b->n == 0)
+        b->first_pos = e->position;
+    b->ent[b->n++] =
+        (staged){(uint8_t)e->op, (uint8_t)e->type, e->x0, e->y0, e->x1, e->y1};
+    b->last_ns = now_ns;
+    a->staged_total++;
+}
+
+/* A batch's END: apply the batch whole, or reject it whole. */
+static void
+batch_end(gc_edit_applier *a, const gc_edit *e)
+{
+    batch *b = batch_find(a, e->sender_pid, e->batch);
+    uint32_t n = b != NULL ? b->n : 0;
+    if (b == NULL && e->x0 == 0) {
+        a->counts.accepted++; /* an empty batch: nothing to do */
+        return;
+    }
+    if (b == NULL || b->poisoned || n != (uint32_t)e->x0) {
+        reject(a, GC_EDIT_R_BATCH_INCOMPLETE, (uint64_t)n + 1);
+        a->counts.batches_dropped++;
+    } else if (apply_list(a, b->ent, n) != GC_OK) {
+        reject(a, GC_EDIT_R_NO_MEMORY, (uint64_t)n + 1);
+        a->counts.batches_dropped++;
+    } else {
+        a->counts.accepted += (uint64_t)n + 1;
+        a->counts.batches_applied++;
+    }
+    if (b != NULL)
+        batch_close(a, b);
+}
+
+/* Drop batches whose END has not come for the timeout. */
+static void
+expire(gc_edit_applier *a, uint64_t now_ns, uint64_t timeout_ns)
+{
+    for (uint32_t i = 0; a->open > 0 && i < a->cfg.max_open_batches; i++) {
+        batch *b = &a->batches[i];
+        if (!b->used || now_ns < b->last_ns ||
+            now_ns - b->last_ns <= timeout_ns)
+            continue;
+        reject(a, GC_EDIT_R_BATCH_TIMEOUT, b->n);
+        a->counts.batches_dropped++;
+        batch_close(a, b);
+    }
+}
+
+/* ---- Draining ------------------------------------------------------------ */
+
+static void
+handle(gc_edit_applier *a, gc_world *w, const gc_edit *e, uint64_t now_ns)
+{
+    int r = classify(e, a->width, a->height);
+    if (r < 0 && e->op == GC_EDIT_TRACE &&
+        (uint32_t)e->x0 != GC_WORLD_NO_AGENT &&
+        (uint32_t)e->x0 >= gc_world_agent_capacity(w))
+        r = GC_EDIT_R_BAD_AGENT;
+    if (r >= 0) {
+        reject(a, r, 1);
+        /* A batch member that fails its check sinks its batch.  (Its
+         * sender and batch fields passed the ring's check, so they name
+         * the batch as well as anything does.) */
+        bool member = e->op == GC_EDIT_SET || e->op == GC_EDIT_RECT ||
+                      e->op == GC_EDIT_LINE;
+        if (member && e->batch != 0) {
+            batch *b = batch_get(a, e->sender_pid, e->batch, now_ns);
+            if (b != NULL) {
+                b->poisoned = true;
+                b->last_ns = now_ns;
+            }
+        }
+        return;
+    }
+    switch (e->op) {
+    case GC_EDIT_TRACE:
+        gc_world_set_trace_request(w, (uint32_t)e->x0, (uint32_t)e->y0);
+        a->counts.accepted++;
+        return;
+    case GC_EDIT_BATCH_END:
+        batch_end(a, e);
+        return;
+    }
+    if (e->batch != 0) {
+        stage(a, e, now_ns);
+        return;
+    }
+    staged s = {(uint8_t)e->op, (uint8_t)e->type, e->x0, e->y0, e->x1, e->y1};
+    if (apply_list(a, &s, 1) == GC_OK)
+        a->counts.accepted++;
+    else
+        reject(a, GC_EDIT_R_NO_MEMORY, 1);
+}
+
+/* Size the change tracking for a width x height grid. */
+static int
+track_init(gc_edit_applier *a, int32_t width, int32_t height)
+{
+    if (a->seen != NULL && a->width == width && a->height == height)
+        return GC_OK;
+    free_tracking(a);
+    size_t cells = (size_t)width * (size_t)height;
+    a->seen = calloc((cells + 7) / 8, 1);
+    if (a->seen == NULL)
+        return GC_ENOMEM;
+    a->width = width;
+    a->height = height;
+    return GC_OK;
+}
+
+/* The clamped fixed fields of the queue header, which producers can write. */
+static void
+queue_limits(const gc_world *w, uint64_t *cap, uint64_t *claim_ns)
+{
+    const gc_edits_header *h = gc_world_edits(w);
+    uint64_t c = h->capacity, t = h->claim_timeout_ns;
+    *cap = c < 2 ? 2 : c > GC_EDITS_MAX_CAPACITY ? GC_EDITS_MAX_CAPACITY : c;
+    const uint64_t hour = UINT64_C(3600000000000);
+    *claim_ns = t > hour ? hour : t;
+}
+
+int
+gc_edit_applier_drain(gc_edit_applier *a, gc_world *w, gc_grid *g,
+                      uint64_t now_ns, const gc_cell **changed,
+                      size_t *n_changed)
+{
+    if (changed != NULL)
+        *changed = NULL;
+    if (n_changed != NULL)
+        *n_changed = 0;
+    if (a == NULL || w == NULL || g == NULL || g->cells == NULL)
+        return GC_EINVAL;
+    if (!gc_world_is_owner(w))
+        return GC_EPERM;
+    if (gc_world_edits(w) == NULL || g->width != gc_world_width(w) ||
+        g->height != gc_world_height(w))
+        return GC_EINVAL;
+    int rc = track_init(a, g->width, g->height);
+    if (rc != GC_OK)
+        return rc;
+
+    uint64_t cap, claim_ns;
+    queue_limits(w, &cap, &claim_ns);
+    uint64_t max_pops = a->cfg.max_pops ? a->cfg.max_pops : 4 * cap;
+    uint64_t timeout_ns = (uint64_t)a->cfg.batch_timeout_ms * 1000000u;
+    if (timeout_ns < claim_ns + UINT64_C(1000000000))
+        timeout_ns = claim_ns + UINT64_C(1000000000);
+
+    a->w = w;
+    a->cells = g->cells;
+    a->cells_open = a->cells_writing = false;
+    a->cell_writes = 0;
+    a->list_n = 0;
+
+    bool emptied = false;
+    for (uint64_t pops = 0;
+         pops < max_pops && a->cell_writes < a->cfg.cell_budget; pops++) {
+        gc_edit e;
+        rc = gc_edits_pop(w, &e);
+        if (rc == 0) {
+            emptied = true;
+            break;
+        }
+        if (rc == GC_ETIMEOUT)
+            reject(a, GC_EDIT_R_DEAD_CLAIM, 1);
+        else if (rc == GC_ECORRUPT)
+            reject(a, GC_EDIT_R_CORRUPT, 1);
+        else if (rc == 1)
+            handle(a, w, &e, now_ns);
+        else
+            break; /* cannot happen: owner and queue were checked */
+    }
+    /* Only a batch with nothing of it left in the queue can be late. */
+    if (emptied)
+        expire(a, now_ns, timeout_ns);
+
+    /* Report what really changed, and clear the bitmap for next time. */
+    size_t n = 0;
+    for (size_t i = 0; i < a->list_n; i++) {
+        gc_cell c = a->list[i];
+        size_t idx = (size_t)c.y * (size_t)a->width + (size_t)c.x;
+        a->seen[idx >> 3] &= (uint8_t) ~(1u << (idx & 7));
+        if (a->cells[idx] != a->list_orig[i])
+            a->list[n++] = c;
+    }
+    if (a->cells_writing) {
+        if (a->cells_open)
+            gc_world_cells_end(w);
+        g->generation++;
+        a->counts.generations++;
+    }
+    a->counts.cells_changed += n;
+
+    /* Everything before the head has been dealt with, except what waits in
+     * a batch. */
+    uint64_t applied =
+        atomic_load_explicit(&gc_world_edits(w)->head, memory_order_relaxed);
+    for (uint32_t i = 0; a->open > 0 && i < a->cfg.max_open_batches; i++) {
+        const batch *b = &a->batches[i];
+        if (b->used && b->n > 0 && b->first_pos < applied)
+            applied = b->first_pos;
+    }
+    if (applied < a->counts.applied)
+        applied = a->counts.applied; /* never backwards */
+    a->counts.applied = applied;
+    a->counts.pending = gc_edits_pending(w) + a->staged_total;
+    gc_world_set_edit_counts(w, a->counts.accepted, a->counts.rejected,
+                             a->counts.pending);
+    gc_world_set_edits_applied(w, applied);
+
+    a->w = NULL;
+    a->cells = NULL;
+    if (changed != NULL)
+        *changed = n > 0 ? a->list : NULL;
+    if (n_changed != NULL)
+        *n_changed = n;
+    return GC_OK;
+}
