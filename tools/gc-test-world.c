@@ -8,9 +8,9 @@
  * publishes a snapshot every tick at --hz, and runs until SIGTERM or SIGINT,
  * when it sets the state to stopping and destroys the objects.  Unlike the
  * real daemon it plans nothing, so a test knows every pixel the viewer
- * should draw.  It does apply the edits the viewer sends (SET, RECT, LINE;
- * TRACE publishes a made-up trace for the requested agent), which is enough
- * to watch painting work.
+ * should draw.  It does apply the edits the viewer sends, with the daemon's
+ * own applier (gc_edit_applier_drain), and answers a TRACE request with a
+ * made-up trace of the requested agent.
  *
  * Options:
  *   --agent X,Y,HEADING,STATE[,GX,GY]  an agent at world position (X, Y),
@@ -60,6 +60,8 @@ typedef struct agent {
 typedef struct fake {
     gc_world *w;
     gc_grid *g; /* over the world's cells */
+    gc_edit_applier *edits;
+    uint32_t traced; /* agent of the last trace request seen */
     agent *a;
     uint32_t n, cap;
     float speed;
@@ -279,64 +281,12 @@ out:
     free(ev);
 }
 
-/* Apply what the viewer sends; anything odd is dropped, as the daemon
- * would reject it. */
-static void
-apply_edits(fake *f)
+static uint64_t
+now_ns(void)
 {
-    gc_edit e;
-    int rc;
-    bool began = false;
-    while ((rc = gc_edits_pop(f->w, &e)) != 0) {
-        if (rc < 0)
-            continue;
-        if (e.op == GC_EDIT_TRACE) {
-            uint32_t id = (uint32_t)e.x0;
-            gc_world_set_trace_request(f->w, id, (uint32_t)e.y0);
-            publish_trace(f, id);
-            continue;
-        }
-        if (e.type >= GC_CELL_NTYPES || e.batch != 0)
-            continue;
-        int32_t x0 = e.x0, y0 = e.y0, x1 = e.x1, y1 = e.y1;
-        if (e.op == GC_EDIT_SET) {
-            x1 = x0;
-            y1 = y0;
-        } else if (e.op != GC_EDIT_RECT && e.op != GC_EDIT_LINE) {
-            continue;
-        }
-        if (!gc_grid_in_bounds(f->g, x0, y0) ||
-            !gc_grid_in_bounds(f->g, x1, y1))
-            continue;
-        if (!began)
-            gc_world_cells_begin(f->w);
-        began = true;
-        if (e.op == GC_EDIT_LINE) {
-            int dx = abs(x1 - x0), dy = -abs(y1 - y0);
-            int sx = x0 < x1 ? 1 : -1, sy = y0 < y1 ? 1 : -1, err = dx + dy;
-            for (;;) {
-                f->g->cells[gc_grid_index(f->g, x0, y0)] = (uint8_t)e.type;
-                if (x0 == x1 && y0 == y1)
-                    break;
-                int e2 = 2 * err;
-                if (e2 >= dy) {
-                    err += dy;
-                    x0 += sx;
-                }
-                if (e2 <= dx) {
-                    err += dx;
-                    y0 += sy;
-                }
-            }
-        } else {
-            for (int32_t y = y0 < y1 ? y0 : y1; y <= (y0 < y1 ? y1 : y0); y++)
-                for (int32_t x = x0 < x1 ? x0 : x1; x <= (x0 < x1 ? x1 : x0);
-                     x++)
-                    f->g->cells[gc_grid_index(f->g, x, y)] = (uint8_t)e.type;
-        }
-    }
-    if (began)
-        gc_world_cells_end(f->w);
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
 static double
@@ -415,7 +365,9 @@ main(int argc, char **argv)
         return 1;
     }
     int status = 1;
-    if (gc_world_grid(f.w, &f.g) != GC_OK)
+    f.traced = GC_WORLD_NO_AGENT;
+    if (gc_world_grid(f.w, &f.g) != GC_OK ||
+        gc_edit_applier_new(&f.edits, NULL) != GC_OK)
         goto out;
     gc_world_cells_begin(f.w);
     if (src != NULL)
@@ -455,8 +407,11 @@ main(int argc, char **argv)
 
     publish_agents(&f);
     publish_stats(&f, 0, 0, 0);
-    if (trace != GC_WORLD_NO_AGENT)
+    if (trace != GC_WORLD_NO_AGENT) {
+        gc_world_set_trace_request(f.w, trace, 1);
+        f.traced = trace;
         publish_trace(&f, trace);
+    }
     gc_world_set_state(f.w, GC_WORLD_RUNNING);
 
     double start = now_s(), second = start;
@@ -475,7 +430,14 @@ main(int argc, char **argv)
                    EINTR &&
                !stop_flag)
             ;
-        apply_edits(&f);
+        /* A failed drain leaves the edits for the next tick. */
+        gc_edit_applier_drain(f.edits, f.w, f.g, now_ns(), NULL, NULL);
+        uint32_t want;
+        gc_world_trace_request(f.w, &want, NULL);
+        if (want != f.traced) {
+            f.traced = want;
+            publish_trace(&f, want);
+        }
         if (f.move)
             move_agents(&f, (float)(1.0 / hz));
         publish_agents(&f);
@@ -491,6 +453,7 @@ main(int argc, char **argv)
     gc_world_set_state(f.w, GC_WORLD_STOPPING);
     status = 0;
 out:
+    gc_edit_applier_free(f.edits);
     gc_grid_free(f.g);
     gc_grid_free(src);
     free(f.a);

@@ -156,12 +156,20 @@ remember_paint(view_state *s, int32_t x, int32_t y)
 static bool
 push_run(view_state *s, int32_t x0, int32_t y0, int32_t x1, int32_t y1)
 {
-    gc_edit e = {.op = x0 == x1 && y0 == y1 ? GC_EDIT_SET : GC_EDIT_LINE,
+    bool one = x0 == x1 && y0 == y1;
+    /* SET leaves x1 and y1 zero: the daemon rejects an edit whose unused
+     * fields are not. */
+    gc_edit e = {.op = one ? GC_EDIT_SET : GC_EDIT_LINE,
                  .type = (uint32_t)s->paint_type,
                  .x0 = x0,
                  .y0 = y0,
-                 .x1 = x1,
-                 .y1 = y1};
+                 .x1 = one ? 0 : x1,
+                 .y1 = one ? 0 : y1};
+    const char *why;
+    if (gc_edit_check(&e, s->conn.width, s->conn.height, &why) != GC_OK) {
+        view_message(s, false, "paint dropped: %s", why);
+        return false;
+    }
     int rc = view_conn_push(&s->conn, &e);
     if (rc == GC_OK)
         return true;
