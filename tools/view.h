@@ -146,6 +146,10 @@ typedef struct view_state {
     int press_x, press_y, last_x, last_y;
     bool dragged;
     int paint_type; /* -1: not painting */
+    /* Shift and ctrl as of the last key event handled: SDL_GetModState()
+     * is the state at the last pump, which may already include a release
+     * queued after the click being handled. */
+    SDL_Keymod mods;
     int32_t paint_cx, paint_cy;
     view_paint paint[VIEW_PAINT_MAX];
     size_t npaint;

@@ -313,7 +313,11 @@ view_input_event(view_state *s, const SDL_Event *e)
         s->quit = true;
         break;
     case SDL_KEYDOWN:
+        s->mods = (SDL_Keymod)e->key.keysym.mod;
         key(s, &e->key);
+        break;
+    case SDL_KEYUP:
+        s->mods = (SDL_Keymod)e->key.keysym.mod;
         break;
     case SDL_MOUSEWHEEL: {
         int mx, my;
@@ -334,7 +338,7 @@ view_input_event(view_state *s, const SDL_Event *e)
         s->dragged = false;
         s->paint_type = PAINT_NONE;
         if (e->button.button == SDL_BUTTON_LEFT) {
-            SDL_Keymod m = SDL_GetModState();
+            SDL_Keymod m = s->mods;
             if (m & KMOD_SHIFT)
                 paint_begin(s, GC_CELL_OBSTACLE, e->button.x, e->button.y);
             else if (m & KMOD_CTRL)
