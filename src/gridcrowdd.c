@@ -612,8 +612,9 @@ print_second(const options *o, const gc_sim_stats *st, double secs,
     double per_s = secs > 0 ? 1.0 / secs : 0.0;
     fprintf(stderr,
             "%s: tick %llu  %.1f ticks/s  agents: %llu moving %llu waiting "
-            "%llu arrived %llu stuck %llu unreachable  %.0f paths/s  "
-            "path %.1f us mean %.1f us p99  %.0f cells/path\n",
+            "%llu arrived %llu stuck %llu unreachable  %.0f arrivals/s  "
+            "%.0f paths/s  path %.1f us mean %.1f us p99  %.0f "
+            "expanded/path\n",
             prog, (unsigned long long)st->ticks,
             (double)ticks_in_window * per_s,
             (unsigned long long)st->by_state[GC_AGENT_MOVING],
@@ -621,7 +622,8 @@ print_second(const options *o, const gc_sim_stats *st, double secs,
             (unsigned long long)st->by_state[GC_AGENT_ARRIVED],
             (unsigned long long)st->by_state[GC_AGENT_STUCK],
             (unsigned long long)st->by_state[GC_AGENT_UNREACHABLE],
-            (double)st->searches * per_s, st->search_us_mean, st->search_us_p99,
+            (double)st->arrivals * per_s, (double)st->searches * per_s,
+            st->search_us_mean, st->search_us_p99,
             st->searches ? (double)st->expanded / (double)st->searches : 0.0);
 }
 
