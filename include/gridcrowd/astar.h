@@ -36,10 +36,10 @@ extern "C" {
 typedef enum gc_heuristic {
     GC_HEUR_DEFAULT = 0, /* octile when 8-connected, Manhattan when 4 */
     GC_HEUR_OCTILE,
-    GC_HEUR_MANHATTAN,   /* admissible only for 4-connected moves */
+    GC_HEUR_MANHATTAN, /* admissible only for 4-connected moves */
     GC_HEUR_EUCLIDEAN,
     GC_HEUR_CHEBYSHEV,
-    GC_HEUR_ZERO         /* Dijkstra */
+    GC_HEUR_ZERO /* Dijkstra */
 } gc_heuristic;
 
 /* Name ("default", "octile", "manhattan", "euclidean", "chebyshev",
@@ -76,22 +76,22 @@ typedef struct gc_trace {
 } gc_trace;
 
 typedef struct gc_astar_opts {
-    gc_diag_rule diag;       /* default GC_DIAG_NO_CORNER_CUT */
-    gc_heuristic heuristic;  /* default by connectivity */
-    double weight;           /* <= 1: optimal (default); > 1: weighted A*,
-                                at most `weight` times the best cost */
-    uint64_t max_expansions; /* 0: no cap; else stop with GC_ELIMIT */
-    bool partial;            /* when the goal cannot be reached (or the cap
-                                is hit), return the path to the reachable
-                                cell nearest the goal */
-    bool smooth;             /* drop collinear waypoints, then pull string */
-    float radius;            /* agent radius in world units; cells whose
-                                clearance (in cells) is less than
-                                radius / cell_size are blocked, for the
-                                diagonal rules too; needs nav */
+    gc_diag_rule diag;        /* default GC_DIAG_NO_CORNER_CUT */
+    gc_heuristic heuristic;   /* default by connectivity */
+    double weight;            /* <= 1: optimal (default); > 1: weighted A*,
+                                 at most `weight` times the best cost */
+    uint64_t max_expansions;  /* 0: no cap; else stop with GC_ELIMIT */
+    bool partial;             /* when the goal cannot be reached (or the cap
+                                 is hit), return the path to the reachable
+                                 cell nearest the goal */
+    bool smooth;              /* drop collinear waypoints, then pull string */
+    float radius;             /* agent radius in world units; cells whose
+                                 clearance (in cells) is less than
+                                 radius / cell_size are blocked, for the
+                                 diagonal rules too; needs nav */
     const struct gc_nav *nav; /* optional; enables the component check;
                                  must describe the grid as it is now */
-    gc_trace *trace;         /* optional */
+    gc_trace *trace;          /* optional */
 } gc_astar_opts;
 
 /* Fill `o` with the defaults (all zero: 8-connected, no corner cutting,
@@ -235,6 +235,10 @@ uint32_t gc_nav_component(const gc_nav *n, gc_diag_rule rule, gc_cell c);
  * map, minus 0.5 (so a cell next to a wall has clearance 0.5).  0 for an
  * impassable cell. */
 float gc_nav_clearance(const gc_nav *n, gc_cell c);
+
+/* Bytes the data holds: 12 a cell (labels, clearance) plus the bitsets of
+ * passable cells by row and by column (about 2 bits a cell). */
+size_t gc_nav_memory(const gc_nav *n);
 
 /* The grid generation this data was computed for. */
 uint64_t gc_nav_generation(const gc_nav *n);
