@@ -48,6 +48,35 @@ typedef enum gc_heuristic {
 const char *gc_heuristic_name(gc_heuristic h);
 int gc_heuristic_parse(const char *s);
 
+/*
+ * The search algorithm.  GC_ALGO_AUTO (the default) runs jump point search
+ * when it gives the same answer as A* and is faster, which is when all of
+ * these hold: diag is GC_DIAG_NO_CORNER_CUT, every passable cell type
+ * present in the grid has the same cost, radius is 0, weight <= 1, the
+ * heuristic is the default or octile, no partial path is asked for and
+ * nav is given (jumps scan its bitsets); A* otherwise.  GC_ALGO_JPS
+ * insists on jump point search and fails with GC_EINVAL where it does not
+ * apply; GC_ALGO_ASTAR insists on A*.
+ *
+ * Jump point search (Harabor and Grastien, for moves without corner
+ * cutting) expands only jump points: cells where an optimal path may have
+ * to turn, found by scanning rows and columns 64 cells at a time.  Its
+ * answers are exactly as optimal as A*'s and its paths are full grid
+ * paths (every cell walked, not just the jump points), but it expands
+ * and opens far fewer cells, so stats->expanded, stats->opened, the trace
+ * and max_expansions count jump points, not cells.
+ */
+typedef enum gc_algo {
+    GC_ALGO_AUTO = 0, /* JPS where it applies, else A* */
+    GC_ALGO_ASTAR,
+    GC_ALGO_JPS
+} gc_algo;
+
+/* Name ("auto", "astar", "jps"; NULL when out of range) and parse
+ * (case-insensitive; -1 when unknown). */
+const char *gc_algo_name(gc_algo a);
+int gc_algo_parse(const char *s);
+
 /* Name of a diagonal rule ("no-corner-cut", "never", "one-free", "always";
  * NULL when out of range) and parse (case-insensitive; -1 when unknown). */
 const char *gc_diag_rule_name(gc_diag_rule r);
@@ -92,11 +121,13 @@ typedef struct gc_astar_opts {
     const struct gc_nav *nav; /* optional; enables the component check;
                                  must describe the grid as it is now */
     gc_trace *trace;          /* optional */
+    gc_algo algo;             /* default GC_ALGO_AUTO, see gc_algo */
 } gc_astar_opts;
 
 /* Fill `o` with the defaults (all zero: 8-connected, no corner cutting,
- * octile, optimal, no cap, no smoothing).  Manhattan with diagonal moves
- * is allowed but overestimates, so that search is not optimal. */
+ * octile, optimal, no cap, no smoothing, algorithm chosen by the search).
+ * Manhattan with diagonal moves is allowed but overestimates, so that search is
+ * not optimal. */
 void gc_astar_opts_init(gc_astar_opts *o);
 
 /* A path: cells from start to goal inclusive (after smoothing, only the
@@ -122,9 +153,12 @@ typedef struct gc_astar_stats {
     bool partial;      /* a path to the nearest reachable cell instead */
     double cost;       /* cost of the returned path, by gc_polyline_cost
                           (after smoothing); INFINITY when none */
-    uint64_t expanded; /* cells expanded (closed) */
+    uint64_t expanded; /* cells expanded (closed); jump points for JPS */
     uint64_t opened;   /* pushes on the open list */
+    uint64_t scanned;  /* JPS: cells its jumps stepped over (0 for A*) */
     uint64_t ns;       /* wall time of the search, nanoseconds */
+    gc_algo algo;      /* GC_ALGO_ASTAR or GC_ALGO_JPS: what ran (or would
+                          have: set once the options are checked) */
 } gc_astar_stats;
 
 typedef struct gc_astar gc_astar;
@@ -148,7 +182,8 @@ size_t gc_astar_memory(const gc_astar *a);
  * the path (start == goal gives a one-cell path of cost 0).  The default
  * search is optimal on every cost table (to 1e-10 relative): h is scaled by
  * gc_grid_min_cost.  Ties on f go to the larger g.  Errors:
- *   GC_EINVAL        bad argument or option (radius > 0 without nav)
+ *   GC_EINVAL        bad argument or option (radius > 0 without nav;
+ *                    GC_ALGO_JPS where jump point search does not apply)
  *   GC_ESTALE        opts->nav describes an older state of g (or another
  *                    grid); gc_nav_update it
  *   GC_EOUTSIDE      start or goal off the map
