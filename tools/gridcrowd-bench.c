@@ -441,7 +441,7 @@ run_gridcrowd(struct mapctx *m, const gc_scen *s, size_t n,
             gc_astar_find(m->astar, m->grid, e->start, e->goal, &so, path, &st);
         uint64_t t1 = now_ns(o->clock);
         t->us[i] = (double)(t1 - t0) / 1e3;
-        if (rc == GC_ENOMEM)
+        if (rc == GC_ENOMEM || rc == GC_EINVAL)
             return rc;
         expanded += st.expanded;
         t->algos |= 1u << st.algo;
@@ -1071,6 +1071,17 @@ main(int argc, char **argv)
     }
     if (optind >= argc)
         return usage_error("%s", "no scenario file given");
+
+    /* Jump point search covers the Moving AI rule with octile only. */
+    if (o.search.algo == GC_ALGO_JPS &&
+        (o.search.diag != GC_DIAG_NO_CORNER_CUT ||
+         (o.search.heuristic != GC_HEUR_DEFAULT &&
+          o.search.heuristic != GC_HEUR_OCTILE)))
+        return usage_error("--algo jps: invalid with --diag %s --heuristic "
+                           "%s (jump point search needs no-corner-cut and "
+                           "octile)",
+                           gc_diag_rule_name(o.search.diag),
+                           heuristic_name(&o.search));
 
     /* The scenario lengths are optimal lengths under the Moving AI rule;
      * any admissible heuristic must reproduce them, Manhattan need not. */
