@@ -96,6 +96,8 @@
  * no corner cutting, on a 2-core AMD EPYC VM): den520d 130 us a search
  * (20 M expansions/s), Berlin_1_256 150 us (19 M/s), maze-128-128-2 195 us
  * (24 M/s); libtcod's A* on the same problems takes 555, 715 and 490 us.
+ * JPS on the same problems: 9.0, 10.1 and 50 us, expanding 66, 99 and 736
+ * jump points a search where A* expands 2643, 2932 and 4788 cells.
  */
 #include "config.h"
 
