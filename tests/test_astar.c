@@ -1472,11 +1472,21 @@ test_stamp_wrap(void **state)
     gc_path_init(&p);
     gc_path_init(&q);
     gc_astar_stats st, sq;
+    /* Jump point search too (its paths are read back through the
+     * stamps), alternating with A*. */
+    gc_grid_set_uniform(g);
+    gc_nav *nav;
+    assert_int_equal(gc_nav_new(&nav, g), GC_OK);
+    gc_astar_opts o;
+    gc_astar_opts_init(&o);
+    o.nav = nav;
     gc_astar_debug_set_stamp(a, GC_ASTAR_STAMP_MAX - 5);
     for (int i = 0; i < 12; i++) {
         gc_cell s = C(i % 20, 0), t = C(19 - i, 19);
-        assert_int_equal(gc_astar_find(a, g, s, t, NULL, &p, &st), GC_OK);
-        assert_int_equal(gc_astar_find(fresh, g, s, t, NULL, &q, &sq), GC_OK);
+        o.algo = i % 2 ? GC_ALGO_JPS : GC_ALGO_ASTAR;
+        assert_int_equal(gc_astar_find(a, g, s, t, &o, &p, &st), GC_OK);
+        assert_int_equal(gc_astar_find(fresh, g, s, t, &o, &q, &sq), GC_OK);
+        assert_int_equal(st.algo, o.algo);
         assert_true(st.cost == sq.cost);
         assert_int_equal(st.expanded, sq.expanded);
         assert_int_equal(p.len, q.len);
@@ -1484,6 +1494,7 @@ test_stamp_wrap(void **state)
     }
     gc_astar_free(a);
     gc_astar_free(fresh);
+    gc_nav_free(nav);
     gc_grid_free(g);
     gc_path_free(&p);
     gc_path_free(&q);
