@@ -155,7 +155,8 @@ typedef struct gc_astar_stats {
                           (after smoothing); INFINITY when none */
     uint64_t expanded; /* cells expanded (closed); jump points for JPS */
     uint64_t opened;   /* pushes on the open list */
-    uint64_t scanned;  /* JPS: cells its jumps stepped over (0 for A*) */
+    uint64_t scanned;  /* JPS: cells its jumps looked at, the walls that
+                          ended them included (0 for A*) */
     uint64_t ns;       /* wall time of the search, nanoseconds */
     gc_algo algo;      /* GC_ALGO_ASTAR or GC_ALGO_JPS: what ran (or would
                           have: set once the options are checked) */
