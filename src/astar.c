@@ -55,9 +55,11 @@
  * Inner loop.  One always-inline core is instantiated per heuristic, with
  * and without a clearance radius, and once more lean (octile, no radius,
  * trace or partial path: the common case) so that those are constants and
- * their tests vanish.  Interior cells read their eight neighbours with no
- * bounds checks (border cells take a checked path) through a passability
- * table; the legal moves are one lookup in a per-rule table
+ * their tests vanish.  With nav, a cell's passable neighbours are one byte
+ * of its neighbour masks; without, interior cells read their eight
+ * neighbours with no bounds checks (border cells take a checked path)
+ * through a passability table.  The legal moves are one lookup in a
+ * per-rule table
  * filled from gc_dirs_from_open (grid_int.h, the one implementation of the
  * diagonal rules), and the cell we came from is masked out.  The eight
  * relaxations are unrolled with constant directions, so each neighbour's
@@ -708,6 +710,7 @@ core(gc_astar *a, search *s, const int HK, const bool RAD, const bool LEAN)
     double *gv = a->g;
     const uint8_t *cells = s->cells;
     const uint8_t *pass = a->pass;
+    const uint8_t *open8 = s->nav != NULL ? s->nav->open8 : NULL;
     const float *clear = s->clear;
     const float rc = s->rc;
     const int32_t w = s->w, h = s->h;
@@ -811,7 +814,9 @@ core(gc_astar *a, search *s, const int HK, const bool RAD, const bool LEAN)
 
         unsigned open;
         const uint8_t *p = cells + c;
-        if (GC_LIKELY((uint32_t)x - 1 < iw && (uint32_t)y - 1 < ih)) {
+        if (open8 != NULL) {
+            open = open8[c];
+        } else if (GC_LIKELY((uint32_t)x - 1 < iw && (uint32_t)y - 1 < ih)) {
             open = (unsigned)pass[p[dir_off(0, W)]] |
                    (unsigned)pass[p[dir_off(1, W)]] << 1 |
                    (unsigned)pass[p[dir_off(2, W)]] << 2 |
@@ -1398,29 +1403,36 @@ on_map(const gc_grid *g, gc_cell c)
 }
 
 /*
- * Whether jump point search gives this search's answer (see gc_algo in
- * astar.h); if so *unit is the one cost of every passable type present.
- * nav must be fresh.  Types absent from the grid may cost anything: the
- * presence mask is nav's, the costs are the grid's as they are now.
+ * The one cost of every passable type present in g, or 0 when they differ
+ * (1 when none is present: no search runs there).  nav must be fresh.  Types
+ * absent from the grid may cost anything: the presence mask is nav's, the costs
+ * are the grid's as they are now.
  */
-static bool
-jps_applies(const gc_astar_opts *o, const gc_grid *g, double *unit)
+static double
+uniform_cost(const gc_nav *nav, const gc_grid *g)
 {
-    if (o->diag != GC_DIAG_NO_CORNER_CUT || o->radius > 0.0f ||
-        o->weight > 1.0 || o->partial || o->nav == NULL ||
-        (o->heuristic != GC_HEUR_DEFAULT && o->heuristic != GC_HEUR_OCTILE))
-        return false;
-    unsigned types = o->nav->present & o->nav->pass_types;
+    unsigned types = nav->present & nav->pass_types;
     float c = 0.0f;
     for (int t = 0; t < GC_CELL_NTYPES; t++) {
         if (!(types & (1u << t)))
             continue;
         if (c != 0.0f && g->cost[t] != c)
-            return false;
+            return 0.0;
         c = g->cost[t];
     }
-    *unit = (double)c;
-    return true;
+    return c != 0.0f ? (double)c : 1.0;
+}
+
+/* Whether jump point search gives this search's answer (see gc_algo in
+ * astar.h), given unit = uniform_cost (0 without nav). */
+static bool
+jps_applies(const gc_astar_opts *o, double unit)
+{
+    return o->diag == GC_DIAG_NO_CORNER_CUT && o->radius <= 0.0f &&
+           o->weight <= 1.0 && !o->partial && o->nav != NULL &&
+           (o->heuristic == GC_HEUR_DEFAULT ||
+            o->heuristic == GC_HEUR_OCTILE) &&
+           unit > 0.0;
 }
 
 static int
@@ -1476,8 +1488,8 @@ gc_astar_find(gc_astar *a, const gc_grid *g, gc_cell start, gc_cell goal,
         if (!gc_nav_fresh(nav, g))
             return finish(stats, &st, t0, GC_ESTALE);
     }
-    double unit = 0.0;
-    bool jps = jps_applies(opts, g, &unit);
+    double unit = nav != NULL ? uniform_cost(nav, g) : 0.0;
+    bool jps = jps_applies(opts, unit);
     if (opts->algo == GC_ALGO_JPS && !jps)
         return finish(stats, &st, t0, GC_EINVAL);
     if (opts->algo == GC_ALGO_ASTAR)
@@ -1539,10 +1551,10 @@ gc_astar_find(gc_astar *a, const gc_grid *g, gc_cell start, gc_cell goal,
     s.best = s.start;
     s.best_xy = s.start_xy;
     next_stamp(a);
+    s.nav = nav;
     if (jps) {
         /* Every step costs unit times its length: h needs no other scale,
          * and a cheaper type that is absent does not weaken it. */
-        s.nav = nav;
         s.unit = unit;
         s.hk1 = unit;
         s.hk2 = unit * (GC_SQRT2 - 1.0);

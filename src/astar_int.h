@@ -26,6 +26,8 @@ struct gc_nav {
     uint32_t *comp8;      /* labels under 8-connectivity (GC_DIAG_ALWAYS) */
     float *clear;         /* clearance in cells, 0 for impassable */
     unsigned present;     /* bit t when some cell has type t */
+    uint8_t *open8;       /* per cell: bit d when the neighbour in
+                             direction d is on the map and passable */
     /* Passability bitsets for jump point search, one padded line of
      * line_words(side) words per row (`rows`, height + 2 lines: y + 1) and
      * per column (`cols`, width + 2 lines: x + 1); see GC_NAV_PAD. */

@@ -1,6 +1,7 @@
 /*
  * nav.c: navigation data derived from one grid: connected components of the
- * passable cells and the clearance (distance) map.
+ * passable cells, the clearance (distance) map, neighbour masks and
+ * passability bitsets.
  *
  * Components.  Two labellings cover the four diagonal rules.  Under
  * GC_DIAG_NO_CORNER_CUT and GC_DIAG_ONE_FREE a diagonal move a -> b needs at
@@ -30,6 +31,11 @@
  * padded with zero bits (see GC_NAV_PAD in astar_int.h).  With them the
  * set of cell types present in the grid, so that a search can tell whether
  * every passable cell costs the same without reading the cells.
+ *
+ * Neighbour masks.  One byte a cell, bit d set when the neighbour in
+ * direction d (grid_int.h order) is on the map and passable: the input of
+ * gc_dirs_from_open, so that A* reads a cell's neighbourhood in one load
+ * instead of eight, with no bounds checks at the border.
  *
  * The data records the generation, the set of passable types and the cell
  * array it was computed from; the search refuses data that no longer match
@@ -209,6 +215,10 @@ compute_bits(gc_nav *n, const gc_grid *g, const float *lut)
         }
     }
     n->present = present;
+    for (int32_t y = 0; y < h; y++)
+        for (int32_t x = 0; x < w; x++)
+            n->open8[gc_grid_index(g, x, y)] =
+                (uint8_t)gc_grid_open_dirs(g->cells, lut, w, h, x, y);
 }
 
 /* Recompute everything for g into n's arrays (already sized). */
@@ -257,13 +267,14 @@ gc_nav_new(gc_nav **out, const gc_grid *g)
     n->comp4 = malloc(cells * sizeof *n->comp4);
     n->comp8 = malloc(cells * sizeof *n->comp8);
     n->clear = malloc(cells * sizeof *n->clear);
+    n->open8 = malloc(cells * sizeof *n->open8);
     n->row_words = gc_nav_line_words(g->width);
     n->col_words = gc_nav_line_words(g->height);
     n->rows = malloc(((size_t)g->height + 2) * n->row_words * sizeof *n->rows);
     n->cols = malloc(((size_t)g->width + 2) * n->col_words * sizeof *n->cols);
     int rc = GC_ENOMEM;
     if (n->comp4 != NULL && n->comp8 != NULL && n->clear != NULL &&
-        n->rows != NULL && n->cols != NULL)
+        n->open8 != NULL && n->rows != NULL && n->cols != NULL)
         rc = compute(n, g);
     if (rc != GC_OK) {
         gc_nav_free(n);
@@ -281,6 +292,7 @@ gc_nav_free(gc_nav *n)
     free(n->comp4);
     free(n->comp8);
     free(n->clear);
+    free(n->open8);
     free(n->rows);
     free(n->cols);
     free(n);
@@ -293,7 +305,8 @@ gc_nav_memory(const gc_nav *n)
         return 0;
     size_t cells = (size_t)n->width * (size_t)n->height;
     return sizeof *n +
-           cells * (sizeof *n->comp4 + sizeof *n->comp8 + sizeof *n->clear) +
+           cells * (sizeof *n->comp4 + sizeof *n->comp8 + sizeof *n->clear +
+                    sizeof *n->open8) +
            ((size_t)n->height + 2) * n->row_words * sizeof *n->rows +
            ((size_t)n->width + 2) * n->col_words * sizeof *n->cols;
 }

@@ -392,13 +392,12 @@ mapctx_load(struct mapctx *m, const char *path, const struct options *o,
     rc = gc_astar_new(&m->astar, m->grid->width, m->grid->height);
     if (rc != GC_OK)
         return gc_error_set(err, rc, path, 0, 0, "%s", gc_strerror(rc));
-    /* Jump point search scans the navigation data's bitsets; A* is given
-     * none, so that it runs as it did before they existed. */
-    if (o->search.algo != GC_ALGO_ASTAR) {
-        rc = gc_nav_new(&m->nav, m->grid);
-        if (rc != GC_OK)
-            return gc_error_set(err, rc, path, 0, 0, "%s", gc_strerror(rc));
-    }
+    /* Navigation data, as the daemon gives it: jump point search scans its
+     * bitsets, A* reads its neighbour masks.  Built here, outside the
+     * timed searches, as the peer builds its map. */
+    rc = gc_nav_new(&m->nav, m->grid);
+    if (rc != GC_OK)
+        return gc_error_set(err, rc, path, 0, 0, "%s", gc_strerror(rc));
 #ifdef HAVE_LIBTCOD
     if (o->peer) {
         rc = tcod_peer_new(&m->peer, m->grid, o->search.diag);

@@ -10,10 +10,12 @@
  * Navigation data (gc_nav) is derived from one grid and shared read-only by
  * every context that searches it: connected-component labels of the passable
  * cells (so that a goal in another component is answered "unreachable" at
- * once) and a clearance map (distance to the nearest impassable cell, for
- * agents with a body).  It must be recomputed (gc_nav_update) after the grid
- * changes; a search given stale navigation data fails with GC_ESTALE rather
- * than answer from an old map.
+ * once), a clearance map (distance to the nearest impassable cell, for
+ * agents with a body), each cell's passable neighbours (A* reads them in
+ * one byte) and bitsets of passable cells that jump point search scans.
+ * It must be recomputed (gc_nav_update) after the grid changes; a search
+ * given stale navigation data fails with GC_ESTALE rather than answer from
+ * an old map.
  *
  * Costs: a step costs its length (1, or sqrt 2 diagonally) times the cost of
  * the cell entered.  Path costs are summed in double precision, so lengths
@@ -272,8 +274,9 @@ uint32_t gc_nav_component(const gc_nav *n, gc_diag_rule rule, gc_cell c);
  * impassable cell. */
 float gc_nav_clearance(const gc_nav *n, gc_cell c);
 
-/* Bytes the data holds: 12 a cell (labels, clearance) plus the bitsets of
- * passable cells by row and by column (about 2 bits a cell). */
+/* Bytes the data holds: 13 a cell (labels, clearance, neighbour masks)
+ * plus the bitsets of passable cells by row and by column (about 2 bits a
+ * cell). */
 size_t gc_nav_memory(const gc_nav *n);
 
 /* The grid generation this data was computed for. */
