@@ -136,6 +136,38 @@
 static const uint8_t back_bit[8] = {1u << 2, 1u << 3, 1u << 0, 1u << 1,
                                     1u << 6, 1u << 7, 1u << 4, 1u << 5};
 
+/*
+ * Moves a cell c reached in direction d (from its parent p = c - d) need not
+ * relax when every step costs the same length-for-length: those to a cell
+ * n next to both that p could enter itself.  p relaxed n when it was
+ * expanded, and by the triangle inequality of step lengths (1 or sqrt 2
+ * each side, so p -> n is at least 2 - sqrt 2 shorter than p -> c -> n) the
+ * way through c can never improve it.  So skipping them changes nothing
+ * but the work: the same cells are opened and expanded in the same order.
+ * Reached diagonally, c skips p and the two orthogonal cells towards p
+ * (straight moves for p).  Reached straight, c skips p and, on each side
+ * where the cell beside p is open (prune_t: its direction from c), that
+ * cell and the side cell (prune_m): p enters the first straight and the
+ * second diagonally, legal under every rule but GC_DIAG_NEVER since both
+ * cells beside that diagonal (the first, and c) are open.
+ */
+#define B(d) (1u << (d))
+static const uint8_t prune_always[8] = {B(2),
+                                        B(3),
+                                        B(0),
+                                        B(1),
+                                        B(6) | B(3) | B(2),
+                                        B(7) | B(3) | B(0),
+                                        B(4) | B(1) | B(0),
+                                        B(5) | B(1) | B(2)};
+static const uint8_t prune_t1[8] = {6, 7, 7, 4, 0, 0, 0, 0};
+static const uint8_t prune_m1[8] = {
+    B(3) | B(6), B(0) | B(7), B(3) | B(7), B(0) | B(4), 0, 0, 0, 0};
+static const uint8_t prune_t2[8] = {5, 6, 4, 5, 0, 0, 0, 0};
+static const uint8_t prune_m2[8] = {
+    B(1) | B(5), B(2) | B(6), B(1) | B(4), B(2) | B(5), 0, 0, 0, 0};
+#undef B
+
 typedef struct hent {
     uint64_t key;
     uint32_t cell;
@@ -435,6 +467,7 @@ typedef struct search {
     gc_trace *trace;
     const gc_nav *nav; /* JPS: the bitsets */
     double unit;       /* JPS: the cost of every passable cell present */
+    bool uniform;      /* every step costs its length times one cost */
     /* results */
     uint64_t expanded, opened, scanned;
     bool found, limited;
@@ -725,6 +758,7 @@ core(gc_astar *a, search *s, const int HK, const bool RAD, const bool LEAN)
     const gc_diag_rule rule = s->rule;
     const bool partial = !LEAN && s->partial;
     const uint8_t *legal = a->legal[rule];
+    const bool prune = s->uniform && rule != GC_DIAG_NEVER;
     uint64_t expanded = 0, opened = 1;
     const uint64_t cap_exp = s->cap;
     uint32_t best = s->start, best_xy = s->start_xy;
@@ -850,10 +884,20 @@ core(gc_astar *a, search *s, const int HK, const bool RAD, const bool LEAN)
 
         const uint32_t *mc = meta + c;
         const double *gp = gv + c;
-        /* The cell we came from is closed with a smaller g: skip it. */
+        /* The cell we came from is closed with a smaller g: skip it, and
+         * with uniform costs what it reached itself (see prune_always). */
         unsigned mask = legal[open];
-        if (GC_LIKELY(c != start))
-            mask &= ~(unsigned)back_bit[m & META_DIR];
+        if (GC_LIKELY(c != start)) {
+            const unsigned d = m & META_DIR;
+            if (prune) {
+                unsigned t1 = (open >> prune_t1[d]) & 1u;
+                unsigned t2 = (open >> prune_t2[d]) & 1u;
+                mask &= ~((unsigned)prune_always[d] | (prune_m1[d] & -t1) |
+                          (prune_m2[d] & -t2));
+            } else {
+                mask &= ~(unsigned)back_bit[d];
+            }
+        }
 #define RELAX(D)                                                               \
     if (mask & (1u << (D))) {                                                  \
         err = relax(a, &o, &k, HK, D, c, e.xy, gc, p, mc, gp, &opened);        \
@@ -1428,6 +1472,17 @@ uniform_cost(const gc_nav *nav, const gc_grid *g)
     return c != 0.0f ? (double)c : 1.0;
 }
 
+/* Dearest passable type of g's cost table (0 if none). */
+static float
+max_cost(const gc_grid *g)
+{
+    float m = 0.0f;
+    for (int t = 0; t < GC_CELL_NTYPES; t++)
+        if (isfinite(g->cost[t]) && g->cost[t] > m)
+            m = g->cost[t];
+    return m;
+}
+
 /* Whether jump point search gives this search's answer (see gc_algo in
  * astar.h), given unit = uniform_cost (0 without nav). */
 static bool
@@ -1557,6 +1612,7 @@ gc_astar_find(gc_astar *a, const gc_grid *g, gc_cell start, gc_cell goal,
     s.best_xy = s.start_xy;
     next_stamp(a);
     s.nav = nav;
+    s.uniform = unit > 0.0 || gc_grid_min_cost(g) == max_cost(g);
     if (jps) {
         /* Every step costs unit times its length: h needs no other scale,
          * and a cheaper type that is absent does not weaken it. */

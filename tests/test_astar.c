@@ -1459,6 +1459,60 @@ test_jps_trace(void **state)
     gc_path_free(&p);
 }
 
+/* With uniform costs A* skips the moves its parent covered and prices
+ * steps without the cost table; that must change nothing but the work.
+ * The same walls searched with nav (every passable type present costs 1)
+ * and without it under a table whose absent types cost more (no shortcut
+ * taken) give the same cells, costs and counts. */
+static void
+test_uniform_shortcuts(void **state)
+{
+    (void)state;
+    char rows[401];
+    for (int i = 0; i < 400; i++)
+        rows[i] = map20[i] == '@' ? '@' : '.';
+    rows[400] = '\0';
+    gc_grid *g = grid_from(20, 20, rows);
+    assert_int_equal(gc_grid_set_cost(g, GC_CELL_LOW, 1.0f), GC_OK);
+    assert_true(g->cost[GC_CELL_HIGH] == 2.0f); /* absent */
+    gc_nav *nav;
+    assert_int_equal(gc_nav_new(&nav, g), GC_OK);
+    gc_astar *a;
+    assert_int_equal(gc_astar_new(&a, 20, 20), GC_OK);
+    gc_path p, q;
+    gc_path_init(&p);
+    gc_path_init(&q);
+    static const gc_cell ends[] = {{0, 0},  {19, 19}, {5, 6},  {14, 3},
+                                   {3, 13}, {19, 0},  {0, 19}, {12, 7}};
+    size_t n = sizeof ends / sizeof ends[0];
+    for (int rule = 0; rule < 4; rule++)
+        for (size_t i = 0; i < n; i++)
+            for (size_t k = 0; k < n; k++) {
+                gc_astar_opts o;
+                gc_astar_opts_init(&o);
+                o.algo = GC_ALGO_ASTAR;
+                o.diag = (gc_diag_rule)rule;
+                gc_astar_stats s1, s2;
+                int r1 = gc_astar_find(a, g, ends[i], ends[k], &o, &p, &s1);
+                o.nav = nav;
+                int r2 = gc_astar_find(a, g, ends[i], ends[k], &o, &q, &s2);
+                assert_int_equal(r1, r2);
+                assert_true(s1.cost == s2.cost ||
+                            (isinf(s1.cost) && isinf(s2.cost)));
+                assert_int_equal(s1.expanded, s2.expanded);
+                assert_int_equal(s1.opened, s2.opened);
+                assert_int_equal(p.len, q.len);
+                if (p.len > 0)
+                    assert_memory_equal(p.cells, q.cells,
+                                        p.len * sizeof *p.cells);
+            }
+    gc_astar_free(a);
+    gc_nav_free(nav);
+    gc_grid_free(g);
+    gc_path_free(&p);
+    gc_path_free(&q);
+}
+
 /* Searches straddling the stamp wrap-around give the same answers. */
 static void
 test_stamp_wrap(void **state)
@@ -1525,6 +1579,7 @@ main(void)
         cmocka_unit_test(test_memory),
         cmocka_unit_test(test_exact_beyond_float),
         cmocka_unit_test(test_stamp_wrap),
+        cmocka_unit_test(test_uniform_shortcuts),
         cmocka_unit_test(test_jps_choice),
         cmocka_unit_test(test_jps_answers),
         cmocka_unit_test(test_jps_trace),
