@@ -467,7 +467,8 @@ typedef struct search {
     gc_trace *trace;
     const gc_nav *nav; /* JPS: the bitsets */
     double unit;       /* JPS: the cost of every passable cell present */
-    bool uniform;      /* every step costs its length times one cost */
+    bool uniform;      /* every step costs its length times one cost, */
+    double ucost;      /* this one */
     /* results */
     uint64_t expanded, opened, scanned;
     bool found, limited;
@@ -660,6 +661,7 @@ typedef struct sconst {
     uint32_t *meta;
     double *gv;
     double step[2][GC_CELL_NTYPES];
+    double ustep[2]; /* UNI: the step costs of every passable cell */
     ptrdiff_t w;
     int32_t gx, gy;
     double hk1, hk2;
@@ -678,11 +680,11 @@ typedef struct sconst {
  */
 GC_INLINE int
 relax(gc_astar *a, openlist *o, const sconst *k, const int HK, const int D,
-      uint32_t c, uint32_t xy, double gc, const uint8_t *p, const uint32_t *mc,
-      const double *gp, uint64_t *opened)
+      const bool UNI, uint32_t c, uint32_t xy, double gc, const uint8_t *p,
+      const uint32_t *mc, const double *gp, uint64_t *opened)
 {
     const ptrdiff_t off = dir_off(D, k->w);
-    const double ng = gc + k->step[D >= 4][p[off]];
+    const double ng = gc + (UNI ? k->ustep[D >= 4] : k->step[D >= 4][p[off]]);
     const uint32_t nm = mc[off];
     const double og = gp[off];
     if (nm >= k->cur && !(ng < og))
@@ -718,12 +720,15 @@ relax(gc_astar *a, openlist *o, const sconst *k, const int HK, const int D,
  * the goal on open ground this skips most heap work.
  */
 GC_INLINE void
-core(gc_astar *a, search *s, const int HK, const bool RAD, const bool LEAN)
+core(gc_astar *a, search *s, const int HK, const bool RAD, const bool LEAN,
+     const bool UNI)
 {
     sconst k;
     k.meta = a->meta;
     k.gv = a->g;
     memcpy(k.step, a->step, sizeof k.step);
+    k.ustep[0] = s->ucost;
+    k.ustep[1] = GC_SQRT2 * s->ucost;
     k.w = s->w;
     k.gx = s->gx;
     k.gy = s->gy;
@@ -900,7 +905,7 @@ core(gc_astar *a, search *s, const int HK, const bool RAD, const bool LEAN)
         }
 #define RELAX(D)                                                               \
     if (mask & (1u << (D))) {                                                  \
-        err = relax(a, &o, &k, HK, D, c, e.xy, gc, p, mc, gp, &opened);        \
+        err = relax(a, &o, &k, HK, D, UNI, c, e.xy, gc, p, mc, gp, &opened);   \
         if (GC_UNLIKELY(err != GC_OK))                                         \
             goto out;                                                          \
     }
@@ -925,24 +930,25 @@ out:
         a->heap_peak = o.peak;
 }
 
-#define INSTANCE(name, hk, rad, lean)                                          \
+#define INSTANCE(name, hk, rad, lean, uni)                                     \
     GC_NOINLINE void name(gc_astar *a, search *s)                              \
     {                                                                          \
-        core(a, s, hk, rad, lean);                                             \
+        core(a, s, hk, rad, lean, uni);                                        \
     }
 /* The common case (octile, no radius, no trace, no partial path) gets its
  * own copy without their tests. */
-INSTANCE(search_octile_lean, GC_HEUR_OCTILE, false, true)
-INSTANCE(search_octile, GC_HEUR_OCTILE, false, false)
-INSTANCE(search_manhattan, GC_HEUR_MANHATTAN, false, false)
-INSTANCE(search_euclidean, GC_HEUR_EUCLIDEAN, false, false)
-INSTANCE(search_chebyshev, GC_HEUR_CHEBYSHEV, false, false)
-INSTANCE(search_zero, GC_HEUR_ZERO, false, false)
-INSTANCE(search_octile_r, GC_HEUR_OCTILE, true, false)
-INSTANCE(search_manhattan_r, GC_HEUR_MANHATTAN, true, false)
-INSTANCE(search_euclidean_r, GC_HEUR_EUCLIDEAN, true, false)
-INSTANCE(search_chebyshev_r, GC_HEUR_CHEBYSHEV, true, false)
-INSTANCE(search_zero_r, GC_HEUR_ZERO, true, false)
+INSTANCE(search_octile_lean, GC_HEUR_OCTILE, false, true, false)
+INSTANCE(search_octile_lean_uni, GC_HEUR_OCTILE, false, true, true)
+INSTANCE(search_octile, GC_HEUR_OCTILE, false, false, false)
+INSTANCE(search_manhattan, GC_HEUR_MANHATTAN, false, false, false)
+INSTANCE(search_euclidean, GC_HEUR_EUCLIDEAN, false, false, false)
+INSTANCE(search_chebyshev, GC_HEUR_CHEBYSHEV, false, false, false)
+INSTANCE(search_zero, GC_HEUR_ZERO, false, false, false)
+INSTANCE(search_octile_r, GC_HEUR_OCTILE, true, false, false)
+INSTANCE(search_manhattan_r, GC_HEUR_MANHATTAN, true, false, false)
+INSTANCE(search_euclidean_r, GC_HEUR_EUCLIDEAN, true, false, false)
+INSTANCE(search_chebyshev_r, GC_HEUR_CHEBYSHEV, true, false, false)
+INSTANCE(search_zero_r, GC_HEUR_ZERO, true, false, false)
 #undef INSTANCE
 
 static void
@@ -963,7 +969,7 @@ run_search(gc_astar *a, search *s, gc_heuristic hk, bool rad)
         [GC_HEUR_ZERO] = search_zero_r,
     };
     if (!rad && hk == GC_HEUR_OCTILE && s->trace == NULL && !s->partial)
-        search_octile_lean(a, s);
+        (s->uniform ? search_octile_lean_uni : search_octile_lean)(a, s);
     else
         (rad ? radius : plain)[hk](a, s);
 }
@@ -1613,6 +1619,7 @@ gc_astar_find(gc_astar *a, const gc_grid *g, gc_cell start, gc_cell goal,
     next_stamp(a);
     s.nav = nav;
     s.uniform = unit > 0.0 || gc_grid_min_cost(g) == max_cost(g);
+    s.ucost = unit > 0.0 ? unit : (double)gc_grid_min_cost(g);
     if (jps) {
         /* Every step costs unit times its length: h needs no other scale,
          * and a cheaper type that is absent does not weaken it. */
