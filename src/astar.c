@@ -105,6 +105,7 @@
 
 #include "astar_int.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -169,6 +170,40 @@ static const uint8_t prune_m2[8] = {
     B(1) | B(5), B(2) | B(6), B(1) | B(4), B(2) | B(5), 0, 0, 0, 0};
 #undef B
 
+/*
+ * Move tables, filled once for the process (pthread_once in gc_astar_new)
+ * and read-only after: legal_moves[rule][open] is gc_dirs_from_open (the
+ * one implementation of the rules); child_moves[shortcut][rule][d][open]
+ * is what a cell reached in direction d relaxes: its legal moves less the
+ * way back, and with shortcut (uniform costs) less what prune_always and
+ * the side pairs skip, under every rule with diagonals.  One lookup
+ * instead of the arithmetic: 3% on maze-128-128-2.
+ */
+static uint8_t legal_moves[4][256];
+static uint8_t child_moves[2][4][8][256];
+static pthread_once_t move_tables_once = PTHREAD_ONCE_INIT;
+
+static void
+move_tables_init(void)
+{
+    for (int r = 0; r < 4; r++)
+        for (unsigned o = 0; o < 256; o++) {
+            unsigned legal = gc_dirs_from_open(o, (gc_diag_rule)r);
+            legal_moves[r][o] = (uint8_t)legal;
+            for (unsigned d = 0; d < 8; d++) {
+                unsigned skip = back_bit[d];
+                child_moves[0][r][d][o] = (uint8_t)(legal & ~skip);
+                if (r != GC_DIAG_NEVER) {
+                    unsigned t1 = (o >> prune_t1[d]) & 1u;
+                    unsigned t2 = (o >> prune_t2[d]) & 1u;
+                    skip = prune_always[d] | (prune_m1[d] & -t1) |
+                           (prune_m2[d] & -t2);
+                }
+                child_moves[1][r][d][o] = (uint8_t)(legal & ~skip);
+            }
+        }
+}
+
 typedef struct hent {
     uint64_t key;
     uint32_t cell;
@@ -191,10 +226,7 @@ struct gc_astar {
     /* Cost tables for the grid cost table in cost_key. */
     bool costs_valid;
     float cost_key[GC_CELL_NTYPES];
-    uint8_t pass[256]; /* 1 when the byte is passable */
-    /* Legal-move mask for each rule and neighbourhood, filled from
-     * gc_dirs_from_open (the one implementation of the rules). */
-    uint8_t legal[4][256];
+    uint8_t pass[256];              /* 1 when the byte is passable */
     double step[2][GC_CELL_NTYPES]; /* [diagonal][type] step cost */
 };
 
@@ -390,9 +422,7 @@ gc_astar_new(gc_astar **out, int32_t width, int32_t height)
     }
     for (int d = 0; d < 8; d++)
         a->off[d] = (ptrdiff_t)gc_dir_dy[d] * width + gc_dir_dx[d];
-    for (int r = 0; r < 4; r++)
-        for (unsigned o = 0; o < 256; o++)
-            a->legal[r][o] = (uint8_t)gc_dirs_from_open(o, (gc_diag_rule)r);
+    pthread_once(&move_tables_once, move_tables_init);
     *out = a;
     return GC_OK;
 }
@@ -763,8 +793,8 @@ core(gc_astar *a, search *s, const int HK, const bool RAD, const bool LEAN,
     const uint32_t goal = s->goal, start = s->start;
     const gc_diag_rule rule = s->rule;
     const bool partial = !LEAN && s->partial;
-    const uint8_t *legal = a->legal[rule];
-    const bool prune = s->uniform && rule != GC_DIAG_NEVER;
+    const uint8_t *legal = legal_moves[rule];
+    const uint8_t *moves = &child_moves[s->uniform][rule][0][0];
     uint64_t expanded = 0, opened = 1;
     const uint64_t cap_exp = s->cap;
     uint32_t best = s->start, best_xy = s->start_xy;
@@ -892,18 +922,9 @@ core(gc_astar *a, search *s, const int HK, const bool RAD, const bool LEAN,
         const double *gp = gv + c;
         /* The cell we came from is closed with a smaller g: skip it, and
          * with uniform costs what it reached itself (see prune_always). */
-        unsigned mask = legal[open];
-        if (GC_LIKELY(c != start)) {
-            const unsigned d = m & META_DIR;
-            if (prune) {
-                unsigned t1 = (open >> prune_t1[d]) & 1u;
-                unsigned t2 = (open >> prune_t2[d]) & 1u;
-                mask &= ~((unsigned)prune_always[d] | (prune_m1[d] & -t1) |
-                          (prune_m2[d] & -t2));
-            } else {
-                mask &= ~(unsigned)back_bit[d];
-            }
-        }
+        const unsigned mask = GC_LIKELY(c != start)
+                                  ? moves[(m & META_DIR) << 8 | open]
+                                  : legal[open];
 #define RELAX(D)                                                               \
     if (mask & (1u << (D))) {                                                  \
         err = relax(a, &o, &k, HK, D, UNI, c, e.xy, gc, p, mc, gp, &opened);   \
