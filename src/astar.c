@@ -53,21 +53,25 @@
  * first pop of the goal and never reopen.
  *
  * Inner loop.  One always-inline core is instantiated per heuristic, with
- * and without a clearance radius, and once more lean (octile, no radius,
- * trace or partial path: the common case) so that those are constants and
- * their tests vanish.  With nav, a cell's passable neighbours are one byte
- * of its neighbour masks; without, interior cells read their eight
- * neighbours with no bounds checks (border cells take a checked path)
- * through a passability table.  The legal moves are one lookup in a
- * per-rule table
- * filled from gc_dirs_from_open (grid_int.h, the one implementation of the
- * diagonal rules), and the cell we came from is masked out.  The eight
- * relaxations are unrolled with constant directions, so each neighbour's
- * offsets are addressing modes.  Step costs come from a per-type table of
- * doubles built from gc_grid_cost_lut and kept while the grid's cost table
- * is unchanged; h is computed once per push and lives in the heap key.
- * While a cell is expanded, the neighbourhood of the heap's new top is
- * prefetched.  The heap works in byte offsets, so no index is scaled.
+ * and without a clearance radius, and lean (octile, no radius, trace or
+ * partial path: the common case) with and without uniform costs, so that
+ * those are constants and their tests vanish.  With nav, a cell's
+ * passable neighbours are one byte of its neighbour masks; without,
+ * interior cells read their eight neighbours with no bounds checks (border
+ * cells take a checked path) through a passability table.  The moves to
+ * relax are one lookup in a process-wide table filled from
+ * gc_dirs_from_open (grid_int.h, the one implementation of the diagonal
+ * rules), by rule, neighbourhood and the direction the cell was reached
+ * from: the cell we came from is left out, and with uniform costs so is
+ * every neighbour the parent could enter itself (see prune_always), which
+ * could never be improved.  The eight relaxations are unrolled with
+ * constant directions, so each neighbour's offsets are addressing modes.
+ * Step costs come from a per-type table of doubles built from
+ * gc_grid_cost_lut and kept while the grid's cost table is unchanged (with
+ * uniform costs, from two constants); h is computed once per push and lives
+ * in the heap key.  On grids whose records pass 1 MiB, the neighbourhood of
+ * the heap's new top is prefetched while a cell is expanded.  The heap
+ * works in byte offsets, so no index is scaled.
  *
  * Jump point search.  On a grid whose passable cells present all cost the
  * same, moving without cutting corners, most of A*'s work is symmetric:
@@ -94,12 +98,13 @@
  * the context stays at 12 bytes a cell plus the open list.  The path
  * returned has every cell walked.
  *
- * Measured (median of 5 runs of each scenario file, uniform costs, octile,
- * no corner cutting, on a 2-core AMD EPYC VM): den520d 130 us a search
- * (20 M expansions/s), Berlin_1_256 150 us (19 M/s), maze-128-128-2 195 us
- * (24 M/s); libtcod's A* on the same problems takes 555, 715 and 490 us.
- * JPS on the same problems: 9.0, 10.1 and 50 us, expanding 66, 99 and 736
- * jump points a search where A* expands 2643, 2932 and 4788 cells.
+ * Measured (gridcrowd-bench --clock cpu --repeat 5 --peer libtcod, uniform
+ * costs, octile, no corner cutting, nav given, on a 2-core AMD EPYC VM):
+ * A* den520d 114 us a search (23 M expansions/s), Berlin_1_256 132 us
+ * (22 M/s), maze-128-128-2 160 us (30 M/s); libtcod's A* on the same
+ * problems takes 590, 780 and 510 us.  JPS: 8.8, 10.3 and 50 us,
+ * expanding 66, 99 and 736 jump points a search where A* expands 2643,
+ * 2932 and 4788 cells.
  */
 #include "config.h"
 
