@@ -375,8 +375,13 @@ plan(gc_sim *s, worker *w, uint32_t i)
     o.smooth = s->cfg.smooth;
     o.nav = s->nav;
     /* Wander goals come from the agent's own component: no partial path is
-     * ever needed, and without one the search takes its fastest form. */
-    o.partial = s->cfg.goals != GC_GOALS_WANDER;
+     * ever needed, and without one the search takes its fastest form (jump
+     * point search on a uniform-cost map).  Other goals need one only when
+     * they lie in another component; in the agent's own the path is found
+     * (there is no expansion cap), so ask for none there either. */
+    o.partial = s->cfg.goals != GC_GOALS_WANDER &&
+                gc_nav_component(s->nav, o.diag, start) !=
+                    gc_nav_component(s->nav, o.diag, a->goal);
     bool traced = i == s->trace_agent && s->trace.events != NULL;
     if (traced)
         o.trace = &s->trace;
