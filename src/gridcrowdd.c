@@ -596,11 +596,7 @@ typedef struct run_figures {
     double wall_s;
     uint64_t overruns, overruns_after_1s;
     gc_sim_stats total;
-    /* From a tick whose edits changed cells to the end of the tick in which
-     * the last agent they touched had planned again. */
-    uint64_t edit_batches;
-    uint64_t replan_delay_ticks_max;
-    double replan_delay_ms_sum, replan_delay_ms_max;
+    uint64_t edit_batches; /* ticks whose edits changed cells */
 } run_figures;
 
 static void
@@ -681,7 +677,6 @@ run(const options *o, gc_world *w, gc_grid *grid, gc_edit_applier *ed,
     uint64_t next = start + step;
     uint64_t win_start = start, win_ticks = 0, searches_total = 0;
     uint64_t last_publish = 0, last_progress = 0;
-    uint64_t edit_ns = 0, edit_tick = 0;
     const uint64_t duration_ns =
         o->duration > 0 ? (uint64_t)(o->duration * 1e9) : 0;
 
@@ -702,10 +697,7 @@ run(const options *o, gc_world *w, gc_grid *grid, gc_edit_applier *ed,
             gc_edit_applier_drain(ed, w, grid, now_ns(), &changed, &n_changed);
         if (rc == GC_OK && n_changed > 0) {
             rc = gc_sim_grid_changed(sim, changed, n_changed);
-            if (edit_ns == 0) {
-                edit_ns = now_ns();
-                edit_tick = fig->ticks;
-            }
+            fig->edit_batches++;
         }
         if (rc != GC_OK) {
             msg("applying edits: %s", gc_strerror(rc));
@@ -723,17 +715,6 @@ run(const options *o, gc_world *w, gc_grid *grid, gc_edit_applier *ed,
         fig->ticks++;
         win_ticks++;
         uint64_t t = now_ns();
-        if (edit_ns != 0 && gc_sim_replans_pending(sim) == 0) {
-            double ms = (double)(t - edit_ns) / 1e6;
-            uint64_t dt = fig->ticks - edit_tick;
-            fig->edit_batches++;
-            fig->replan_delay_ms_sum += ms;
-            if (ms > fig->replan_delay_ms_max)
-                fig->replan_delay_ms_max = ms;
-            if (dt > fig->replan_delay_ticks_max)
-                fig->replan_delay_ticks_max = dt;
-            edit_ns = 0;
-        }
         gc_world_set_tick(w, fig->ticks);
 
         bool finished = (o->ticks && fig->ticks >= o->ticks) ||
@@ -850,11 +831,8 @@ write_summary(FILE *f, bool json, const options *o, const run_figures *fig,
             (unsigned long long)t->replans, (unsigned long long)fig->overruns,
             (unsigned long long)fig->overruns_after_1s,
             (unsigned long long)fig->edit_batches,
-            (unsigned long long)fig->replan_delay_ticks_max,
-            fig->edit_batches
-                ? fig->replan_delay_ms_sum / (double)fig->edit_batches
-                : 0.0,
-            fig->replan_delay_ms_max, o->sim.threads,
+            (unsigned long long)t->replan_delay_ticks_max,
+            t->replan_delay_ms_mean, t->replan_delay_ms_max, o->sim.threads,
             o->batch ? "true" : "false", o->sim.hz, max_rss_kb());
         return;
     }

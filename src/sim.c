@@ -123,6 +123,8 @@ hist_quantile(const hist *h, double q)
 
 typedef struct counters {
     uint64_t searches, expanded, arrivals, replans;
+    /* From a grid change stopping an agent to its new plan. */
+    uint64_t replan_ticks_max, replan_ns_sum, replan_ns_max;
 } counters;
 
 typedef struct worker {
@@ -157,6 +159,9 @@ struct gc_sim {
     uint32_t *comp_off;
     uint32_t comp_labels;
     uint8_t *changed; /* 1 for cells changed by the current edit batch */
+    /* When each agent was stopped for a replan (set by the loop between
+     * ticks, read by the owning worker). */
+    uint64_t *stop_ns, *stop_tick;
     /* Trace of the requested agent's next search.  Set between ticks by
      * the loop; during a tick only the worker owning trace_agent writes
      * trace and trace_fresh. */
@@ -191,6 +196,14 @@ static uint32_t
 rand_below(uint64_t *s, uint32_t n)
 {
     return (uint32_t)(((splitmix(s) >> 32) * (uint64_t)n) >> 32);
+}
+
+static uint64_t
+mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 void
@@ -404,8 +417,17 @@ plan(gc_sim *s, worker *w, uint32_t i)
 
     w->win.searches++;
     w->win.expanded += st.expanded;
-    if (s->flags[i] & F_REPLAN)
+    if (s->flags[i] & F_REPLAN) {
+        /* s->ticks counts finished ticks: this is tick s->ticks + 1. */
+        uint64_t dt = s->ticks + 1 - s->stop_tick[i];
+        uint64_t dns = mono_ns() - s->stop_ns[i];
         w->win.replans++;
+        w->win.replan_ns_sum += dns;
+        if (dns > w->win.replan_ns_max)
+            w->win.replan_ns_max = dns;
+        if (dt > w->win.replan_ticks_max)
+            w->win.replan_ticks_max = dt;
+    }
     hist_add(&w->hwin, (double)st.ns / 1000.0);
     s->flags[i] &= (uint8_t) ~(F_REPLAN | F_PARTIAL);
 
@@ -446,14 +468,6 @@ on_arrival(gc_sim *s, worker *w, uint32_t i)
         a->state = GC_AGENT_WAITING;
         enqueue(s, i);
     }
-}
-
-static uint64_t
-mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 static void
@@ -726,6 +740,8 @@ gc_sim_free(gc_sim *s)
     free(s->comp_cells);
     free(s->comp_off);
     free(s->changed);
+    free(s->stop_ns);
+    free(s->stop_tick);
     free(s->trace.events);
     gc_nav_free(s->nav);
     free(s);
@@ -839,6 +855,13 @@ gc_sim_grid_changed(gc_sim *s, const gc_cell *cells, size_t n)
     int rc = gc_nav_update(s->nav, s->grid);
     if (rc == GC_OK)
         rc = build_components(s);
+    if (rc == GC_OK && s->stop_ns == NULL) {
+        s->stop_ns = calloc(s->n ? s->n : 1, sizeof *s->stop_ns);
+        s->stop_tick = calloc(s->n ? s->n : 1, sizeof *s->stop_tick);
+        if (s->stop_ns == NULL || s->stop_tick == NULL)
+            rc = GC_ENOMEM;
+    }
+    uint64_t now = mono_ns();
     if (rc == GC_OK && cells != NULL && s->changed == NULL) {
         s->changed =
             calloc((size_t)s->grid->width * (size_t)s->grid->height, 1);
@@ -873,6 +896,10 @@ gc_sim_grid_changed(gc_sim *s, const gc_cell *cells, size_t n)
             continue;
         gc_agent_clear_path(a);
         a->state = GC_AGENT_WAITING;
+        if (!(s->flags[i] & F_REPLAN)) {
+            s->stop_ns[i] = now;
+            s->stop_tick[i] = s->ticks;
+        }
         s->flags[i] |= F_REPLAN;
         s->flags[i] &= (uint8_t)~F_PARTIAL;
         enqueue_on(s, i, true);
@@ -881,15 +908,6 @@ gc_sim_grid_changed(gc_sim *s, const gc_cell *cells, size_t n)
         if (gc_grid_in_bounds(s->grid, cells[k].x, cells[k].y))
             s->changed[gc_grid_index(s->grid, cells[k].x, cells[k].y)] = 0;
     return GC_OK;
-}
-
-size_t
-gc_sim_replans_pending(const gc_sim *s)
-{
-    size_t n = 0;
-    for (int k = 0; k < s->nworkers; k++)
-        n += s->workers[k].ulen;
-    return n;
 }
 
 /* ---- tracing ------------------------------------------------------------ */
@@ -982,6 +1000,10 @@ fill_counts(gc_sim_stats *out, const counters *c, const hist *h)
     out->expanded = c->expanded;
     out->arrivals = c->arrivals;
     out->replans = c->replans;
+    out->replan_delay_ticks_max = c->replan_ticks_max;
+    out->replan_delay_ms_mean =
+        c->replans ? (double)c->replan_ns_sum / (double)c->replans / 1e6 : 0.0;
+    out->replan_delay_ms_max = (double)c->replan_ns_max / 1e6;
     out->search_us_mean = h->n ? h->sum_us / (double)h->n : 0.0;
     out->search_us_p99 = hist_quantile(h, 0.99);
 }
@@ -993,6 +1015,11 @@ add_counters(counters *into, const counters *c)
     into->expanded += c->expanded;
     into->arrivals += c->arrivals;
     into->replans += c->replans;
+    into->replan_ns_sum += c->replan_ns_sum;
+    if (c->replan_ns_max > into->replan_ns_max)
+        into->replan_ns_max = c->replan_ns_max;
+    if (c->replan_ticks_max > into->replan_ticks_max)
+        into->replan_ticks_max = c->replan_ticks_max;
 }
 
 void

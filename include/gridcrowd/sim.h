@@ -73,6 +73,9 @@ typedef struct gc_sim_stats {
     uint64_t by_state[GC_AGENT_NSTATES]; /* agents in each state now */
     uint64_t arrivals; /* arrivals counted (wander: every goal) */
     uint64_t replans;  /* searches caused by grid changes */
+    /* From a grid change stopping an agent to the end of its new search. */
+    uint64_t replan_delay_ticks_max; /* 1: planned in the very next tick */
+    double replan_delay_ms_mean, replan_delay_ms_max;
 } gc_sim_stats;
 
 typedef struct gc_sim gc_sim;
@@ -113,10 +116,6 @@ int gc_sim_trace_agent(gc_sim *s, uint32_t agent, size_t cap);
 /* The trace of a search finished since the last call, or NULL; *agent is
  * set to whose it is.  Valid until the next tick. */
 const gc_trace *gc_sim_take_trace(gc_sim *s, uint32_t *agent);
-
-/* Agents stopped by a grid change and not yet planned again (they are all
- * served in the next tick). */
-size_t gc_sim_replans_pending(const gc_sim *s);
 
 /* Agents (read between ticks only). */
 size_t gc_sim_agent_count(const gc_sim *s);
