@@ -15,13 +15,24 @@
  *
  * Planning.  An agent that needs a path is put on its worker's FIFO queue
  * (at most once: the QUEUED flag); each tick a worker pops at most
- * `plan_budget` of them, so a burst of requests is served fairly over the
- * following ticks and a tick's cost stays bounded.  An agent waiting for a
- * path does not move.
+ * `plan_budget` of them, and with a time budget (real time) stops when the
+ * tick's planning time is spent, so a burst of requests is served fairly
+ * over the following ticks and a tick's cost stays bounded.  An agent
+ * waiting for a path does not move.
+ *
+ * Grid changes.  Between ticks the loop tells the sim which cells changed.
+ * Every moving agent whose remaining walk touches one (each segment walked
+ * cell by cell with gc_supercover, the same walk that prices smoothed
+ * segments) stops and goes on an urgent queue, served first in the next
+ * tick regardless of the count budget (in real time up to twice the time
+ * budget); an agent standing in a new wall is moved to the centre of the
+ * nearest passable cell, or marked STUCK when there is none.  Stuck and
+ * unreachable agents try again after every change.
  *
  * Goals.  Wander goals are drawn from the cells of the agent's own
- * connected component, so they are always reachable; component cell lists
- * are rebuilt when the grid changes.  Point and scen goals may be
+ * connected component (optionally within wander_radius of it), so they are
+ * always reachable; component cell lists are rebuilt when the grid
+ * changes.  Point and scen goals may be
  * unreachable: the agent then gets the partial path to the cell nearest the
  * goal, walks it, and is counted UNREACHABLE; it never spins.
  *
