@@ -25,7 +25,47 @@ struct gc_nav {
     uint32_t *comp4;      /* labels under 4-connectivity, 0 = impassable */
     uint32_t *comp8;      /* labels under 8-connectivity (GC_DIAG_ALWAYS) */
     float *clear;         /* clearance in cells, 0 for impassable */
+    unsigned present;     /* bit t when some cell has type t */
+    uint8_t *open8;       /* per cell: bit d when the neighbour in
+                             direction d is on the map and passable */
+    /* Passability bitsets for jump point search, one padded line of
+     * line_words(side) words per row (`rows`, height + 2 lines: y + 1) and
+     * per column (`cols`, width + 2 lines: x + 1); see GC_NAV_PAD. */
+    size_t row_words, col_words;
+    uint64_t *rows;
+    uint64_t *cols;
 };
+
+/*
+ * A bitset line: bit GC_NAV_PAD + i is set when cell i of the row (or
+ * column) is passable.  GC_NAV_PAD zero bits before cell 0 and at least two
+ * zero words after the last cell make the cells just off the map read as
+ * walls, and let a reader load any 64-bit window that starts at a bit from
+ * 0 to the last cell's + 64 (two words) without bounds checks.  The lines
+ * just above and below the map (rows -1 and height, columns -1 and width)
+ * are all zero.
+ */
+#define GC_NAV_PAD 64
+
+/* Words in a bitset line for `n` cells. */
+static inline size_t
+gc_nav_line_words(int32_t n)
+{
+    return ((size_t)n + 63) / 64 + 3;
+}
+
+/* Line of row y (-1 .. height) or column x (-1 .. width). */
+static inline const uint64_t *
+gc_nav_row(const gc_nav *n, int32_t y)
+{
+    return n->rows + (size_t)(y + 1) * n->row_words;
+}
+
+static inline const uint64_t *
+gc_nav_col(const gc_nav *n, int32_t x)
+{
+    return n->cols + (size_t)(x + 1) * n->col_words;
+}
 
 /* Bit t set when type t is passable under g's cost table. */
 static inline unsigned

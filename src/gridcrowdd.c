@@ -698,6 +698,7 @@ typedef struct run_figures {
     double wall_s;
     uint64_t overruns, overruns_after_1s;
     gc_sim_stats total;
+    uint64_t edit_batches; /* ticks whose edits changed cells */
 } run_figures;
 
 static void
@@ -709,8 +710,9 @@ print_second(const options *o, const gc_sim_stats *st, double secs,
     double per_s = secs > 0 ? 1.0 / secs : 0.0;
     fprintf(stderr,
             "%s: tick %llu  %.1f ticks/s  agents: %llu moving %llu waiting "
-            "%llu arrived %llu stuck %llu unreachable  %.0f paths/s  "
-            "path %.1f us mean %.1f us p99  %.0f cells/path\n",
+            "%llu arrived %llu stuck %llu unreachable  %.0f arrivals/s  "
+            "%.0f paths/s  path %.1f us mean %.1f us p99  %.0f "
+            "expanded/path\n",
             prog, (unsigned long long)st->ticks,
             (double)ticks_in_window * per_s,
             (unsigned long long)st->by_state[GC_AGENT_MOVING],
@@ -718,7 +720,8 @@ print_second(const options *o, const gc_sim_stats *st, double secs,
             (unsigned long long)st->by_state[GC_AGENT_ARRIVED],
             (unsigned long long)st->by_state[GC_AGENT_STUCK],
             (unsigned long long)st->by_state[GC_AGENT_UNREACHABLE],
-            (double)st->searches * per_s, st->search_us_mean, st->search_us_p99,
+            (double)st->arrivals * per_s, (double)st->searches * per_s,
+            st->search_us_mean, st->search_us_p99,
             st->searches ? (double)st->expanded / (double)st->searches : 0.0);
 }
 
@@ -852,8 +855,10 @@ run(const options *o, gc_world *w, gc_grid *grid, gc_edit_applier *ed,
             rc = gc_edit_applier_drain(ed, w, grid, now_ns(), &changed,
                                        &n_changed);
         guard_on = 0;
-        if (rc == GC_OK && n_changed > 0)
+        if (rc == GC_OK && n_changed > 0) {
             rc = gc_sim_grid_changed(sim, changed, n_changed);
+            fig->edit_batches++;
+        }
         if (rc != GC_OK) {
             msg("applying edits: %s", gc_strerror(rc));
             free(tr.buf);
@@ -969,7 +974,10 @@ write_summary(FILE *f, bool json, const options *o, const run_figures *fig,
             "\"searches_per_s\": %.3f, \"search_us_mean\": %.3f, "
             "\"search_us_p99\": %.3f, \"expanded_mean\": %.3f, "
             "\"replans\": %llu, \"overruns\": %llu, "
-            "\"overruns_after_1s\": %llu, \"threads\": %d, "
+            "\"overruns_after_1s\": %llu, \"edit_batches\": %llu, "
+            "\"replan_delay_ticks_max\": %llu, "
+            "\"replan_delay_ms_mean\": %.3f, "
+            "\"replan_delay_ms_max\": %.3f, \"threads\": %d, "
             "\"batch\": %s, \"hz\": %.3f, \"max_rss_kb\": %ld}\n",
             (unsigned long long)fig->ticks, fig->wall_s, tps, agents,
             (unsigned long long)t->by_state[GC_AGENT_ARRIVED],
@@ -981,7 +989,10 @@ write_summary(FILE *f, bool json, const options *o, const run_figures *fig,
             sps, t->search_us_mean, t->search_us_p99,
             t->searches ? (double)t->expanded / (double)t->searches : 0.0,
             (unsigned long long)t->replans, (unsigned long long)fig->overruns,
-            (unsigned long long)fig->overruns_after_1s, o->sim.threads,
+            (unsigned long long)fig->overruns_after_1s,
+            (unsigned long long)fig->edit_batches,
+            (unsigned long long)t->replan_delay_ticks_max,
+            t->replan_delay_ms_mean, t->replan_delay_ms_max, o->sim.threads,
             o->batch ? "true" : "false", o->sim.hz, max_rss_kb());
         return;
     }

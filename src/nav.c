@@ -1,6 +1,7 @@
 /*
  * nav.c: navigation data derived from one grid: connected components of the
- * passable cells and the clearance (distance) map.
+ * passable cells, the clearance (distance) map, neighbour masks and
+ * passability bitsets.
  *
  * Components.  Two labellings cover the four diagonal rules.  Under
  * GC_DIAG_NO_CORNER_CUT and GC_DIAG_ONE_FREE a diagonal move a -> b needs at
@@ -23,6 +24,18 @@
  * across a border), so this is the distance to the nearest impassable or
  * outside cell.  Squared distances are integers below 2^32 after the column
  * pass (at most (side / 2 + 1)^2) and are kept in a uint32 temporary.
+ *
+ * Bitsets.  For jump point search, one bit a cell (set when passable) per
+ * row, and the same transposed (one line per column), so that a jump along
+ * a row or a column tests 64 cells with a few word operations.  Lines are
+ * padded with zero bits (see GC_NAV_PAD in astar_int.h).  With them the
+ * set of cell types present in the grid, so that a search can tell whether
+ * every passable cell costs the same without reading the cells.
+ *
+ * Neighbour masks.  One byte a cell, bit d set when the neighbour in
+ * direction d (grid_int.h order) is on the map and passable: the input of
+ * gc_dirs_from_open, so that A* reads a cell's neighbourhood in one load
+ * instead of eight, with no bounds checks at the border.
  *
  * The data records the generation, the set of passable types and the cell
  * array it was computed from; the search refuses data that no longer match
@@ -177,6 +190,37 @@ compute_clearance(const gc_grid *g, const float *lut, float *clear)
     return GC_OK;
 }
 
+/* Bitsets of passable cells by row and by column, and the types present. */
+static void
+compute_bits(gc_nav *n, const gc_grid *g, const float *lut)
+{
+    int32_t w = g->width, h = g->height;
+    memset(n->rows, 0, (size_t)(h + 2) * n->row_words * sizeof *n->rows);
+    memset(n->cols, 0, (size_t)(w + 2) * n->col_words * sizeof *n->cols);
+    unsigned present = 0;
+    for (int32_t y = 0; y < h; y++) {
+        uint64_t *row = n->rows + (size_t)(y + 1) * n->row_words;
+        size_t yb = (size_t)y + GC_NAV_PAD;
+        for (int32_t x = 0; x < w; x++) {
+            size_t i = gc_grid_index(g, x, y);
+            uint8_t t = g->cells[i];
+            if (t < GC_CELL_NTYPES)
+                present |= 1u << t;
+            if (!isfinite(lut[t]))
+                continue;
+            size_t xb = (size_t)x + GC_NAV_PAD;
+            row[xb >> 6] |= (uint64_t)1 << (xb & 63);
+            n->cols[(size_t)(x + 1) * n->col_words + (yb >> 6)] |= (uint64_t)1
+                                                                   << (yb & 63);
+        }
+    }
+    n->present = present;
+    for (int32_t y = 0; y < h; y++)
+        for (int32_t x = 0; x < w; x++)
+            n->open8[gc_grid_index(g, x, y)] =
+                (uint8_t)gc_grid_open_dirs(g->cells, lut, w, h, x, y);
+}
+
 /* Recompute everything for g into n's arrays (already sized). */
 static int
 compute(gc_nav *n, const gc_grid *g)
@@ -197,6 +241,7 @@ compute(gc_nav *n, const gc_grid *g)
     label_components(g, lut, false, n->comp4, queue);
     label_components(g, lut, true, n->comp8, queue);
     free(queue);
+    compute_bits(n, g, lut);
     n->cells = g->cells;
     n->generation = g->generation;
     n->pass_types = gc_nav_pass_types(g);
@@ -222,8 +267,14 @@ gc_nav_new(gc_nav **out, const gc_grid *g)
     n->comp4 = malloc(cells * sizeof *n->comp4);
     n->comp8 = malloc(cells * sizeof *n->comp8);
     n->clear = malloc(cells * sizeof *n->clear);
+    n->open8 = malloc(cells * sizeof *n->open8);
+    n->row_words = gc_nav_line_words(g->width);
+    n->col_words = gc_nav_line_words(g->height);
+    n->rows = malloc(((size_t)g->height + 2) * n->row_words * sizeof *n->rows);
+    n->cols = malloc(((size_t)g->width + 2) * n->col_words * sizeof *n->cols);
     int rc = GC_ENOMEM;
-    if (n->comp4 != NULL && n->comp8 != NULL && n->clear != NULL)
+    if (n->comp4 != NULL && n->comp8 != NULL && n->clear != NULL &&
+        n->open8 != NULL && n->rows != NULL && n->cols != NULL)
         rc = compute(n, g);
     if (rc != GC_OK) {
         gc_nav_free(n);
@@ -241,7 +292,23 @@ gc_nav_free(gc_nav *n)
     free(n->comp4);
     free(n->comp8);
     free(n->clear);
+    free(n->open8);
+    free(n->rows);
+    free(n->cols);
     free(n);
+}
+
+size_t
+gc_nav_memory(const gc_nav *n)
+{
+    if (n == NULL)
+        return 0;
+    size_t cells = (size_t)n->width * (size_t)n->height;
+    return sizeof *n +
+           cells * (sizeof *n->comp4 + sizeof *n->comp8 + sizeof *n->clear +
+                    sizeof *n->open8) +
+           ((size_t)n->height + 2) * n->row_words * sizeof *n->rows +
+           ((size_t)n->width + 2) * n->col_words * sizeof *n->cols;
 }
 
 int

@@ -15,13 +15,24 @@
  *
  * Planning.  An agent that needs a path is put on its worker's FIFO queue
  * (at most once: the QUEUED flag); each tick a worker pops at most
- * `plan_budget` of them, so a burst of requests is served fairly over the
- * following ticks and a tick's cost stays bounded.  An agent waiting for a
- * path does not move.
+ * `plan_budget` of them, and with a time budget (real time) stops when the
+ * tick's planning time is spent, so a burst of requests is served fairly
+ * over the following ticks and a tick's cost stays bounded.  An agent
+ * waiting for a path does not move.
+ *
+ * Grid changes.  Between ticks the loop tells the sim which cells changed.
+ * Every moving agent whose remaining walk touches one (each segment walked
+ * cell by cell with gc_supercover, the same walk that prices smoothed
+ * segments) stops and goes on an urgent queue, served first in the next
+ * tick regardless of the count budget (in real time up to twice the time
+ * budget); an agent standing in a new wall is moved to the centre of the
+ * nearest passable cell, or marked STUCK when there is none.  Stuck and
+ * unreachable agents try again after every change.
  *
  * Goals.  Wander goals are drawn from the cells of the agent's own
- * connected component, so they are always reachable; component cell lists
- * are rebuilt when the grid changes.  Point and scen goals may be
+ * connected component (optionally within wander_radius of it), so they are
+ * always reachable; component cell lists are rebuilt when the grid
+ * changes.  Point and scen goals may be
  * unreachable: the agent then gets the partial path to the cell nearest the
  * goal, walks it, and is counted UNREACHABLE; it never spins.
  *
@@ -123,6 +134,8 @@ hist_quantile(const hist *h, double q)
 
 typedef struct counters {
     uint64_t searches, expanded, arrivals, replans;
+    /* From a grid change stopping an agent to its new plan. */
+    uint64_t replan_ticks_max, replan_ns_sum, replan_ns_max;
 } counters;
 
 typedef struct worker {
@@ -157,6 +170,9 @@ struct gc_sim {
     uint32_t *comp_off;
     uint32_t comp_labels;
     uint8_t *changed; /* 1 for cells changed by the current edit batch */
+    /* When each agent was stopped for a replan (set by the loop between
+     * ticks, read by the owning worker). */
+    uint64_t *stop_ns, *stop_tick;
     /* Trace of the requested agent's next search.  Set between ticks by
      * the loop; during a tick only the worker owning trace_agent writes
      * trace and trace_fresh. */
@@ -191,6 +207,14 @@ static uint32_t
 rand_below(uint64_t *s, uint32_t n)
 {
     return (uint32_t)(((splitmix(s) >> 32) * (uint64_t)n) >> 32);
+}
+
+static uint64_t
+mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 void
@@ -375,8 +399,13 @@ plan(gc_sim *s, worker *w, uint32_t i)
     o.smooth = s->cfg.smooth;
     o.nav = s->nav;
     /* Wander goals come from the agent's own component: no partial path is
-     * ever needed, and without one the search takes its fastest form. */
-    o.partial = s->cfg.goals != GC_GOALS_WANDER;
+     * ever needed, and without one the search takes its fastest form (jump
+     * point search on a uniform-cost map).  Other goals need one only when
+     * they lie in another component; in the agent's own the path is found
+     * (there is no expansion cap), so ask for none there either. */
+    o.partial = s->cfg.goals != GC_GOALS_WANDER &&
+                gc_nav_component(s->nav, o.diag, start) !=
+                    gc_nav_component(s->nav, o.diag, a->goal);
     bool traced = i == s->trace_agent && s->trace.events != NULL;
     if (traced)
         o.trace = &s->trace;
@@ -399,8 +428,17 @@ plan(gc_sim *s, worker *w, uint32_t i)
 
     w->win.searches++;
     w->win.expanded += st.expanded;
-    if (s->flags[i] & F_REPLAN)
+    if (s->flags[i] & F_REPLAN) {
+        /* s->ticks counts finished ticks: this is tick s->ticks + 1. */
+        uint64_t dt = s->ticks + 1 - s->stop_tick[i];
+        uint64_t dns = mono_ns() - s->stop_ns[i];
         w->win.replans++;
+        w->win.replan_ns_sum += dns;
+        if (dns > w->win.replan_ns_max)
+            w->win.replan_ns_max = dns;
+        if (dt > w->win.replan_ticks_max)
+            w->win.replan_ticks_max = dt;
+    }
     hist_add(&w->hwin, (double)st.ns / 1000.0);
     s->flags[i] &= (uint8_t) ~(F_REPLAN | F_PARTIAL);
 
@@ -443,20 +481,18 @@ on_arrival(gc_sim *s, worker *w, uint32_t i)
     }
 }
 
-static uint64_t
-mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static void
 worker_tick(worker *w)
 {
     gc_sim *s = w->sim;
     uint64_t t0 = s->cfg.plan_time_ns ? mono_ns() : 0;
+    /* Agents stopped by a grid change go first and ignore the count
+     * budget; in real time they too stop at twice the planning time (about
+     * a tick), so an edit flood cannot stall the loop: the rest stay
+     * stopped and go first next tick. */
     while (w->ulen > 0) {
+        if (s->cfg.plan_time_ns && mono_ns() - t0 >= 2 * s->cfg.plan_time_ns)
+            break;
         uint32_t i = ring_pop(w->urgent, w->qcap, &w->uhead, &w->ulen);
         s->flags[i] &= (uint8_t)~F_QUEUED;
         plan(s, w, i);
@@ -715,6 +751,8 @@ gc_sim_free(gc_sim *s)
     free(s->comp_cells);
     free(s->comp_off);
     free(s->changed);
+    free(s->stop_ns);
+    free(s->stop_tick);
     free(s->trace.events);
     gc_nav_free(s->nav);
     free(s);
@@ -828,6 +866,13 @@ gc_sim_grid_changed(gc_sim *s, const gc_cell *cells, size_t n)
     int rc = gc_nav_update(s->nav, s->grid);
     if (rc == GC_OK)
         rc = build_components(s);
+    if (rc == GC_OK && s->stop_ns == NULL) {
+        s->stop_ns = calloc(s->n ? s->n : 1, sizeof *s->stop_ns);
+        s->stop_tick = calloc(s->n ? s->n : 1, sizeof *s->stop_tick);
+        if (s->stop_ns == NULL || s->stop_tick == NULL)
+            rc = GC_ENOMEM;
+    }
+    uint64_t now = mono_ns();
     if (rc == GC_OK && cells != NULL && s->changed == NULL) {
         s->changed =
             calloc((size_t)s->grid->width * (size_t)s->grid->height, 1);
@@ -862,6 +907,10 @@ gc_sim_grid_changed(gc_sim *s, const gc_cell *cells, size_t n)
             continue;
         gc_agent_clear_path(a);
         a->state = GC_AGENT_WAITING;
+        if (!(s->flags[i] & F_REPLAN)) {
+            s->stop_ns[i] = now;
+            s->stop_tick[i] = s->ticks;
+        }
         s->flags[i] |= F_REPLAN;
         s->flags[i] &= (uint8_t)~F_PARTIAL;
         enqueue_on(s, i, true);
@@ -962,6 +1011,10 @@ fill_counts(gc_sim_stats *out, const counters *c, const hist *h)
     out->expanded = c->expanded;
     out->arrivals = c->arrivals;
     out->replans = c->replans;
+    out->replan_delay_ticks_max = c->replan_ticks_max;
+    out->replan_delay_ms_mean =
+        c->replans ? (double)c->replan_ns_sum / (double)c->replans / 1e6 : 0.0;
+    out->replan_delay_ms_max = (double)c->replan_ns_max / 1e6;
     out->search_us_mean = h->n ? h->sum_us / (double)h->n : 0.0;
     out->search_us_p99 = hist_quantile(h, 0.99);
 }
@@ -973,6 +1026,11 @@ add_counters(counters *into, const counters *c)
     into->expanded += c->expanded;
     into->arrivals += c->arrivals;
     into->replans += c->replans;
+    into->replan_ns_sum += c->replan_ns_sum;
+    if (c->replan_ns_max > into->replan_ns_max)
+        into->replan_ns_max = c->replan_ns_max;
+    if (c->replan_ticks_max > into->replan_ticks_max)
+        into->replan_ticks_max = c->replan_ticks_max;
 }
 
 void

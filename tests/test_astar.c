@@ -121,6 +121,17 @@ test_names(void **state)
     assert_true(o.radius == 0.0f);
     assert_null(o.nav);
     assert_null(o.trace);
+    assert_int_equal(o.algo, GC_ALGO_AUTO);
+
+    assert_string_equal(gc_algo_name(GC_ALGO_AUTO), "auto");
+    assert_string_equal(gc_algo_name(GC_ALGO_ASTAR), "astar");
+    assert_string_equal(gc_algo_name(GC_ALGO_JPS), "jps");
+    assert_null(gc_algo_name((gc_algo)3));
+    for (int a = GC_ALGO_AUTO; a <= GC_ALGO_JPS; a++)
+        assert_int_equal(gc_algo_parse(gc_algo_name(a)), a);
+    assert_int_equal(gc_algo_parse("JPS"), GC_ALGO_JPS);
+    assert_int_equal(gc_algo_parse("dijkstra"), -1);
+    assert_int_equal(gc_algo_parse(NULL), -1);
 }
 
 /* gc_dirs_from_open against the rule spelled out with gc_dir_orth_mask,
@@ -1132,6 +1143,376 @@ test_exact_beyond_float(void **state)
     gc_path_free(&p);
 }
 
+/* ---- jump point search ----------------------------------------------------
+ */
+
+/* map20 with every passable type at cost 1. */
+static gc_grid *
+uniform20(void)
+{
+    gc_grid *g = grid_from(20, 20, map20);
+    gc_grid_set_uniform(g);
+    return g;
+}
+
+/* Run a search and return which algorithm it chose (or GC_EINVAL). */
+static int
+algo_of(const gc_grid *g, const gc_astar_opts *o)
+{
+    gc_path p;
+    gc_path_init(&p);
+    gc_astar_stats st;
+    int rc = find(g, C(0, 0), C(19, 19), o, &p, &st);
+    gc_path_free(&p);
+    if (rc == GC_EINVAL)
+        return GC_EINVAL;
+    assert_true(rc == GC_OK || rc == GC_EUNREACHABLE);
+    return (int)st.algo;
+}
+
+/* AUTO runs JPS exactly when every condition of gc_algo holds; forcing JPS
+ * anywhere else is GC_EINVAL. */
+static void
+test_jps_choice(void **state)
+{
+    (void)state;
+    gc_grid *g = grid_from(20, 20, map20); /* S cost 2 and R 0.5 present */
+    gc_nav *nav;
+    assert_int_equal(gc_nav_new(&nav, g), GC_OK);
+    gc_astar_opts o;
+    gc_astar_opts_init(&o);
+    o.nav = nav;
+    assert_int_equal(algo_of(g, &o), GC_ALGO_ASTAR);
+    o.algo = GC_ALGO_JPS;
+    assert_int_equal(algo_of(g, &o), GC_EINVAL);
+
+    /* Equal costs: JPS, with nav still fresh (costs are no generation). */
+    gc_grid_set_uniform(g);
+    o.algo = GC_ALGO_AUTO;
+    assert_int_equal(algo_of(g, &o), GC_ALGO_JPS);
+    o.heuristic = GC_HEUR_OCTILE;
+    assert_int_equal(algo_of(g, &o), GC_ALGO_JPS);
+    o.algo = GC_ALGO_JPS;
+    assert_int_equal(algo_of(g, &o), GC_ALGO_JPS);
+    o.algo = GC_ALGO_ASTAR;
+    assert_int_equal(algo_of(g, &o), GC_ALGO_ASTAR);
+    /* Equal but not 1. */
+    for (int t = 0; t < GC_CELL_NTYPES; t++)
+        if (t != GC_CELL_OBSTACLE)
+            assert_int_equal(gc_grid_set_cost(g, t, 2.5f), GC_OK);
+    o.algo = GC_ALGO_AUTO;
+    assert_int_equal(algo_of(g, &o), GC_ALGO_JPS);
+    /* One present type dearer: A*. */
+    assert_int_equal(gc_grid_set_cost(g, GC_CELL_HIGH, 2.6f), GC_OK);
+    assert_int_equal(algo_of(g, &o), GC_ALGO_ASTAR);
+    gc_grid_set_uniform(g);
+
+    /* Each condition alone sends AUTO to A* and makes JPS invalid. */
+    for (int k = 0; k < 9; k++) {
+        gc_astar_opts_init(&o);
+        o.nav = nav;
+        switch (k) {
+        case 0:
+            o.diag = GC_DIAG_NEVER;
+            break;
+        case 1:
+            o.diag = GC_DIAG_ONE_FREE;
+            break;
+        case 2:
+            o.diag = GC_DIAG_ALWAYS;
+            break;
+        case 3:
+            o.radius = 0.25f;
+            break;
+        case 4:
+            o.weight = 1.5;
+            break;
+        case 5:
+            o.heuristic = GC_HEUR_EUCLIDEAN;
+            break;
+        case 6:
+            o.heuristic = GC_HEUR_ZERO;
+            break;
+        case 7:
+            o.partial = true;
+            break;
+        default:
+            o.nav = NULL;
+            break;
+        }
+        assert_int_equal(algo_of(g, &o), GC_ALGO_ASTAR);
+        o.algo = GC_ALGO_JPS;
+        assert_int_equal(algo_of(g, &o), GC_EINVAL);
+    }
+    /* weight 1 is optimal: still JPS. */
+    gc_astar_opts_init(&o);
+    o.nav = nav;
+    o.weight = 1.0;
+    assert_int_equal(algo_of(g, &o), GC_ALGO_JPS);
+    o.algo = (gc_algo)42;
+    assert_int_equal(algo_of(g, &o), GC_EINVAL);
+    gc_nav_free(nav);
+    gc_grid_free(g);
+
+    /* A type that is absent may cost anything: only walkable cells here,
+     * and road (absent) at 0.5 does not stop JPS or weaken its answer. */
+    g = grid_from(6, 3,
+                  ".@...."
+                  ".@.@.."
+                  "...@..");
+    assert_true(g->cost[GC_CELL_LOW] == 0.5f);
+    assert_int_equal(gc_nav_new(&nav, g), GC_OK);
+    gc_astar_opts_init(&o);
+    o.nav = nav;
+    gc_path p;
+    gc_path_init(&p);
+    gc_astar_stats st;
+    assert_int_equal(find(g, C(0, 0), C(5, 0), &o, &p, &st), GC_OK);
+    assert_int_equal(st.algo, GC_ALGO_JPS);
+    /* Down, round the wall at (1,0..1), up to row 0 past (3,1..2): with
+     * costs 1, as A* finds it. */
+    gc_astar_stats sa;
+    gc_path q;
+    gc_path_init(&q);
+    o.algo = GC_ALGO_ASTAR;
+    assert_int_equal(find(g, C(0, 0), C(5, 0), &o, &q, &sa), GC_OK);
+    assert_int_equal(sa.algo, GC_ALGO_ASTAR);
+    assert_true(st.cost == sa.cost);
+    assert_path(g, &p, C(0, 0), C(5, 0), GC_DIAG_NO_CORNER_CUT);
+    gc_path_free(&p);
+    gc_path_free(&q);
+    gc_nav_free(nav);
+    gc_grid_free(g);
+}
+
+/* JPS answers as A* does: same costs, full legal paths, same errors. */
+static void
+test_jps_answers(void **state)
+{
+    (void)state;
+    gc_grid *g = uniform20();
+    gc_nav *nav;
+    assert_int_equal(gc_nav_new(&nav, g), GC_OK);
+    assert_true(gc_nav_memory(nav) >= 12 * 400);
+    gc_astar *a;
+    assert_int_equal(gc_astar_new(&a, 20, 20), GC_OK);
+    gc_path p, q;
+    gc_path_init(&p);
+    gc_path_init(&q);
+    gc_astar_stats sj, sa;
+    gc_astar_opts oj, oa;
+    gc_astar_opts_init(&oj);
+    oj.nav = nav;
+    oj.algo = GC_ALGO_JPS;
+    oa = oj;
+    oa.algo = GC_ALGO_ASTAR;
+    /* Every pair of a few cells, the same context alternating. */
+    static const gc_cell cells[] = {{0, 0},  {19, 19}, {5, 6},  {14, 3},
+                                    {3, 13}, {19, 0},  {0, 19}, {7, 16},
+                                    {12, 7}, {18, 12}};
+    size_t n = sizeof cells / sizeof cells[0];
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < n; k++) {
+            gc_cell s = cells[i], t = cells[k];
+            assert_int_equal(gc_astar_find(a, g, s, t, &oj, &p, &sj), GC_OK);
+            assert_int_equal(gc_astar_find(a, g, s, t, &oa, &q, &sa), GC_OK);
+            assert_int_equal(sj.algo, GC_ALGO_JPS);
+            assert_int_equal(sa.algo, GC_ALGO_ASTAR);
+            assert_close(sj.cost, sa.cost);
+            assert_path(g, &p, s, t, GC_DIAG_NO_CORNER_CUT);
+            assert_close(gc_path_cost(g, &p, GC_DIAG_NO_CORNER_CUT), sj.cost);
+            assert_true(sj.expanded <= sa.expanded);
+            assert_true(sa.scanned == 0);
+            if (i != k)
+                assert_true(sj.scanned > 0);
+        }
+
+    /* start == goal: one cell, cost 0. */
+    assert_int_equal(gc_astar_find(a, g, C(5, 6), C(5, 6), &oj, &p, &sj),
+                     GC_OK);
+    assert_int_equal(p.len, 1);
+    assert_true(sj.cost == 0.0);
+    assert_int_equal(sj.algo, GC_ALGO_JPS);
+
+    /* Blocked and outside as A*. */
+    assert_int_equal(gc_astar_find(a, g, C(0, 0), C(6, 2), &oj, &p, &sj),
+                     GC_EBLOCKED);
+    assert_int_equal(gc_astar_find(a, g, C(0, 0), C(20, 2), &oj, &p, &sj),
+                     GC_EOUTSIDE);
+
+    /* A cap on jump points. */
+    oj.max_expansions = 1;
+    assert_int_equal(gc_astar_find(a, g, C(0, 0), C(19, 19), &oj, &p, &sj),
+                     GC_ELIMIT);
+    assert_int_equal(sj.expanded, 1);
+    assert_int_equal(p.len, 0);
+    oj.max_expansions = 0;
+
+    /* Smoothing after JPS as after A*: never dearer than the raw path. */
+    assert_int_equal(gc_astar_find(a, g, C(0, 0), C(19, 19), &oj, &p, &sj),
+                     GC_OK);
+    double raw = sj.cost;
+    oj.smooth = true;
+    assert_int_equal(gc_astar_find(a, g, C(0, 0), C(19, 19), &oj, &p, &sj),
+                     GC_OK);
+    assert_true(sj.cost <= raw * (1 + 1e-12));
+    assert_true(p.len < 19 + 19);
+    assert_close(gc_polyline_cost(g, nav, 0.0f, GC_DIAG_NO_CORNER_CUT, &p),
+                 sj.cost);
+    gc_astar_free(a);
+    gc_nav_free(nav);
+    gc_grid_free(g);
+
+    /* Unreachable: another component, answered at once. */
+    g = grid_from(7, 3,
+                  "...@..."
+                  "...@..."
+                  "...@...");
+    assert_int_equal(gc_nav_new(&nav, g), GC_OK);
+    gc_astar_opts_init(&oj);
+    oj.nav = nav;
+    oj.algo = GC_ALGO_JPS;
+    assert_int_equal(find(g, C(0, 0), C(6, 2), &oj, &p, &sj), GC_EUNREACHABLE);
+    assert_int_equal(sj.expanded, 0);
+    assert_int_equal(p.len, 0);
+    assert_int_equal(sj.algo, GC_ALGO_JPS);
+    /* Diagonally adjacent across a corner is no way either. */
+    gc_nav_free(nav);
+    gc_grid_free(g);
+    g = grid_from(4, 4,
+                  "..@."
+                  "..@."
+                  "@@.."
+                  "....");
+    assert_int_equal(gc_nav_new(&nav, g), GC_OK);
+    oj.nav = nav;
+    assert_int_equal(find(g, C(1, 1), C(2, 2), &oj, &p, &sj), GC_EUNREACHABLE);
+    gc_nav_free(nav);
+    gc_grid_free(g);
+    gc_path_free(&p);
+    gc_path_free(&q);
+}
+
+/* The trace of a JPS search records jump points: along an open row the
+ * start jumps straight to the goal. */
+static void
+test_jps_trace(void **state)
+{
+    (void)state;
+    gc_grid *g;
+    assert_int_equal(gc_grid_new(&g, 70, 1), GC_OK);
+    gc_nav *nav;
+    assert_int_equal(gc_nav_new(&nav, g), GC_OK);
+    gc_trace_event ev[64];
+    gc_trace tr = {ev, 64, 99, true};
+    gc_path p;
+    gc_path_init(&p);
+    gc_astar_stats st;
+    gc_astar_opts o;
+    gc_astar_opts_init(&o);
+    o.trace = &tr;
+    o.nav = nav;
+    assert_int_equal(find(g, C(0, 0), C(69, 0), &o, &p, &st), GC_OK);
+    assert_int_equal(st.algo, GC_ALGO_JPS);
+    assert_int_equal(tr.len, 4);
+    assert_false(tr.truncated);
+    assert_int_equal(ev[0].kind, GC_TRACE_OPEN);
+    assert_int_equal(ev[0].cell, 0);
+    assert_int_equal(ev[1].kind, GC_TRACE_CLOSE);
+    assert_int_equal(ev[1].cell, 0);
+    assert_int_equal(ev[2].kind, GC_TRACE_OPEN);
+    assert_int_equal(ev[2].cell, 69);
+    assert_int_equal(ev[3].kind, GC_TRACE_CLOSE);
+    assert_int_equal(ev[3].cell, 69);
+    assert_int_equal(st.expanded, 1);
+    assert_int_equal(st.opened, 2);
+    /* 69 cells east, and the wall (off the map) that ends each jump west,
+     * north and south; the diagonals fail at their first step. */
+    assert_int_equal(st.scanned, 72);
+    assert_int_equal(p.len, 70);
+    for (int i = 0; i < 70; i++)
+        assert_int_equal(p.cells[i].x, i);
+    assert_close(st.cost, 69.0);
+    gc_nav_free(nav);
+    gc_grid_free(g);
+
+    /* Around a pillar: every event is a jump point, opens match the count
+     * of pushes and closes the expansions plus the goal. */
+    g = uniform20();
+    assert_int_equal(gc_nav_new(&nav, g), GC_OK);
+    o.nav = nav;
+    tr.len = 0;
+    assert_int_equal(find(g, C(5, 3), C(10, 19), &o, &p, &st), GC_OK);
+    assert_int_equal(st.algo, GC_ALGO_JPS);
+    assert_false(tr.truncated);
+    size_t opens = 0, closes = 0;
+    for (size_t i = 0; i < tr.len; i++) {
+        opens += ev[i].kind == GC_TRACE_OPEN;
+        closes += ev[i].kind == GC_TRACE_CLOSE;
+    }
+    assert_int_equal(opens, st.opened);
+    assert_int_equal(closes, st.expanded + 1);
+    assert_int_equal(ev[tr.len - 1].kind, GC_TRACE_CLOSE);
+    assert_int_equal(ev[tr.len - 1].cell, 19 * 20 + 10);
+    gc_nav_free(nav);
+    gc_grid_free(g);
+    gc_path_free(&p);
+}
+
+/* With uniform costs A* skips the moves its parent covered and prices
+ * steps without the cost table; that must change nothing but the work.
+ * The same walls searched with nav (every passable type present costs 1)
+ * and without it under a table whose absent types cost more (no shortcut
+ * taken) give the same cells, costs and counts. */
+static void
+test_uniform_shortcuts(void **state)
+{
+    (void)state;
+    char rows[401];
+    for (int i = 0; i < 400; i++)
+        rows[i] = map20[i] == '@' ? '@' : '.';
+    rows[400] = '\0';
+    gc_grid *g = grid_from(20, 20, rows);
+    assert_int_equal(gc_grid_set_cost(g, GC_CELL_LOW, 1.0f), GC_OK);
+    assert_true(g->cost[GC_CELL_HIGH] == 2.0f); /* absent */
+    gc_nav *nav;
+    assert_int_equal(gc_nav_new(&nav, g), GC_OK);
+    gc_astar *a;
+    assert_int_equal(gc_astar_new(&a, 20, 20), GC_OK);
+    gc_path p, q;
+    gc_path_init(&p);
+    gc_path_init(&q);
+    static const gc_cell ends[] = {{0, 0},  {19, 19}, {5, 6},  {14, 3},
+                                   {3, 13}, {19, 0},  {0, 19}, {12, 7}};
+    size_t n = sizeof ends / sizeof ends[0];
+    for (int rule = 0; rule < 4; rule++)
+        for (size_t i = 0; i < n; i++)
+            for (size_t k = 0; k < n; k++) {
+                gc_astar_opts o;
+                gc_astar_opts_init(&o);
+                o.algo = GC_ALGO_ASTAR;
+                o.diag = (gc_diag_rule)rule;
+                gc_astar_stats s1, s2;
+                int r1 = gc_astar_find(a, g, ends[i], ends[k], &o, &p, &s1);
+                o.nav = nav;
+                int r2 = gc_astar_find(a, g, ends[i], ends[k], &o, &q, &s2);
+                assert_int_equal(r1, r2);
+                assert_true(s1.cost == s2.cost ||
+                            (isinf(s1.cost) && isinf(s2.cost)));
+                assert_int_equal(s1.expanded, s2.expanded);
+                assert_int_equal(s1.opened, s2.opened);
+                assert_int_equal(p.len, q.len);
+                if (p.len > 0)
+                    assert_memory_equal(p.cells, q.cells,
+                                        p.len * sizeof *p.cells);
+            }
+    gc_astar_free(a);
+    gc_nav_free(nav);
+    gc_grid_free(g);
+    gc_path_free(&p);
+    gc_path_free(&q);
+}
+
 /* Searches straddling the stamp wrap-around give the same answers. */
 static void
 test_stamp_wrap(void **state)
@@ -1145,11 +1526,21 @@ test_stamp_wrap(void **state)
     gc_path_init(&p);
     gc_path_init(&q);
     gc_astar_stats st, sq;
+    /* Jump point search too (its paths are read back through the
+     * stamps), alternating with A*. */
+    gc_grid_set_uniform(g);
+    gc_nav *nav;
+    assert_int_equal(gc_nav_new(&nav, g), GC_OK);
+    gc_astar_opts o;
+    gc_astar_opts_init(&o);
+    o.nav = nav;
     gc_astar_debug_set_stamp(a, GC_ASTAR_STAMP_MAX - 5);
     for (int i = 0; i < 12; i++) {
         gc_cell s = C(i % 20, 0), t = C(19 - i, 19);
-        assert_int_equal(gc_astar_find(a, g, s, t, NULL, &p, &st), GC_OK);
-        assert_int_equal(gc_astar_find(fresh, g, s, t, NULL, &q, &sq), GC_OK);
+        o.algo = i % 2 ? GC_ALGO_JPS : GC_ALGO_ASTAR;
+        assert_int_equal(gc_astar_find(a, g, s, t, &o, &p, &st), GC_OK);
+        assert_int_equal(gc_astar_find(fresh, g, s, t, &o, &q, &sq), GC_OK);
+        assert_int_equal(st.algo, o.algo);
         assert_true(st.cost == sq.cost);
         assert_int_equal(st.expanded, sq.expanded);
         assert_int_equal(p.len, q.len);
@@ -1157,6 +1548,7 @@ test_stamp_wrap(void **state)
     }
     gc_astar_free(a);
     gc_astar_free(fresh);
+    gc_nav_free(nav);
     gc_grid_free(g);
     gc_path_free(&p);
     gc_path_free(&q);
@@ -1187,6 +1579,10 @@ main(void)
         cmocka_unit_test(test_memory),
         cmocka_unit_test(test_exact_beyond_float),
         cmocka_unit_test(test_stamp_wrap),
+        cmocka_unit_test(test_uniform_shortcuts),
+        cmocka_unit_test(test_jps_choice),
+        cmocka_unit_test(test_jps_answers),
+        cmocka_unit_test(test_jps_trace),
     };
     return cmocka_run_group_tests_name("astar", tests, NULL, NULL);
 }

@@ -14,7 +14,9 @@
  *
  * One context serves all the grids of each size, so the test also proves
  * that contexts are reused correctly; a second test compares 10,000
- * searches of a reused context with fresh contexts.
+ * searches of a reused context with fresh contexts.  AUTO must pick jump
+ * point search exactly where it applies, and a third test holds JPS to the
+ * model on larger uniform-cost grids, alternating with A* in one context.
  *
  * The seed is fixed and printed on failure with the grid's number.
  * GC_TEST_QUICK=1 (for valgrind) runs a tenth of the grids.
@@ -288,6 +290,25 @@ check_smoothed(const model *m, const gc_path *p, gc_cell s, gc_cell t,
     }
 }
 
+/* True when every passable type present in g costs the same: when AUTO
+ * must choose JPS (given the other conditions), worked out from the cells
+ * here rather than from the library's presence mask. */
+static bool
+uniform_present(const gc_grid *g)
+{
+    float c = 0.0f;
+    for (int y = 0; y < g->height; y++)
+        for (int x = 0; x < g->width; x++) {
+            float v = gc_grid_cell_cost(g, x, y);
+            if (!isfinite(v))
+                continue;
+            if (c != 0.0f && v != c)
+                return false;
+            c = v;
+        }
+    return true;
+}
+
 /* ---- random grids -------------------------------------------------------- */
 
 static void
@@ -389,6 +410,12 @@ check_grid(sized *sz, gc_grid *g, double *dist, qent *heap, gc_path *p,
                 what = gc_heuristic_name(hk);
                 int rc = gc_astar_find(sz->a, g, s, t, &o, p, &st);
                 CHECK(st.status == rc);
+                /* AUTO picks JPS exactly when gc_algo says it applies. */
+                bool jps = rule == GC_DIAG_NO_CORNER_CUT && radius == 0.0f &&
+                           o.nav != NULL &&
+                           (hk == GC_HEUR_DEFAULT || hk == GC_HEUR_OCTILE) &&
+                           uniform_present(g);
+                CHECK(st.algo == (jps ? GC_ALGO_JPS : GC_ALGO_ASTAR));
                 if (!s_open || !t_open) {
                     CHECK(rc == GC_EBLOCKED);
                     continue;
@@ -543,6 +570,144 @@ test_against_dijkstra(void **state)
     free(heap);
 }
 
+/* ---- jump point search ------------------------------------------------- */
+
+/* A random grid whose passable cells all cost the same: walls at a random
+ * density, sometimes with long walls broken by gaps (which make forced
+ * neighbours on every side), and either walkable cells only (the absent
+ * types keep unequal costs) or every passable type at one cost. */
+static void
+random_uniform_grid(gc_grid *g)
+{
+    int w = g->width, h = g->height;
+    double wall = rndf() * 0.55;
+    int walls = rnd(3); /* 0 none, 1 columns, 2 rows */
+    int period = 2 + rnd(8);
+    bool mixed = rnd(2);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            int t = rndf() < wall ? GC_CELL_OBSTACLE : GC_CELL_WALKABLE;
+            if ((walls == 1 && x % period == period - 1 && rnd(8)) ||
+                (walls == 2 && y % period == period - 1 && rnd(8)))
+                t = GC_CELL_OBSTACLE;
+            if (t == GC_CELL_WALKABLE && mixed)
+                t = rnd(3) == 0 ? GC_CELL_HIGH
+                    : rnd(2)    ? GC_CELL_LOW
+                                : GC_CELL_WALKABLE;
+            gc_grid_set(g, x, y, t);
+        }
+    for (int t = 0; t < GC_CELL_NTYPES; t++)
+        if (t != GC_CELL_OBSTACLE)
+            gc_grid_set_cost(g, t, gc_cell_default_cost(t));
+    if (mixed) {
+        float c = rnd(2) ? 1.0f : (float)(0.1 + 3 * rndf());
+        for (int t = 0; t < GC_CELL_NTYPES; t++)
+            if (t != GC_CELL_OBSTACLE)
+                gc_grid_set_cost(g, t, c);
+    } else if (rnd(2)) {
+        gc_grid_set_cost(g, GC_CELL_WALKABLE, (float)(0.1 + 3 * rndf()));
+    }
+}
+
+/*
+ * On uniform-cost grids up to 150 cells a side (so that jumps cross many
+ * 64-cell windows), JPS (forced), A* (forced) and AUTO all agree with the
+ * model: found exactly when Dijkstra reaches the goal, at its cost, along
+ * a legal no-corner-cut path whose steps add up; AUTO runs JPS.  One
+ * context per grid serves every search, JPS and A* alternating.
+ */
+static void
+test_jps_against_dijkstra(void **state)
+{
+    (void)state;
+    enum { JSIDE = 150 };
+    rng_state = SEED ^ 0x1F5;
+    int ngrids = quick() ? 60 : 600;
+    double *dist = malloc(JSIDE * JSIDE * sizeof *dist);
+    qent *heap = malloc(8 * JSIDE * JSIDE * sizeof *heap);
+    assert_non_null(dist);
+    assert_non_null(heap);
+    gc_path p, q;
+    gc_path_init(&p);
+    gc_path_init(&q);
+    static const int sides[] = {1, 2, 3, 62, 63, 64, 65, 66, 127, 128, 129};
+    const int nsides = (int)(sizeof sides / sizeof sides[0]);
+    const gc_diag_rule ncc = GC_DIAG_NO_CORNER_CUT;
+    uint64_t jps_expanded = 0, astar_expanded = 0;
+    for (grid_no = 0; grid_no < ngrids; grid_no++) {
+        int w = rnd(3) ? 1 + rnd(JSIDE) : sides[rnd(nsides)];
+        int h = rnd(3) ? 1 + rnd(JSIDE) : sides[rnd(nsides)];
+        gc_grid *g;
+        assert_int_equal(gc_grid_new(&g, w, h), GC_OK);
+        random_uniform_grid(g);
+        CHECK(uniform_present(g));
+        gc_nav *nav;
+        assert_int_equal(gc_nav_new(&nav, g), GC_OK);
+        gc_astar *a;
+        assert_int_equal(gc_astar_new(&a, w, h), GC_OK);
+        model m = {g, nav, 0.0f};
+        for (int k = 0; k < 4; k++) {
+            gc_cell s = random_cell(g);
+            bool s_open = open_cell(&m, s.x, s.y);
+            if (s_open)
+                dijkstra(&m, s, ncc, dist, heap);
+            for (int l = 0; l < 4; l++) {
+                gc_cell t = random_cell(g);
+                bool t_open = open_cell(&m, t.x, t.y);
+                double best = s_open ? dist[t.y * w + t.x] : INFINITY;
+                gc_astar_opts o;
+                gc_astar_opts_init(&o);
+                o.nav = nav;
+                static const gc_algo algos[] = {GC_ALGO_JPS, GC_ALGO_ASTAR,
+                                                GC_ALGO_AUTO};
+                double cost[3];
+                for (int ai = 0; ai < 3; ai++) {
+                    o.algo = algos[ai];
+                    what = gc_algo_name(o.algo);
+                    gc_astar_stats st;
+                    gc_path *r = ai == 1 ? &q : &p;
+                    int rc = gc_astar_find(a, g, s, t, &o, r, &st);
+                    CHECK(st.status == rc);
+                    CHECK(st.algo == (ai == 1 ? GC_ALGO_ASTAR : GC_ALGO_JPS));
+                    if (!s_open || !t_open) {
+                        CHECK(rc == GC_EBLOCKED);
+                        continue;
+                    }
+                    if (!isfinite(best)) {
+                        CHECK(rc == GC_EUNREACHABLE);
+                        CHECK(r->len == 0);
+                        continue;
+                    }
+                    CHECK(rc == GC_OK);
+                    CHECK(st.found && !st.partial);
+                    CHECK(close_to(st.cost, best, 1e-9));
+                    CHECK(r->cells[r->len - 1].x == t.x &&
+                          r->cells[r->len - 1].y == t.y);
+                    check_grid_path(&m, r, s, ncc, st.cost);
+                    cost[ai] = st.cost;
+                    if (ai == 0)
+                        jps_expanded += st.expanded;
+                    else if (ai == 1)
+                        astar_expanded += st.expanded;
+                }
+                if (s_open && t_open && isfinite(best)) {
+                    CHECK(close_to(cost[0], cost[1], 1e-9));
+                    CHECK(cost[0] == cost[2]);
+                }
+            }
+        }
+        gc_astar_free(a);
+        gc_nav_free(nav);
+        gc_grid_free(g);
+    }
+    /* The point of it: far fewer expansions. */
+    CHECK(jps_expanded * 2 < astar_expanded);
+    gc_path_free(&p);
+    gc_path_free(&q);
+    free(dist);
+    free(heap);
+}
+
 /* A context reused for many searches answers exactly as fresh ones. */
 static void
 test_reuse(void **state)
@@ -594,6 +759,7 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_against_dijkstra),
         cmocka_unit_test(test_reuse),
+        cmocka_unit_test(test_jps_against_dijkstra),
     };
     return cmocka_run_group_tests_name("astar_props", tests, NULL, NULL);
 }

@@ -89,6 +89,29 @@ run --json --limit 4 "$data/bench.scen"
 expect_rc 0 "--limit 4" && [ "$(key problems)" = 4 ] && ok "--limit 4" ||
     fail "--limit 4: problems '$(key problems)'"
 
+# --algo: A* by default; jps and auto run jump point search (uniform costs,
+# the Moving AI rule), every length still optimal; a rule JPS does not
+# cover makes auto fall back to A* and jps a usage error.
+run --json "$data/bench.scen"
+[ "$(key algo)" = '"astar"' ] && ok "default algo astar" ||
+    fail "default algo '$(key algo)'"
+for a in jps auto; do
+    run --json --algo $a "$data/bench.scen"
+    if expect_rc 0 "--algo $a"; then
+        [ "$(key algo)" = '"jps"' ] && [ "$(key optimal)" = 9 ] &&
+            ok "--algo $a: jps ran, 9 optimal" ||
+            fail "--algo $a: algo '$(key algo)' optimal '$(key optimal)'"
+    fi
+done
+run --map "$data/bench.map" --algo jps "$data/bench.scen"
+expect_rc 0 "--algo jps table" && head -n 1 "$tmp/out" | grep -q ' algo' &&
+    sed -n 2p "$tmp/out" | grep -q ' jps' && ok "table: algo column says jps" ||
+    fail "table: no algo column"
+run --json --algo auto --diag always "$data/bench.scen"
+expect_rc 0 "--algo auto --diag always" && [ "$(key algo)" = '"astar"' ] &&
+    ok "--algo auto --diag always: astar" ||
+    fail "--algo auto --diag always: algo '$(key algo)'"
+
 # --- a wrong length ---------------------------------------------------------
 run --json "$data/bench-wrong.scen"
 if expect_rc 1 "bench-wrong.scen"; then
@@ -139,6 +162,10 @@ run --repeat 0 "$data/bench.scen"
 one_line_error "--repeat 0" "--repeat"
 run --diag sideways "$data/bench.scen"
 one_line_error "unknown rule" "sideways"
+run --algo bfs "$data/bench.scen"
+one_line_error "unknown algorithm" "--algo bfs"
+run --algo jps --diag always "$data/bench.scen"
+one_line_error "--algo jps where it does not apply" "invalid"
 run
 one_line_error "no file" "no scenario file"
 

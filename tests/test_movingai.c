@@ -8,8 +8,11 @@
  * all of that map's problems; afterwards the context must hold at most 16
  * bytes a cell.  A second pass with navigation data and smoothing checks
  * that the component check never refuses a solvable problem and that the
- * smoothed paths cost no more.  When the benchmark directory is absent the
- * test says so and skips.  GC_TEST_QUICK=1 solves every tenth problem.
+ * smoothed paths cost no more.  Every problem is also solved by jump point
+ * search, forced (GC_ALGO_JPS) and as AUTO chooses it, at the same optimal
+ * length, along a path of legal steps from start to goal.  When the benchmark
+ * directory is absent the test says so and skips.  GC_TEST_QUICK=1 solves every
+ * tenth problem.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -98,13 +101,18 @@ solve_file(const char *dir, const char *name, size_t *problems, double *worst)
     assert_int_equal(gc_astar_new(&a, g->width, g->height), GC_OK);
     gc_path p;
     gc_path_init(&p);
-    gc_astar_opts plain, fancy;
+    gc_astar_opts plain, jps, autom, fancy;
     gc_astar_opts_init(&plain);
     plain.diag = GC_DIAG_NO_CORNER_CUT;
     plain.heuristic = GC_HEUR_OCTILE;
-    fancy = plain;
-    fancy.nav = nav;
+    jps = plain;
+    jps.nav = nav;
+    jps.algo = GC_ALGO_JPS;
+    autom = plain;
+    autom.nav = nav;
+    fancy = autom;
     fancy.smooth = true;
+    uint64_t exp_astar = 0, exp_jps = 0;
     size_t step = quick() ? 10 : 1;
     for (size_t i = 0; i < sc.len; i += step) {
         const gc_scen_entry *e = &sc.entries[i];
@@ -123,7 +131,33 @@ solve_file(const char *dir, const char *name, size_t *problems, double *worst)
         }
         if (diff > *worst)
             *worst = diff;
+        assert_int_equal(st.algo, GC_ALGO_ASTAR); /* no nav: A* */
+        exp_astar += st.expanded;
         double raw = st.cost;
+        /* Jump point search, forced and chosen by AUTO (uniform costs, the
+         * Moving AI rule, nav given), at the same optimal length. */
+        for (int k = 0; k < 2; k++) {
+            rc = gc_astar_find(a, g, e->start, e->goal, k ? &autom : &jps, &p,
+                               &st);
+            diff = fabs(st.cost - e->optimal);
+            if (rc != GC_OK || !(diff <= 1e-4) || st.algo != GC_ALGO_JPS) {
+                print_error("%s:%d: %s: (%d,%d)->(%d,%d): %s (%s), cost "
+                            "%.8f, optimal %.8f\n",
+                            scen_path, e->line, k ? "auto" : "jps", e->start.x,
+                            e->start.y, e->goal.x, e->goal.y, gc_err_name(rc),
+                            gc_algo_name(st.algo), st.cost, e->optimal);
+                fail();
+            }
+            if (diff > *worst)
+                *worst = diff;
+            /* Summed as gc_path_cost sums it: exactly equal. */
+            assert_true(gc_path_cost(g, &p, GC_DIAG_NO_CORNER_CUT) == st.cost);
+            assert_int_equal(p.cells[0].x, e->start.x);
+            assert_int_equal(p.cells[0].y, e->start.y);
+            assert_int_equal(p.cells[p.len - 1].x, e->goal.x);
+            assert_int_equal(p.cells[p.len - 1].y, e->goal.y);
+        }
+        exp_jps += st.expanded;
         rc = gc_astar_find(a, g, e->start, e->goal, &fancy, &p, &st);
         assert_int_equal(rc, GC_OK);
         assert_true(st.cost <= raw * (1 + 1e-9));
@@ -135,8 +169,11 @@ solve_file(const char *dir, const char *name, size_t *problems, double *worst)
                     gc_astar_memory(a), cells);
         fail();
     }
-    printf("%s: %zu problems, %.2f bytes/cell\n", name, sc.len,
-           (double)gc_astar_memory(a) / (double)cells);
+    printf("%s: %zu problems, %.2f bytes/cell, nav %.2f bytes/cell, "
+           "expanded: A* %llu, JPS %llu\n",
+           name, sc.len, (double)gc_astar_memory(a) / (double)cells,
+           (double)gc_nav_memory(nav) / (double)cells,
+           (unsigned long long)exp_astar, (unsigned long long)exp_jps);
     gc_path_free(&p);
     gc_astar_free(a);
     gc_nav_free(nav);

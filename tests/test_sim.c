@@ -493,8 +493,11 @@ test_wall_across_corridor(void **state)
     assert_int_equal(gc_sim_grid_changed(s, &wall, 1), GC_OK);
     run_ticks(s, 2);
     gc_sim_stats_window(s, &st);
-    /* Exactly the affected agents planned again, within two ticks. */
+    /* Exactly the affected agents planned again, in the very next tick. */
     assert_int_equal(st.replans, n_affected);
+    assert_int_equal(st.replan_delay_ticks_max, 1);
+    assert_true(st.replan_delay_ms_max > 0.0 &&
+                st.replan_delay_ms_max >= st.replan_delay_ms_mean);
     for (size_t i = 0; i < 40; i++) {
         const gc_agent *a = gc_sim_agent(s, i);
         if (a->state == GC_AGENT_ARRIVED)

@@ -100,6 +100,7 @@ struct tally {
     struct wrong wrong[MAX_WRONG];
     size_t nwrong;
     uint64_t expanded; /* total of the first run */
+    unsigned algos;    /* bit a set when gc_algo a ran (gridcrowd only) */
     double length_sum; /* first run, problems with a valid path */
     double optimal_sum;
 };
@@ -109,6 +110,7 @@ struct tally {
 struct mapctx {
     char path[MAP_PATH_MAX];
     gc_grid *grid;
+    gc_nav *nav; /* for jump point search */
     gc_astar *astar;
     tcod_peer *peer;
 };
@@ -378,6 +380,7 @@ mapctx_load(struct mapctx *m, const char *path, const struct options *o,
         return GC_OK;
     peer_free(m->peer);
     gc_astar_free(m->astar);
+    gc_nav_free(m->nav);
     gc_grid_free(m->grid);
     memset(m, 0, sizeof(*m));
 
@@ -387,6 +390,12 @@ mapctx_load(struct mapctx *m, const char *path, const struct options *o,
     /* The Moving AI lengths assume every passable cell costs 1. */
     gc_grid_set_uniform(m->grid);
     rc = gc_astar_new(&m->astar, m->grid->width, m->grid->height);
+    if (rc != GC_OK)
+        return gc_error_set(err, rc, path, 0, 0, "%s", gc_strerror(rc));
+    /* Navigation data, as the daemon gives it: jump point search scans its
+     * bitsets, A* reads its neighbour masks.  Built here, outside the
+     * timed searches, as the peer builds its map. */
+    rc = gc_nav_new(&m->nav, m->grid);
     if (rc != GC_OK)
         return gc_error_set(err, rc, path, 0, 0, "%s", gc_strerror(rc));
 #ifdef HAVE_LIBTCOD
@@ -408,6 +417,7 @@ mapctx_free(struct mapctx *m)
 {
     peer_free(m->peer);
     gc_astar_free(m->astar);
+    gc_nav_free(m->nav);
     gc_grid_free(m->grid);
     memset(m, 0, sizeof(*m));
 }
@@ -419,18 +429,21 @@ run_gridcrowd(struct mapctx *m, const gc_scen *s, size_t n,
               gc_path *path, struct progress *pg)
 {
     uint64_t expanded = 0;
+    gc_astar_opts so = o->search;
+    so.nav = m->nav;
     for (size_t i = 0; i < n; i++) {
         const gc_scen_entry *e = &s->entries[i];
         gc_astar_stats st;
         memset(&st, 0, sizeof(st));
         uint64_t t0 = now_ns(o->clock);
-        int rc = gc_astar_find(m->astar, m->grid, e->start, e->goal, &o->search,
-                               path, &st);
+        int rc =
+            gc_astar_find(m->astar, m->grid, e->start, e->goal, &so, path, &st);
         uint64_t t1 = now_ns(o->clock);
         t->us[i] = (double)(t1 - t0) / 1e3;
-        if (rc == GC_ENOMEM)
+        if (rc == GC_ENOMEM || rc == GC_EINVAL)
             return rc;
         expanded += st.expanded;
+        t->algos |= 1u << st.algo;
 
         const char *why = NULL;
         char detail[96] = "";
@@ -567,6 +580,15 @@ heuristic_name(const gc_astar_opts *s)
     return gc_heuristic_name(h);
 }
 
+/* The algorithms that ran: "astar", "jps", "astar+jps" (auto on a map where
+ * JPS applies to some problems only) or "-" when nothing was searched. */
+static const char *
+algos_name(unsigned algos)
+{
+    bool a = algos & (1u << GC_ALGO_ASTAR), j = algos & (1u << GC_ALGO_JPS);
+    return a && j ? "astar+jps" : a ? "astar" : j ? "jps" : "-";
+}
+
 /* A table cell: the number, or "-" when it is not finite. */
 static void
 table_number(int width, int prec, double v)
@@ -606,6 +628,7 @@ print_header(const struct options *o, int file_width)
     printf("%-*s %8s %8s %9s %9s %9s %9s %9s %6s", file_width, "file",
            "problems", "optimal", "mean_us", "median_us", "p99_us", "expanded",
            "Mexp/s", "B/cell");
+    printf(" %-9s", "algo");
     if (!o->checked)
         printf(" %9s", "len/opt");
     if (o->peer)
@@ -639,6 +662,7 @@ print_row(const struct options *o, int file_width, const char *file,
         json_string(stdout, gc_diag_rule_name(o->search.diag));
         printf(",\"heuristic\":");
         json_string(stdout, heuristic_name(&o->search));
+        printf(",\"algo\":\"%s\"", algos_name(us->algos));
         printf(",\"repeat\":%u,\"clock\":\"%s\"", o->repeat,
                o->clock == CLOCK_MONOTONIC ? "wall" : "cpu");
         json_number(stdout, "mean_us", 3, f.mean);
@@ -670,6 +694,7 @@ print_row(const struct options *o, int file_width, const char *file,
         table_number(9, 1, expanded_mean);
         table_number(9, 2, f.eps / 1e6);
         table_number(6, 2, bytes_per_cell);
+        printf(" %-9s", algos_name(us->algos));
         if (!o->checked)
             table_number(9, 5, length_ratio);
         if (peer) {
@@ -859,7 +884,8 @@ usage(FILE *f)
 "and the octile heuristic, one A* context per map.  One line per file:\n"
 "problems, how many lengths are optimal (within 1e-4), mean, median and\n"
 "99th percentile microseconds per search, mean cells expanded, expansions\n"
-"per second (millions) and the context's bytes per cell.\n"
+"per second (millions), the context's bytes per cell and the algorithm.\n"
+"With --algo jps, expanded counts jump points.\n"
 "\n"
 "Options:\n"
 "  -m, --map FILE       solve every scenario on FILE (default: the map each\n"
@@ -879,6 +905,9 @@ usage(FILE *f)
 "                       one-free, always\n"
 "  -H, --heuristic H    octile (default), manhattan, euclidean, chebyshev,\n"
 "                       zero\n"
+"  -a, --algo ALGO      astar (default), jps (jump point search, fails on\n"
+"                       settings it does not apply to) or auto (jps where\n"
+"                       it applies); the table's algo column says which ran\n"
 "  -h, --help           show this help and exit\n"
 "  -V, --version        show the version and exit\n"
 "\n"
@@ -929,6 +958,7 @@ main(int argc, char **argv)
         {"json", no_argument, NULL, 'j'},
         {"diag", required_argument, NULL, 'd'},
         {"heuristic", required_argument, NULL, 'H'},
+        {"algo", required_argument, NULL, 'a'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -938,11 +968,13 @@ main(int argc, char **argv)
     o.repeat = 1;
     o.clock = CLOCK_MONOTONIC;
     gc_astar_opts_init(&o.search);
+    /* Plain A* unless asked: the comparison with libtcod's A* is A*'s. */
+    o.search.algo = GC_ALGO_ASTAR;
 
     opterr = 0;
     int c;
     unsigned long long v;
-    while ((c = getopt_long(argc, argv, ":m:r:n:c:p:jd:H:hV", longopts,
+    while ((c = getopt_long(argc, argv, ":m:r:n:c:p:jd:H:a:hV", longopts,
                             NULL)) != -1) {
         switch (c) {
         case 'm':
@@ -984,6 +1016,15 @@ main(int argc, char **argv)
         case 'j':
             o.json = true;
             break;
+        case 'a': {
+            int a = gc_algo_parse(optarg);
+            if (a < 0)
+                return usage_error("--algo %s: unknown algorithm (astar, jps, "
+                                   "auto)",
+                                   optarg);
+            o.search.algo = (gc_algo)a;
+            break;
+        }
         case 'd': {
             int r = gc_diag_rule_parse(optarg);
             if (r < 0)
@@ -1022,13 +1063,24 @@ main(int argc, char **argv)
         default:
             /* optopt is the letter of an unknown short option, 0 for an
              * unknown long one (whose text getopt has just passed). */
-            if (optopt != 0 && strchr("mrncpjdHhV", optopt) == NULL)
+            if (optopt != 0 && strchr("mrncpjdHahV", optopt) == NULL)
                 return usage_error("unknown option '-%c'", optopt);
             return usage_error("unknown option '%s'", argv[optind - 1]);
         }
     }
     if (optind >= argc)
         return usage_error("%s", "no scenario file given");
+
+    /* Jump point search covers the Moving AI rule with octile only. */
+    if (o.search.algo == GC_ALGO_JPS &&
+        (o.search.diag != GC_DIAG_NO_CORNER_CUT ||
+         (o.search.heuristic != GC_HEUR_DEFAULT &&
+          o.search.heuristic != GC_HEUR_OCTILE)))
+        return usage_error("--algo jps: invalid with --diag %s --heuristic "
+                           "%s (jump point search needs no-corner-cut and "
+                           "octile)",
+                           gc_diag_rule_name(o.search.diag),
+                           heuristic_name(&o.search));
 
     /* The scenario lengths are optimal lengths under the Moving AI rule;
      * any admissible heuristic must reproduce them, Manhattan need not. */

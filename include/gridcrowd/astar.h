@@ -10,10 +10,12 @@
  * Navigation data (gc_nav) is derived from one grid and shared read-only by
  * every context that searches it: connected-component labels of the passable
  * cells (so that a goal in another component is answered "unreachable" at
- * once) and a clearance map (distance to the nearest impassable cell, for
- * agents with a body).  It must be recomputed (gc_nav_update) after the grid
- * changes; a search given stale navigation data fails with GC_ESTALE rather
- * than answer from an old map.
+ * once), a clearance map (distance to the nearest impassable cell, for
+ * agents with a body), each cell's passable neighbours (A* reads them in
+ * one byte) and bitsets of passable cells that jump point search scans.
+ * It must be recomputed (gc_nav_update) after the grid changes; a search
+ * given stale navigation data fails with GC_ESTALE rather than answer from
+ * an old map.
  *
  * Costs: a step costs its length (1, or sqrt 2 diagonally) times the cost of
  * the cell entered.  Path costs are summed in double precision, so lengths
@@ -36,10 +38,10 @@ extern "C" {
 typedef enum gc_heuristic {
     GC_HEUR_DEFAULT = 0, /* octile when 8-connected, Manhattan when 4 */
     GC_HEUR_OCTILE,
-    GC_HEUR_MANHATTAN,   /* admissible only for 4-connected moves */
+    GC_HEUR_MANHATTAN, /* admissible only for 4-connected moves */
     GC_HEUR_EUCLIDEAN,
     GC_HEUR_CHEBYSHEV,
-    GC_HEUR_ZERO         /* Dijkstra */
+    GC_HEUR_ZERO /* Dijkstra */
 } gc_heuristic;
 
 /* Name ("default", "octile", "manhattan", "euclidean", "chebyshev",
@@ -47,6 +49,35 @@ typedef enum gc_heuristic {
  * for zero; -1 when unknown). */
 const char *gc_heuristic_name(gc_heuristic h);
 int gc_heuristic_parse(const char *s);
+
+/*
+ * The search algorithm.  GC_ALGO_AUTO (the default) runs jump point search
+ * when it gives the same answer as A* and is faster, which is when all of
+ * these hold: diag is GC_DIAG_NO_CORNER_CUT, every passable cell type
+ * present in the grid has the same cost, radius is 0, weight <= 1, the
+ * heuristic is the default or octile, no partial path is asked for and
+ * nav is given (jumps scan its bitsets); A* otherwise.  GC_ALGO_JPS
+ * insists on jump point search and fails with GC_EINVAL where it does not
+ * apply; GC_ALGO_ASTAR insists on A*.
+ *
+ * Jump point search (Harabor and Grastien, for moves without corner
+ * cutting) expands only jump points: cells where an optimal path may have
+ * to turn, found by scanning rows and columns 64 cells at a time.  Its
+ * answers are exactly as optimal as A*'s and its paths are full grid
+ * paths (every cell walked, not just the jump points), but it expands
+ * and opens far fewer cells, so stats->expanded, stats->opened, the trace
+ * and max_expansions count jump points, not cells.
+ */
+typedef enum gc_algo {
+    GC_ALGO_AUTO = 0, /* JPS where it applies, else A* */
+    GC_ALGO_ASTAR,
+    GC_ALGO_JPS
+} gc_algo;
+
+/* Name ("auto", "astar", "jps"; NULL when out of range) and parse
+ * (case-insensitive; -1 when unknown). */
+const char *gc_algo_name(gc_algo a);
+int gc_algo_parse(const char *s);
 
 /* Name of a diagonal rule ("no-corner-cut", "never", "one-free", "always";
  * NULL when out of range) and parse (case-insensitive; -1 when unknown). */
@@ -76,27 +107,29 @@ typedef struct gc_trace {
 } gc_trace;
 
 typedef struct gc_astar_opts {
-    gc_diag_rule diag;       /* default GC_DIAG_NO_CORNER_CUT */
-    gc_heuristic heuristic;  /* default by connectivity */
-    double weight;           /* <= 1: optimal (default); > 1: weighted A*,
-                                at most `weight` times the best cost */
-    uint64_t max_expansions; /* 0: no cap; else stop with GC_ELIMIT */
-    bool partial;            /* when the goal cannot be reached (or the cap
-                                is hit), return the path to the reachable
-                                cell nearest the goal */
-    bool smooth;             /* drop collinear waypoints, then pull string */
-    float radius;            /* agent radius in world units; cells whose
-                                clearance (in cells) is less than
-                                radius / cell_size are blocked, for the
-                                diagonal rules too; needs nav */
+    gc_diag_rule diag;        /* default GC_DIAG_NO_CORNER_CUT */
+    gc_heuristic heuristic;   /* default by connectivity */
+    double weight;            /* <= 1: optimal (default); > 1: weighted A*,
+                                 at most `weight` times the best cost */
+    uint64_t max_expansions;  /* 0: no cap; else stop with GC_ELIMIT */
+    bool partial;             /* when the goal cannot be reached (or the cap
+                                 is hit), return the path to the reachable
+                                 cell nearest the goal */
+    bool smooth;              /* drop collinear waypoints, then pull string */
+    float radius;             /* agent radius in world units; cells whose
+                                 clearance (in cells) is less than
+                                 radius / cell_size are blocked, for the
+                                 diagonal rules too; needs nav */
     const struct gc_nav *nav; /* optional; enables the component check;
                                  must describe the grid as it is now */
-    gc_trace *trace;         /* optional */
+    gc_trace *trace;          /* optional */
+    gc_algo algo;             /* default GC_ALGO_AUTO, see gc_algo */
 } gc_astar_opts;
 
 /* Fill `o` with the defaults (all zero: 8-connected, no corner cutting,
- * octile, optimal, no cap, no smoothing).  Manhattan with diagonal moves
- * is allowed but overestimates, so that search is not optimal. */
+ * octile, optimal, no cap, no smoothing, algorithm chosen by the search).
+ * Manhattan with diagonal moves is allowed but overestimates, so that search is
+ * not optimal. */
 void gc_astar_opts_init(gc_astar_opts *o);
 
 /* A path: cells from start to goal inclusive (after smoothing, only the
@@ -122,9 +155,13 @@ typedef struct gc_astar_stats {
     bool partial;      /* a path to the nearest reachable cell instead */
     double cost;       /* cost of the returned path, by gc_polyline_cost
                           (after smoothing); INFINITY when none */
-    uint64_t expanded; /* cells expanded (closed) */
+    uint64_t expanded; /* cells expanded (closed); jump points for JPS */
     uint64_t opened;   /* pushes on the open list */
+    uint64_t scanned;  /* JPS: cells its jumps looked at, the walls that
+                          ended them included (0 for A*) */
     uint64_t ns;       /* wall time of the search, nanoseconds */
+    gc_algo algo;      /* GC_ALGO_ASTAR or GC_ALGO_JPS: what ran (or would
+                          have: set once the options are checked) */
 } gc_astar_stats;
 
 typedef struct gc_astar gc_astar;
@@ -148,7 +185,8 @@ size_t gc_astar_memory(const gc_astar *a);
  * the path (start == goal gives a one-cell path of cost 0).  The default
  * search is optimal on every cost table (to 1e-10 relative): h is scaled by
  * gc_grid_min_cost.  Ties on f go to the larger g.  Errors:
- *   GC_EINVAL        bad argument or option (radius > 0 without nav)
+ *   GC_EINVAL        bad argument or option (radius > 0 without nav;
+ *                    GC_ALGO_JPS where jump point search does not apply)
  *   GC_ESTALE        opts->nav describes an older state of g (or another
  *                    grid); gc_nav_update it
  *   GC_EOUTSIDE      start or goal off the map
@@ -235,6 +273,11 @@ uint32_t gc_nav_component(const gc_nav *n, gc_diag_rule rule, gc_cell c);
  * map, minus 0.5 (so a cell next to a wall has clearance 0.5).  0 for an
  * impassable cell. */
 float gc_nav_clearance(const gc_nav *n, gc_cell c);
+
+/* Bytes the data holds: 13 a cell (labels, clearance, neighbour masks)
+ * plus the bitsets of passable cells by row and by column (about 2 bits a
+ * cell). */
+size_t gc_nav_memory(const gc_nav *n);
 
 /* The grid generation this data was computed for. */
 uint64_t gc_nav_generation(const gc_nav *n);

@@ -49,7 +49,8 @@ typedef struct gc_sim_config {
     uint32_t plan_budget;   /* searches per worker per tick, >= 1 */
     uint64_t plan_time_ns;  /* and stop planning once a worker has spent
                                this long in the tick (0: no limit); replans
-                               after grid changes are not limited */
+                               after grid changes ignore the count budget
+                               and get twice this time */
     bool smooth;            /* smooth planned paths */
     gc_diag_rule diag;      /* move rule */
     bool wander_repeat;     /* wander: a new goal after each arrival */
@@ -72,6 +73,9 @@ typedef struct gc_sim_stats {
     uint64_t by_state[GC_AGENT_NSTATES]; /* agents in each state now */
     uint64_t arrivals; /* arrivals counted (wander: every goal) */
     uint64_t replans;  /* searches caused by grid changes */
+    /* From a grid change stopping an agent to the end of its new search. */
+    uint64_t replan_delay_ticks_max; /* 1: planned in the very next tick */
+    double replan_delay_ms_mean, replan_delay_ms_max;
 } gc_sim_stats;
 
 typedef struct gc_sim gc_sim;

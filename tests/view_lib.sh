@@ -1,0 +1,113 @@
+# tests/view_lib.sh: what the viewer's shell tests share (sourced, not run).
+#
+# Sets VIEW, WORLD, READER, BMP (the programs), NAME (a shared-memory name
+# unique to this test run), TMP (a scratch directory), and a trap that stops
+# every process the test started and removes NAME's objects and TMP however
+# the test ends.  Skips the test (exit 77) when the viewer was not built.
+set -u
+
+srcdir=${GC_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+builddir=${GC_BUILDDIR:-$srcdir}
+VIEW=$builddir/tools/gridcrowd-view
+WORLD=$builddir/tools/gc-test-world
+READER=$builddir/tools/gc-test-reader
+BMP=$builddir/tools/gc-test-bmp
+if [ ! -x "$VIEW" ]; then
+    echo "SKIP: gridcrowd-view was not built (SDL2 missing or --without-sdl2)"
+    exit 77
+fi
+
+NAME=gctest-$(basename "$0" .test)-$$
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/$NAME.XXXXXX")
+# No display in tests: SDL's dummy video driver and software renderer.  (The
+# offscreen driver also works, but it probes EGL, whose libraries leak what
+# a sanitizer build then reports at exit.)
+SDL_VIDEODRIVER=dummy
+SDL_RENDER_DRIVER=software
+export SDL_VIDEODRIVER SDL_RENDER_DRIVER
+unset DISPLAY WAYLAND_DISPLAY
+
+started=
+view_cleanup() {
+    for p in $started; do
+        kill -TERM "$p" 2>/dev/null
+    done
+    for p in $started; do
+        wait "$p" 2>/dev/null
+    done
+    rm -f "/dev/shm/$NAME" "/dev/shm/$NAME.edits"
+    rm -rf "$TMP"
+}
+trap view_cleanup EXIT
+trap 'exit 1' HUP INT TERM
+
+fail() {
+    echo "FAIL: $*" >&2
+    exit 1
+}
+
+# wait_for SECONDS COMMAND...: run COMMAND every 50 ms until it succeeds;
+# fails after SECONDS.
+wait_for() {
+    _limit=$(($1 * 20))
+    shift
+    _i=0
+    while ! "$@"; do
+        _i=$((_i + 1))
+        [ "$_i" -lt "$_limit" ] || return 1
+        sleep 0.05
+    done
+}
+
+# start_world ARGS...: a gc-test-world on NAME, ready (running) on return;
+# its pid in world_pid.
+start_world() {
+    "$WORLD" --shm "$NAME" "$@" &
+    world_pid=$!
+    started="$started $world_pid"
+    "$READER" -w running -t 10 "$NAME" >/dev/null ||
+        fail "gc-test-world $* did not start"
+}
+
+# stop_world: SIGTERM; it must exit 0 and leave no objects behind.
+stop_world() {
+    kill -TERM "$world_pid"
+    wait "$world_pid"
+    _rc=$?
+    [ "$_rc" -eq 0 ] || fail "gc-test-world exited $_rc on SIGTERM"
+    [ ! -e "/dev/shm/$NAME" ] && [ ! -e "/dev/shm/$NAME.edits" ] ||
+        fail "shared-memory objects left behind"
+}
+
+# tick: the world's tick now.
+tick() {
+    "$READER" "$NAME" | sed -n 's/.* tick=\([0-9]*\) .*/\1/p'
+}
+
+# pixel FILE X Y: the RRGGBB of a pixel of a BMP.
+pixel() {
+    "$BMP" "$1" "$2" "$3" || fail "reading pixel ($2, $3) of $1"
+}
+
+# near RRGGBB RRGGBB [TOLERANCE]: each channel within TOLERANCE (24).
+near() {
+    _t=${3:-24}
+    for _k in 1 3 5; do
+        _a=$(printf '%d' "0x$(echo "$1" | cut -c"$_k-$((_k + 1))")")
+        _b=$(printf '%d' "0x$(echo "$2" | cut -c"$_k-$((_k + 1))")")
+        _d=$((_a - _b))
+        [ "$_d" -le "$_t" ] && [ "$_d" -ge "-$_t" ] || return 1
+    done
+}
+
+# expect_pixel WHAT FILE X Y RRGGBB: the pixel is near the colour.
+expect_pixel() {
+    _got=$(pixel "$2" "$3" "$4")
+    near "$_got" "$5" || fail "$1: pixel ($3, $4) is $_got, expected $5"
+}
+
+# expect_dark WHAT FILE X Y: every channel below 0x40 (the heading mark).
+expect_dark() {
+    _got=$(pixel "$2" "$3" "$4")
+    near "$_got" 202020 32 || fail "$1: pixel ($3, $4) is $_got, expected dark"
+}

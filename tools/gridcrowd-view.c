@@ -1,0 +1,598 @@
+/*
+ * gridcrowd-view.c: the SDL2 live viewer of a running gridcrowd daemon.
+ *
+ * main parses the options, attaches (view_conn.c), opens a window or an
+ * off-screen surface and runs the frame loop: events (view_input.c), the
+ * connection (lost daemon -> wait and reattach every VIEW_POLL_S), a fresh
+ * copy of the world, a frame (view_draw.c).  The loop never waits on the
+ * daemon: reads are lock-free copies and edits time out after a couple of
+ * milliseconds.
+ */
+#include "config.h"
+
+#include "view.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define PROG "gridcrowd-view"
+/* The largest window the viewer opens by itself. */
+#define BOX_W 1600
+#define BOX_H 1000
+/* How long --screenshot waits for the daemon's first snapshot. */
+#define SNAPSHOT_WAIT_S 10.0
+
+static const char usage_text[] =
+    "usage: " PROG " [--shm NAME] [--scale PIXELS] [--fps N] "
+    "[--exit-on-detach]\n"
+    "       [--screenshot FILE.bmp [--frames N]] [--bench-frames N]\n"
+    "       [--show-paths] [--select AGENT] [--trace AGENT] [--log-attach]\n";
+
+static const char help_text[] =
+    "Watch a running gridcrowd daemon: cells in their type colours, agents\n"
+    "as discs coloured by state with a heading mark, the selected agent's\n"
+    "path and the trace of its last search.\n"
+    "\n"
+    "  --shm NAME         the daemon's world (default " GC_WORLD_DEFAULT_NAME
+    ")\n"
+    "  --scale PIXELS     pixels per cell (default: the largest that fits\n"
+    "                     the screen, at most 1600x1000, at least 1)\n"
+    "  --fps N            frames per second, 0 uncapped (default 60)\n"
+    "  --exit-on-detach   exit 0 when the daemon stops, instead of waiting\n"
+    "                     for it to start again\n"
+    "  --screenshot FILE  render without a window, write the last frame as\n"
+    "                     a BMP and exit\n"
+    "  --frames N         frames rendered for --screenshot (default 1)\n"
+    "  --bench-frames N   render N frames uncapped, print frames per second\n"
+    "                     and exit\n"
+    "  --show-paths       start with every agent's path shown (key p)\n"
+    "  --select AGENT     select AGENT (as a click on it does)\n"
+    "  --trace AGENT      select AGENT and show its trace (key t)\n"
+    "  --log-attach       print a line on stderr at each attach and detach\n"
+    "  --help, --version\n"
+    "\n"
+    "Mouse: wheel zooms around the pointer, drag pans, click selects an\n"
+    "agent, shift-drag paints obstacles, ctrl-drag paints walkable cells.\n"
+    "Keys: p paths, t trace, space freeze, f fit, o overlay, h help,\n"
+    "s save the window as gridcrowd-view-TICK.bmp, + and - zoom, q or\n"
+    "Escape quit.\n"
+    "\n"
+    "Exit codes: 0 done; 1 no daemon, or attaching was refused; 2 bad\n"
+    "arguments; 3 SDL could not open a window, draw or save.\n";
+
+static double
+now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static int
+bad_arg(const char *opt, const char *val, const char *want)
+{
+    fprintf(stderr, PROG ": %s: expected %s, got '%s'\n", opt, want, val);
+    return VIEW_EXIT_USAGE;
+}
+
+/* A whole number in [min, max]. */
+static bool
+parse_long(const char *s, long min, long max, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno != 0 || end == s || *end != '\0' || v < min || v > max)
+        return false;
+    *out = v;
+    return true;
+}
+
+static int
+parse_args(int argc, char **argv, view_opts *o)
+{
+    enum {
+        O_SHM = 256,
+        O_SCALE,
+        O_FPS,
+        O_EXIT,
+        O_SHOT,
+        O_FRAMES,
+        O_BENCH,
+        O_PATHS,
+        O_SELECT,
+        O_TRACE,
+        O_LOG,
+        O_HELP,
+        O_VERSION
+    };
+    static const struct option longs[] = {
+        {"shm", required_argument, NULL, O_SHM},
+        {"scale", required_argument, NULL, O_SCALE},
+        {"fps", required_argument, NULL, O_FPS},
+        {"exit-on-detach", no_argument, NULL, O_EXIT},
+        {"screenshot", required_argument, NULL, O_SHOT},
+        {"frames", required_argument, NULL, O_FRAMES},
+        {"bench-frames", required_argument, NULL, O_BENCH},
+        {"show-paths", no_argument, NULL, O_PATHS},
+        {"select", required_argument, NULL, O_SELECT},
+        {"trace", required_argument, NULL, O_TRACE},
+        {"log-attach", no_argument, NULL, O_LOG},
+        {"help", no_argument, NULL, O_HELP},
+        {"version", no_argument, NULL, O_VERSION},
+        {NULL, 0, NULL, 0}};
+    bool frames_given = false, fps_given = false;
+    long v;
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":", longs, NULL)) != -1) {
+        switch (c) {
+        case O_SHM:
+            o->shm = optarg;
+            break;
+        case O_SCALE:
+            if (!parse_long(optarg, 1, 1024, &v))
+                return bad_arg("--scale", optarg,
+                               "a whole number of pixels "
+                               "from 1 to 1024");
+            o->scale = (int)v;
+            break;
+        case O_FPS:
+            if (!parse_long(optarg, 0, 1000, &v))
+                return bad_arg("--fps", optarg,
+                               "a whole number from 0 to "
+                               "1000");
+            o->fps = (int)v;
+            fps_given = true;
+            break;
+        case O_EXIT:
+            o->exit_on_detach = true;
+            break;
+        case O_SHOT:
+            o->screenshot = optarg;
+            break;
+        case O_FRAMES:
+            if (!parse_long(optarg, 1, 100000, &v))
+                return bad_arg("--frames", optarg,
+                               "a whole number from 1 to "
+                               "100000");
+            o->frames = (int)v;
+            frames_given = true;
+            break;
+        case O_BENCH:
+            if (!parse_long(optarg, 1, LONG_MAX, &v))
+                return bad_arg("--bench-frames", optarg, "a whole number >= 1");
+            o->bench_frames = v;
+            break;
+        case O_PATHS:
+            o->show_paths = true;
+            break;
+        case O_SELECT:
+        case O_TRACE:
+            if (!parse_long(optarg, 0, (long)GC_WORLD_MAX_AGENTS - 1, &v))
+                return bad_arg(c == O_TRACE ? "--trace" : "--select", optarg,
+                               "an agent id");
+            o->select_agent = v;
+            o->trace = c == O_TRACE;
+            break;
+        case O_LOG:
+            o->log_attach = true;
+            break;
+        case O_HELP:
+            printf("%s\n%s", usage_text, help_text);
+            exit(VIEW_EXIT_OK);
+        case O_VERSION:
+            printf(PROG " (gridcrowd) " PACKAGE_VERSION "\n");
+            exit(VIEW_EXIT_OK);
+        case ':':
+            fprintf(stderr, PROG ": %s: needs a value\n%s", argv[optind - 1],
+                    usage_text);
+            return VIEW_EXIT_USAGE;
+        default:
+            fprintf(stderr, PROG ": %s: unknown option\n%s", argv[optind - 1],
+                    usage_text);
+            return VIEW_EXIT_USAGE;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, PROG ": %s: unexpected argument\n%s", argv[optind],
+                usage_text);
+        return VIEW_EXIT_USAGE;
+    }
+    if (frames_given && o->screenshot == NULL) {
+        fprintf(stderr, PROG ": --frames: only with --screenshot\n");
+        return VIEW_EXIT_USAGE;
+    }
+    if (o->bench_frames > 0 && o->screenshot != NULL) {
+        fprintf(stderr, PROG ": --bench-frames and --screenshot do not mix\n");
+        return VIEW_EXIT_USAGE;
+    }
+    /* A benchmark measures the drawing, not the frame cap. */
+    if (o->bench_frames > 0 && !fps_given)
+        o->fps = 0;
+    return -1;
+}
+
+static void
+log_attach(const view_state *s)
+{
+    if (!s->opt.log_attach)
+        return;
+    if (s->conn.can_edit)
+        fprintf(stderr, PROG ": attached to %s (pid %ld)\n", s->conn.shown,
+                s->conn.pid);
+    else
+        fprintf(stderr, PROG ": attached to %s (pid %ld), read-only: %s\n",
+                s->conn.shown, s->conn.pid, s->conn.edit_why);
+}
+
+/* Size of the window (or screenshot) for the attached map, and the first
+ * camera. */
+static void
+initial_view(view_state *s, bool screenshot, int *w, int *h)
+{
+    int bw = BOX_W, bh = BOX_H;
+    SDL_Rect u;
+    if (!screenshot && SDL_GetDisplayUsableBounds(0, &u) == 0 && u.w > 200 &&
+        u.h > 200) {
+        /* Leave room for the window's frame. */
+        bw = u.w - 32 < bw ? u.w - 32 : bw;
+        bh = u.h - 64 < bh ? u.h - 64 : bh;
+    }
+    long mw = s->conn.width, mh = s->conn.height;
+    long scale = s->opt.scale;
+    if (scale == 0) {
+        scale = bw / mw < bh / mh ? bw / mw : bh / mh;
+        scale = scale < 1 ? 1 : scale;
+    }
+    long ww = mw * scale, wh = mh * scale;
+    if (screenshot) {
+        /* Exactly the map (tests rely on cell (x, y) at x * scale), within
+         * what a surface can hold. */
+        ww = ww > 16384 ? 16384 : ww;
+        wh = wh > 16384 ? 16384 : wh;
+    } else {
+        ww = ww > bw ? bw : ww < 320 ? 320 : ww;
+        wh = wh > bh ? bh : wh < 240 ? 240 : wh;
+    }
+    *w = s->win_w = (int)ww;
+    *h = s->win_h = (int)wh;
+    if (s->opt.scale == 0) {
+        view_fit(s);
+    } else {
+        s->cam.zoom = (double)scale;
+        s->cam.ox = floor((double)(ww - mw * scale) / 2);
+        s->cam.oy = floor((double)(wh - mh * scale) / 2);
+    }
+}
+
+/* Forget painted cells the daemon now shows, or that it never applied. */
+static void
+prune_paint(view_state *s)
+{
+    const view_conn *c = &s->conn;
+    size_t k = 0;
+    for (size_t i = 0; i < s->npaint; i++) {
+        const view_paint *p = &s->paint[i];
+        bool done =
+            c->cells_valid && p->x < c->width && p->y < c->height &&
+            c->cells[(size_t)p->y * (size_t)c->width + (size_t)p->x] == p->type;
+        if (!done && s->now - p->when < 2.0)
+            s->paint[k++] = *p;
+    }
+    s->npaint = k;
+}
+
+/*
+ * One step of the connection: notice a lost daemon, look for a new one,
+ * refresh the copies.  Returns false when the viewer should exit (lost
+ * daemon with --exit-on-detach).
+ */
+static bool
+step_connection(view_state *s, double *next_attach)
+{
+    view_conn *c = &s->conn;
+    if (c->w != NULL && view_conn_lost(c, s->now)) {
+        if (s->opt.log_attach)
+            fprintf(stderr, PROG ": detached from %s: daemon stopped\n",
+                    c->shown);
+        view_conn_close(c);
+        s->trace_sent = false;
+        if (s->opt.exit_on_detach)
+            return false;
+        *next_attach = s->now + VIEW_POLL_S;
+    } else if (c->w == NULL && s->now >= *next_attach) {
+        *next_attach = s->now + VIEW_POLL_S;
+        int32_t w = c->width, h = c->height;
+        gc_error err;
+        if (view_conn_open(c, &err) == GC_OK) {
+            log_attach(s);
+            if (w != c->width || h != c->height)
+                view_fit(s);
+            view_sync_trace(s);
+        }
+    }
+    if (c->w != NULL) {
+        view_conn_refresh(c, s->frozen, s->show_trace);
+        /* --select or --trace AGENT: once the snapshot shows it. */
+        long i = s->opt.select_agent < 0
+                     ? -1
+                     : view_conn_find(c, (uint32_t)s->opt.select_agent);
+        if (i >= 0) {
+            s->show_trace = s->show_trace || s->opt.trace;
+            view_select(s, c->agents[i].id, c->agents[i].generation);
+            s->opt.select_agent = -1;
+            view_conn_refresh(c, s->frozen, s->show_trace);
+        }
+    }
+    prune_paint(s);
+    return true;
+}
+
+static void
+set_title(SDL_Window *win, const view_state *s)
+{
+    char t[1024];
+    const view_conn *c = &s->conn;
+    if (c->w == NULL)
+        snprintf(t, sizeof t, PROG ": waiting for daemon %s", c->shown);
+    else
+        snprintf(t, sizeof t,
+                 PROG ": %s | tick %llu | %.1f ticks/s | %zu agents | %.0f "
+                      "fps%s%s%s%s",
+                 c->shown, (unsigned long long)c->tick, c->stats.ticks_per_s,
+                 c->nagents, s->fps, s->frozen ? " | frozen" : "",
+                 c->can_edit ? "" : " | read-only",
+                 s->msg[0] != '\0' && s->now < s->msg_until ? " | " : "",
+                 s->msg[0] != '\0' && s->now < s->msg_until ? s->msg : "");
+    SDL_SetWindowTitle(win, t);
+}
+
+static int
+sdl_fail(const char *what)
+{
+    fprintf(stderr, PROG ": %s: %s\n", what, SDL_GetError());
+    return VIEW_EXIT_SDL;
+}
+
+/* Sleep what is left of this frame's share of a second. */
+static void
+pace(const view_state *s, double frame_start)
+{
+    int fps = s->opt.fps;
+    if (s->conn.w == NULL && (fps == 0 || fps > 20))
+        fps = 20; /* nothing moves while waiting */
+    if (fps == 0)
+        return;
+    double left = frame_start + 1.0 / fps - now_s();
+    if (left > 0)
+        SDL_Delay((Uint32)(left * 1000));
+}
+
+static int
+run_screenshot(view_state *s)
+{
+    int w, h, status = VIEW_EXIT_OK;
+    initial_view(s, true, &w, &h);
+    SDL_Surface *surf =
+        SDL_CreateRGBSurfaceWithFormat(0, w, h, 32, SDL_PIXELFORMAT_RGB888);
+    if (surf == NULL)
+        return sdl_fail("creating the screenshot surface");
+    SDL_Renderer *r = SDL_CreateSoftwareRenderer(surf);
+    view_draw *d = r != NULL ? view_draw_new(r) : NULL;
+    if (d == NULL) {
+        status = sdl_fail("creating a software renderer");
+        goto out;
+    }
+    /* Give a daemon that has just started time to publish a snapshot. */
+    double next_attach = 0, give_up = now_s() + SNAPSHOT_WAIT_S;
+    for (;;) {
+        s->now = now_s();
+        step_connection(s, &next_attach);
+        if (s->conn.w != NULL && s->conn.snap_seq > 0 &&
+            s->conn.snap_seq != UINT64_MAX)
+            break;
+        if (s->now > give_up) {
+            fprintf(stderr,
+                    PROG ": %s: no agent snapshot after %.0f s; drawing the "
+                         "cells only\n",
+                    s->conn.shown, SNAPSHOT_WAIT_S);
+            break;
+        }
+        SDL_Delay(10);
+    }
+    for (int i = 0; i < s->opt.frames; i++) {
+        double t0 = now_s();
+        s->now = t0;
+        if (i > 0)
+            step_connection(s, &next_attach);
+        if (view_draw_frame(d, s) != 0) {
+            status = sdl_fail("drawing");
+            goto out;
+        }
+        if (i + 1 < s->opt.frames)
+            pace(s, t0);
+    }
+    SDL_RenderPresent(r);
+    /* 24-bit BMP: what every reader understands. */
+    SDL_Surface *bgr = SDL_ConvertSurfaceFormat(surf, SDL_PIXELFORMAT_BGR24, 0);
+    if (bgr == NULL || SDL_SaveBMP(bgr, s->opt.screenshot) != 0)
+        status = sdl_fail(s->opt.screenshot);
+    SDL_FreeSurface(bgr);
+out:
+    view_draw_free(d);
+    if (r != NULL)
+        SDL_DestroyRenderer(r);
+    SDL_FreeSurface(surf);
+    return status;
+}
+
+/* Key s: the frame just drawn, as gridcrowd-view-TICK.bmp here. */
+static void
+save_window(SDL_Renderer *r, view_state *s)
+{
+    char name[64];
+    snprintf(name, sizeof name, PROG "-%llu.bmp",
+             (unsigned long long)s->conn.tick);
+    SDL_Surface *sf = SDL_CreateRGBSurfaceWithFormat(0, s->win_w, s->win_h, 24,
+                                                     SDL_PIXELFORMAT_BGR24);
+    if (sf == NULL ||
+        SDL_RenderReadPixels(r, NULL, SDL_PIXELFORMAT_BGR24, sf->pixels,
+                             sf->pitch) != 0 ||
+        SDL_SaveBMP(sf, name) != 0)
+        view_message(s, true, "%s: %s", name, SDL_GetError());
+    else
+        view_message(s, false, "saved %s", name);
+    SDL_FreeSurface(sf);
+}
+
+static int
+run_window(view_state *s)
+{
+    int w, h, status = VIEW_EXIT_OK;
+    initial_view(s, false, &w, &h);
+    /* Under X11, SDL hands a software renderer's frames to the window
+     * through a GL texture unless told otherwise.  The software renderer is
+     * chosen when there is no hardware GL, and then that GL is software too
+     * (llvmpipe, Xvfb): the copy cost more than drawing 10,000 agents.  Plain
+     * MIT-SHM is cheaper.  Only X11 has that path (Wayland has no other), and
+     * the user's own setting wins. */
+    const char *drv = SDL_GetCurrentVideoDriver();
+    if (drv != NULL && strcmp(drv, "x11") == 0 &&
+        SDL_GetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION) == NULL)
+        SDL_SetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION, "0");
+    SDL_Window *win =
+        SDL_CreateWindow(PROG, SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED,
+                         w, h, SDL_WINDOW_RESIZABLE);
+    if (win == NULL)
+        return sdl_fail("creating the window");
+    SDL_Renderer *r = SDL_CreateRenderer(win, -1, 0);
+    view_draw *d = r != NULL ? view_draw_new(r) : NULL;
+    if (d == NULL) {
+        status = sdl_fail("creating a renderer");
+        goto out;
+    }
+    SDL_RendererInfo info;
+    const char *rname = SDL_GetRendererInfo(r, &info) == 0 ? info.name : "?";
+
+    double next_attach = 0, fps_t0 = now_s(), title_at = 0;
+    double bench_t0 = fps_t0;
+    long fps_frames = 0, frames = 0;
+    while (!s->quit) {
+        double t0 = now_s();
+        s->now = t0;
+        SDL_Event e;
+        while (SDL_PollEvent(&e))
+            view_input_event(s, &e);
+        if (s->quit)
+            break;
+        if (SDL_GetWindowFlags(win) & SDL_WINDOW_MINIMIZED) {
+            /* Keep noticing the daemon, draw nothing. */
+            if (!step_connection(s, &next_attach))
+                break;
+            SDL_Delay(100);
+            continue;
+        }
+        int ow, oh;
+        if (SDL_GetRendererOutputSize(r, &ow, &oh) == 0) {
+            s->win_w = ow;
+            s->win_h = oh;
+        }
+        if (!step_connection(s, &next_attach))
+            break;
+        if (view_draw_frame(d, s) != 0) {
+            status = sdl_fail("drawing");
+            break;
+        }
+        if (s->save_shot) {
+            s->save_shot = false;
+            save_window(r, s);
+        }
+        SDL_RenderPresent(r);
+        frames++;
+        fps_frames++;
+        double t = now_s();
+        if (t - fps_t0 >= 1.0) {
+            s->fps = (double)fps_frames / (t - fps_t0);
+            fps_t0 = t;
+            fps_frames = 0;
+        }
+        if (t >= title_at) {
+            set_title(win, s);
+            title_at = t + 0.5;
+        }
+        if (s->opt.bench_frames > 0 && frames == s->opt.bench_frames) {
+            double secs = t - bench_t0;
+            printf(PROG ": %ld frames in %.3f s: %.1f frames/s (%zu agents, "
+                        "%dx%d map, %dx%d window, %s renderer)\n",
+                   frames, secs, (double)frames / secs, s->conn.nagents,
+                   (int)s->conn.width, (int)s->conn.height, s->win_w, s->win_h,
+                   rname);
+            break;
+        }
+        pace(s, t0);
+    }
+out:
+    view_draw_free(d);
+    if (r != NULL)
+        SDL_DestroyRenderer(r);
+    SDL_DestroyWindow(win);
+    return status;
+}
+
+int
+main(int argc, char **argv)
+{
+    view_state s;
+    memset(&s, 0, sizeof s);
+    s.opt.fps = 60;
+    s.opt.frames = 1;
+    s.opt.select_agent = -1;
+    int rc = parse_args(argc, argv, &s.opt);
+    if (rc >= 0)
+        return rc;
+    s.sel = GC_WORLD_NO_AGENT;
+    s.paint_type = -1;
+    s.show_paths = s.opt.show_paths;
+    s.show_overlay = true;
+    s.conn.name = s.opt.shm;
+    s.now = now_s();
+
+    gc_error err;
+    if (view_conn_open(&s.conn, &err) != GC_OK) {
+        fprintf(stderr, PROG ": %s\n", err.msg);
+        return VIEW_EXIT_NODAEMON;
+    }
+    log_attach(&s);
+
+    if (s.opt.screenshot != NULL && getenv("SDL_VIDEODRIVER") == NULL)
+        setenv("SDL_VIDEODRIVER", "offscreen", 1);
+    SDL_SetHint(SDL_HINT_RENDER_BATCHING, "1");
+    SDL_SetHint(SDL_HINT_RENDER_VSYNC, "0");
+    if (SDL_Init(SDL_INIT_VIDEO) != 0 && s.opt.screenshot != NULL) {
+        /* An SDL built without the offscreen driver has the dummy one. */
+        setenv("SDL_VIDEODRIVER", "dummy", 1);
+        rc = SDL_Init(SDL_INIT_VIDEO);
+    } else {
+        rc = SDL_WasInit(SDL_INIT_VIDEO) ? 0 : -1;
+    }
+    if (rc != 0) {
+        rc = sdl_fail("starting SDL video");
+    } else {
+        rc = s.opt.screenshot != NULL ? run_screenshot(&s) : run_window(&s);
+        SDL_Quit();
+    }
+    /* Stop asking for a trace nobody will look at. */
+    if (s.trace_sent) {
+        s.show_trace = false;
+        view_sync_trace(&s);
+    }
+    view_conn_free(&s.conn);
+    return rc;
+}

@@ -1,0 +1,207 @@
+/*
+ * view.h: what the parts of gridcrowd-view share.
+ *
+ * The viewer is one thread.  Each frame it handles the window's events
+ * (view_input.c), refreshes its copy of the world (view_conn.c: attach,
+ * reattach, copies of cells, agents, statistics and trace, edits sent to
+ * the daemon), and draws that copy (view_draw.c).  Nothing here writes the
+ * world: the viewer maps it read-only and speaks to the daemon only through
+ * the edit queue, with short timeouts, so a slow or dead daemon never stalls
+ * a frame for long and a dead viewer leaves the daemon as it was.
+ *
+ * Screen and map: the camera maps cell coordinates (cells, floats; world
+ * units divided by the cell size) to window pixels:
+ *   screen = origin + cell * zoom
+ * with zoom in pixels per cell.
+ */
+#ifndef GRIDCROWD_VIEW_H
+#define GRIDCROWD_VIEW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <SDL.h>
+
+#include <gridcrowd/edits.h>
+#include <gridcrowd/world.h>
+
+/* Exit codes, as documented in --help and README.md. */
+enum {
+    VIEW_EXIT_OK = 0,
+    VIEW_EXIT_NODAEMON = 1, /* no daemon, or attaching was refused */
+    VIEW_EXIT_USAGE = 2,    /* bad arguments */
+    VIEW_EXIT_SDL = 3       /* SDL could not open a window or draw */
+};
+
+/* How long the viewer waits for room in the edit queue, per edit. */
+#define VIEW_PUSH_TIMEOUT_NS (2 * 1000 * 1000)
+/* How often a lost daemon is looked for, and a live one checked. */
+#define VIEW_POLL_S 0.25
+
+/* ---- The connection to the daemon (view_conn.c) ------------------------ */
+
+typedef struct view_conn {
+    const char *name;                  /* as given; NULL: the default */
+    char shown[GC_WORLD_NAME_MAX + 2]; /* "/NAME", for messages */
+    gc_world *w;                       /* NULL while detached */
+    long pid;                          /* daemon of the last attach */
+    bool can_edit;                     /* the edit queue is open */
+    char edit_why[sizeof(((gc_error *)0)->msg)]; /* why it is not */
+
+    /* The latest copies; they outlive a detach, so that the last picture
+     * stays on screen while the viewer waits. */
+    int32_t width, height; /* 0 before the first attach */
+    float cell_size;
+    uint8_t *cells;
+    bool cells_valid;    /* cells hold `generation` of this attach */
+    uint64_t generation; /* grid generation of `cells` */
+    bool cells_changed;  /* set on a new copy; the drawer clears it */
+    gc_world_agent *agents;
+    size_t nagents, agents_cap;
+    uint64_t snap_seq; /* snapshot number of `agents` (0: none yet) */
+    uint64_t tick;     /* the world's tick at the last refresh */
+    gc_world_stats stats;
+    gc_world_trace_event *trace; /* allocated when first wanted */
+    size_t trace_cap;
+    gc_world_trace_info trace_info; /* info.seq 0: none */
+    bool trace_changed;             /* set on a new copy */
+    double next_check;              /* when owner_alive is asked next */
+} view_conn;
+
+/* Attach to the daemon `c->name`: with the edit queue when allowed, else
+ * read-only (c->can_edit false, c->edit_why says why).  A daemon that is
+ * stopping, or objects whose daemon is gone, count as no daemon (GC_ENOENT).
+ * On failure the copies are kept and err says what is wrong.  Returns GC_OK
+ * or the error of the read-only attempt. */
+int view_conn_open(view_conn *c, gc_error *err);
+
+/* Detach (the copies stay). */
+void view_conn_close(view_conn *c);
+
+/* Detach and free everything. */
+void view_conn_free(view_conn *c);
+
+/* True when the attached daemon is stopping, gone or replaced; checks its
+ * pid at most every VIEW_POLL_S. */
+bool view_conn_lost(view_conn *c, double now);
+
+/* Copy what changed: statistics always; unless `frozen`, the cells when
+ * the generation moved, the agent snapshot when a new one is out, and the
+ * trace when `trace` is true and a new one is out. */
+void view_conn_refresh(view_conn *c, bool frozen, bool trace);
+
+/* Push one edit, waiting at most VIEW_PUSH_TIMEOUT_NS.  GC_EPERM without
+ * edit access, GC_EINVAL while detached, else gc_edits_push's result. */
+int view_conn_push(view_conn *c, gc_edit *e);
+
+/* Index of agent `id` in the copy, or -1. */
+long view_conn_find(const view_conn *c, uint32_t id);
+
+/* ---- The viewer's state -------------------------------------------------- */
+
+typedef struct view_opts {
+    const char *shm;
+    int scale; /* 0: fit the screen */
+    int fps;   /* 0: uncapped */
+    bool exit_on_detach;
+    bool log_attach;
+    const char *screenshot;
+    int frames;        /* frames rendered for a screenshot */
+    long bench_frames; /* 0: no benchmark */
+    bool show_paths;
+    long select_agent; /* -1: none */
+    bool trace;        /* and show its trace */
+} view_opts;
+
+typedef struct view_camera {
+    double zoom;   /* pixels per cell */
+    double ox, oy; /* window position of cell (0, 0)'s top-left corner */
+} view_camera;
+
+/* A cell painted by this viewer, drawn until the daemon's copy shows it. */
+typedef struct view_paint {
+    int32_t x, y;
+    uint8_t type;
+    double when;
+} view_paint;
+
+#define VIEW_PAINT_MAX 4096
+
+typedef struct view_state {
+    view_opts opt;
+    view_conn conn;
+    view_camera cam;
+    int win_w, win_h; /* output size in pixels */
+    double now;       /* seconds, monotonic, this frame */
+
+    uint32_t sel, sel_gen; /* selected agent; GC_WORLD_NO_AGENT: none */
+    bool show_paths, show_trace, frozen, show_help, show_overlay;
+    bool quit;
+    bool save_shot;  /* key s: save this frame as a BMP */
+    bool trace_sent; /* the daemon was asked to trace `sel` */
+
+    /* Mouse gesture in progress. */
+    int press_button; /* 0: none */
+    int press_x, press_y, last_x, last_y;
+    bool dragged;
+    int paint_type; /* -1: not painting */
+    /* Shift and ctrl as of the last key event handled: SDL_GetModState()
+     * is the state at the last pump, which may already include a release
+     * queued after the click being handled. */
+    SDL_Keymod mods;
+    int32_t paint_cx, paint_cy;
+    view_paint paint[VIEW_PAINT_MAX];
+    size_t npaint;
+
+    char msg[256]; /* transient message, shown until msg_until */
+    double msg_until;
+    double fps; /* frames drawn in the last second */
+} view_state;
+
+/* A message in the overlay (and on stderr when `also_stderr`). */
+void view_message(view_state *s, bool also_stderr, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Fit the whole map in the window. */
+void view_fit(view_state *s);
+
+/* Select agent `id` (GC_WORLD_NO_AGENT: none) and ask for its trace when
+ * the trace is shown. */
+void view_select(view_state *s, uint32_t id, uint32_t generation);
+
+/* Ask the daemon to trace the selected agent (or nobody) as the state
+ * wants; called when the selection, the trace switch or the attach change. */
+void view_sync_trace(view_state *s);
+
+/* ---- Input (view_input.c) ------------------------------------------------ */
+
+void view_input_event(view_state *s, const SDL_Event *e);
+
+/* ---- Drawing (view_draw.c) ------------------------------------------------
+ */
+
+typedef struct view_draw view_draw;
+
+/* The palette, RGB. */
+extern const uint8_t view_cell_rgb[GC_CELL_NTYPES][3];
+extern const uint8_t view_agent_rgb[GC_AGENT_NSTATES][3];
+extern const uint8_t view_trace_rgb[4][3]; /* by GC_TRACE_*; [0] unused */
+extern const uint8_t view_heading_rgb[3];
+
+/* A drawer for renderer r; NULL when out of memory or SDL fails (the SDL
+ * message is in SDL_GetError). */
+view_draw *view_draw_new(SDL_Renderer *r);
+void view_draw_free(view_draw *d);
+
+/* Draw one frame of s (without presenting it).  Returns 0, or -1 when SDL
+ * failed (SDL_GetError). */
+int view_draw_frame(view_draw *d, view_state *s);
+
+/* Agent radius in pixels at the current zoom. */
+float view_agent_radius(const view_state *s);
+
+#endif
