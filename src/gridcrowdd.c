@@ -101,6 +101,12 @@ on_sigbus(int sig, siginfo_t *si, void *uc)
     signal(sig, SIG_DFL);
 }
 
+static void msg(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
 static void
 msg(const char *fmt, ...)
 {
