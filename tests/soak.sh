@@ -79,6 +79,8 @@ rtype() {
     case $r in 0 | 1 | 2 | 3) t=. ;; 4 | 5) t=@ ;; 6 | 7) t=S ;; *) t=R ;; esac
 }
 acts=0
+# count KIND: one more action of that kind, for the closing figures.
+count() { eval "n_$1=\$((\${n_$1:-0} + 1))"; }
 driver() {
     # Wall-clock deadline in the driver's own clock.
     end=$(($(date +%s) + secs))
@@ -90,16 +92,20 @@ driver() {
         if [ "$(date +%s)" -ge "$next_apply" ]; then
             ctl apply "$TMPD/orig.map" >/dev/null 2>&1
             next_apply=$(($(date +%s) + 60))
+            count apply
         elif [ "$a" -lt 30 ]; then
             rnd "$W"; x=$r; rnd "$H"; y=$r; rtype
             ctl set "$x" "$y" "$t" >/dev/null 2>&1
+            count edit
         elif [ "$a" -lt 45 ]; then
             rnd "$((W - 8))"; x=$r; rnd "$((H - 8))"; y=$r; rnd 8; w=$r; rtype
             ctl rect "$x" "$y" "$((x + w))" "$((y + w))" "$t" >/dev/null 2>&1
+            count edit
         elif [ "$a" -lt 55 ]; then
             rnd "$W"; x=$r; rnd "$H"; y=$r; rnd "$W"; x1=$r; rnd "$H"; y1=$r
             rtype
             ctl line "$x" "$y" "$x1" "$y1" "$t" >/dev/null 2>&1
+            count edit
         elif [ "$a" -lt 65 ]; then
             rnd 1000
             awk -v s="$r" -v W="$W" -v H="$H" 'BEGIN { srand(s)
@@ -107,10 +113,12 @@ driver() {
                     print "set", int(rand() * W), int(rand() * H),
                         substr("..@SR", 1 + int(rand() * 5), 1) }' >"$TMPD/b"
             ctl batch "$TMPD/b" >/dev/null 2>&1
+            count batch
         elif [ "$a" -lt 75 ]; then
             ctl status >/dev/null 2>&1
             ctl agents --csv >/dev/null 2>&1
             ctl cells >/dev/null 2>&1
+            count read
         elif [ "$a" -lt 83 ]; then
             # A tool killed while sending a batch or an entry stream.
             awk -v W="$W" -v H="$H" 'BEGIN { srand()
@@ -128,26 +136,37 @@ driver() {
             sleep "0.$(printf '%03d' "$r")"
             kill -KILL "$p" 2>/dev/null
             wait "$p" 2>/dev/null
+            count killed_sender
         elif [ "$a" -lt 87 ]; then
             ctl sync --timeout 30 >/dev/null 2>&1 &
             p=$!
             sleep 0.05
             kill -KILL "$p" 2>/dev/null
             wait "$p" 2>/dev/null
+            count killed_sync
         elif [ "$a" -lt 90 ]; then
-            "$CRASH" "$SHM" >/dev/null 2>&1 # dies holding a claim
+            # Dies holding a claim (in a subshell: no "Killed" from sh).
+            ("$CRASH" "$SHM") >/dev/null 2>&1
+            count dead_claim
         elif have_view; then
             "$VIEW" --shm "$SHM" --fps 30 >/dev/null 2>&1 &
             p=$!
             rnd 4
             sleep $((r + 1))
             rnd 2
-            if [ "$r" -eq 0 ]; then kill -TERM "$p"; else kill -KILL "$p"; fi
+            if [ "$r" -eq 0 ]; then
+                kill -TERM "$p"
+                count viewer_term
+            else
+                kill -KILL "$p"
+                count viewer_kill
+            fi
             wait "$p" 2>/dev/null
         fi
         sleep 0.3
     done
-    echo "$acts" >"$TMPD/acts"
+    echo "$acts actions: $(set | sed -n "s/^n_\([a-z_]*\)='\{0,1\}\([0-9]*\)'\{0,1\}\$/\2 \1/p" |
+        sort -k2 | tr '\n' ',' | sed 's/,$//; s/,/, /g')" >"$TMPD/acts"
 }
 driver &
 drv=$!
@@ -220,7 +239,8 @@ rc=$?
 PIDS=
 [ -n "$fail_why" ] || [ "$rc" -eq 0 ] || fail_why="SIGTERM: the daemon exited $rc"
 [ -n "$fail_why" ] || no_objects_left || fail_why="objects left in /dev/shm"
-echo "soak: $(cat "$TMPD/acts" 2>/dev/null || echo '?') driver actions; the daemon said:"
+echo "soak: driver: $(cat "$TMPD/acts" 2>/dev/null || echo '?')"
+echo "soak: the daemon said:"
 grep -E '^gridcrowdd: (summary|edits|edit queue)' "$TMPD/d.err" | sed 's/^/soak:   /'
 if [ -n "$fail_why" ]; then
     echo "soak: FAIL: $fail_why"
