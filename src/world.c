@@ -354,6 +354,103 @@ typedef struct section_check {
 } section_check;
 
 /*
+ * Both objects start with the same fields at the same offsets (magic,
+ * version, header size, total size: pinned below), checked here once.
+ * `what` names the kind in messages ("world", "edit queue").
+ */
+_Static_assert(offsetof(gc_edits_header, magic) == 0, "edits magic first");
+_Static_assert(offsetof(gc_edits_header, version) ==
+                       offsetof(gc_world_header, version) &&
+                   offsetof(gc_edits_header, header_size) ==
+                       offsetof(gc_world_header, header_size) &&
+                   offsetof(gc_edits_header, total_size) ==
+                       offsetof(gc_world_header, total_size),
+               "the two headers share their first fields");
+
+typedef struct object_kind {
+    const char *what;      /* "world" */
+    const char *a_what;    /* "a world" */
+    const char *an_header; /* "a world header" */
+    const char *starting;  /* hint on a too-small object, or "" */
+    uint64_t magic;
+    const char *magic_text; /* "GCWORLD1" */
+    uint64_t other_magic;   /* the other kind's magic */
+    const char *other_what; /* "edit queue" */
+    uint32_t version;
+    size_t header_size;
+} object_kind;
+
+static int
+check_prefix(const uint8_t *p, size_t size, const char *name,
+             const object_kind *k, gc_error *err)
+{
+    const gc_world_header *h = (const gc_world_header *)(const void *)p;
+    if (p == NULL && size > 0)
+        return gc_error_set(err, GC_EINVAL, name, 0, 0, "no mapping");
+    if ((uintptr_t)p % 8 != 0)
+        return gc_error_set(err, GC_EINVAL, name, 0, 0,
+                            "mapping is not 8-byte aligned");
+    if (size < sizeof(uint64_t))
+        return gc_error_set(err, GC_ECORRUPT, name, 0, 0,
+                            "object is %zu bytes, too small for %s "
+                            "(%zu bytes)%s",
+                            size, k->an_header, k->header_size, k->starting);
+    uint64_t magic = atomic_load_explicit(&h->magic, memory_order_acquire);
+    if (magic != k->magic) {
+        if (magic == 0)
+            return gc_error_set(err, GC_EBADMAGIC, name, 0, 0,
+                                "no magic number (zero): not a gridcrowd %s, "
+                                "or its daemon is still starting",
+                                k->what);
+        if (magic == k->other_magic)
+            return gc_error_set(err, GC_EBADMAGIC, name, 0, 0,
+                                "this is a gridcrowd %s, not %s", k->other_what,
+                                k->a_what);
+        return gc_error_set(err, GC_EBADMAGIC, name, 0, 0,
+                            "bad magic 0x%016" PRIx64 " (expected 0x%016" PRIx64
+                            ", \"%s\"): not a gridcrowd %s",
+                            magic, k->magic, k->magic_text, k->what);
+    }
+    if (size < offsetof(gc_world_header, version) + sizeof h->version)
+        return gc_error_set(err, GC_ECORRUPT, name, 0, 0,
+                            "object is %zu bytes, too small for %s "
+                            "(%zu bytes)",
+                            size, k->an_header, k->header_size);
+    if (h->version != k->version)
+        return gc_error_set(err, GC_EVERSION, name, 0, 0,
+                            "%s layout version %" PRIu32
+                            ", but this program reads version %u",
+                            k->what, h->version, k->version);
+    if (size < k->header_size)
+        return gc_error_set(err, GC_ECORRUPT, name, 0, 0,
+                            "object is %zu bytes, too small for %s "
+                            "(%zu bytes)",
+                            size, k->an_header, k->header_size);
+    if (h->header_size != k->header_size)
+        return gc_error_set(err, GC_ECORRUPT, name, 0, 0,
+                            "header size is %" PRIu32 " bytes, expected %zu",
+                            h->header_size, k->header_size);
+    if (h->total_size != (uint64_t)size)
+        return gc_error_set(err, GC_ECORRUPT, name, 0, 0,
+                            "object is %zu bytes, header says %" PRIu64, size,
+                            h->total_size);
+    return GC_OK;
+}
+
+static const object_kind world_kind = {
+    "world",          "a world",
+    "a world header", "; is a daemon still starting?",
+    GC_WORLD_MAGIC,   "GCWORLD1",
+    GC_EDITS_MAGIC,   "edit queue",
+    GC_WORLD_VERSION, sizeof(gc_world_header)};
+static const object_kind edits_kind = {
+    "edit queue",           "an edit queue",
+    "an edit queue header", "",
+    GC_EDITS_MAGIC,         "GCEDITS1",
+    GC_WORLD_MAGIC,         "world",
+    GC_EDITS_VERSION,       sizeof(gc_edits_header)};
+
+/*
  * Validate a world of `size` bytes at `p`; `name` (may be NULL) prefixes the
  * messages.  On success fills *lay.  Reads nothing outside [p, p + size):
  * each field is read only after checking that size covers it.
@@ -362,56 +459,11 @@ static int
 check_world(const uint8_t *p, size_t size, const char *name, layout *lay,
             gc_error *err)
 {
-    const size_t hsize = sizeof(gc_world_header);
     const gc_world_header *h = (const gc_world_header *)(const void *)p;
-
-    if (p == NULL && size > 0)
-        return gc_error_set(err, GC_EINVAL, name, 0, 0, "no mapping");
-    if ((uintptr_t)p % 8 != 0)
-        return gc_error_set(err, GC_EINVAL, name, 0, 0,
-                            "mapping is not 8-byte aligned");
-    if (size < sizeof(uint64_t))
-        return gc_error_set(err, GC_ECORRUPT, name, 0, 0,
-                            "object is %zu bytes, too small for a world "
-                            "header (%zu bytes); is a daemon still starting?",
-                            size, hsize);
-    uint64_t magic = atomic_load_explicit(&h->magic, memory_order_acquire);
-    if (magic != GC_WORLD_MAGIC) {
-        if (magic == 0)
-            return gc_error_set(err, GC_EBADMAGIC, name, 0, 0,
-                                "no magic number (zero): not a gridcrowd "
-                                "world, or its daemon is still starting");
-        if (magic == GC_EDITS_MAGIC)
-            return gc_error_set(err, GC_EBADMAGIC, name, 0, 0,
-                                "this is a gridcrowd edit queue, not a world");
-        return gc_error_set(err, GC_EBADMAGIC, name, 0, 0,
-                            "bad magic 0x%016" PRIx64 " (expected 0x%016" PRIx64
-                            ", \"GCWORLD1\"): not a gridcrowd world",
-                            magic, GC_WORLD_MAGIC);
-    }
-    if (size < offsetof(gc_world_header, version) + sizeof h->version)
-        return gc_error_set(err, GC_ECORRUPT, name, 0, 0,
-                            "object is %zu bytes, too small for a world "
-                            "header (%zu bytes)",
-                            size, hsize);
-    if (h->version != GC_WORLD_VERSION)
-        return gc_error_set(err, GC_EVERSION, name, 0, 0,
-                            "world layout version %" PRIu32
-                            ", but this program reads version %u",
-                            h->version, GC_WORLD_VERSION);
-    if (size < hsize)
-        return gc_error_set(err, GC_ECORRUPT, name, 0, 0,
-                            "object is %zu bytes, too small for a world "
-                            "header (%zu bytes)",
-                            size, hsize);
-    if (h->header_size != hsize)
-        return gc_error_set(err, GC_ECORRUPT, name, 0, 0,
-                            "header size is %" PRIu32 " bytes, expected %zu",
-                            h->header_size, hsize);
-    if (h->total_size != (uint64_t)size)
-        return gc_error_set(err, GC_ECORRUPT, name, 0, 0,
-                            "object is %zu bytes, header says %" PRIu64, size,
-                            h->total_size);
+    const size_t hsize = sizeof(gc_world_header);
+    int rc = check_prefix(p, size, name, &world_kind, err);
+    if (rc != GC_OK)
+        return rc;
     if (!grid_size_ok(h->width, h->height))
         return gc_error_set(err, GC_ECORRUPT, name, 0, 0,
                             "grid size %" PRId32 "x%" PRId32
@@ -539,56 +591,10 @@ static int
 check_edits(const uint8_t *p, size_t size, const char *name, uint32_t *capp,
             uint64_t *timeoutp, gc_error *err)
 {
-    const size_t hsize = sizeof(gc_edits_header);
     const gc_edits_header *h = (const gc_edits_header *)(const void *)p;
-
-    if (p == NULL && size > 0)
-        return gc_error_set(err, GC_EINVAL, name, 0, 0, "no mapping");
-    if ((uintptr_t)p % 8 != 0)
-        return gc_error_set(err, GC_EINVAL, name, 0, 0,
-                            "mapping is not 8-byte aligned");
-    if (size < sizeof(uint64_t))
-        return gc_error_set(err, GC_ECORRUPT, name, 0, 0,
-                            "object is %zu bytes, too small for an edit "
-                            "queue header (%zu bytes)",
-                            size, hsize);
-    uint64_t magic = atomic_load_explicit(&h->magic, memory_order_acquire);
-    if (magic != GC_EDITS_MAGIC) {
-        if (magic == 0)
-            return gc_error_set(err, GC_EBADMAGIC, name, 0, 0,
-                                "no magic number (zero): not a gridcrowd "
-                                "edit queue, or its daemon is still starting");
-        if (magic == GC_WORLD_MAGIC)
-            return gc_error_set(err, GC_EBADMAGIC, name, 0, 0,
-                                "this is a gridcrowd world, not an edit queue");
-        return gc_error_set(err, GC_EBADMAGIC, name, 0, 0,
-                            "bad magic 0x%016" PRIx64 " (expected 0x%016" PRIx64
-                            ", \"GCEDITS1\"): not a gridcrowd edit queue",
-                            magic, GC_EDITS_MAGIC);
-    }
-    if (size < offsetof(gc_edits_header, version) + sizeof h->version)
-        return gc_error_set(err, GC_ECORRUPT, name, 0, 0,
-                            "object is %zu bytes, too small for an edit "
-                            "queue header (%zu bytes)",
-                            size, hsize);
-    if (h->version != GC_EDITS_VERSION)
-        return gc_error_set(err, GC_EVERSION, name, 0, 0,
-                            "edit queue layout version %" PRIu32
-                            ", but this program reads version %u",
-                            h->version, GC_EDITS_VERSION);
-    if (size < hsize)
-        return gc_error_set(err, GC_ECORRUPT, name, 0, 0,
-                            "object is %zu bytes, too small for an edit "
-                            "queue header (%zu bytes)",
-                            size, hsize);
-    if (h->header_size != hsize)
-        return gc_error_set(err, GC_ECORRUPT, name, 0, 0,
-                            "header size is %" PRIu32 " bytes, expected %zu",
-                            h->header_size, hsize);
-    if (h->total_size != (uint64_t)size)
-        return gc_error_set(err, GC_ECORRUPT, name, 0, 0,
-                            "object is %zu bytes, header says %" PRIu64, size,
-                            h->total_size);
+    int rc = check_prefix(p, size, name, &edits_kind, err);
+    if (rc != GC_OK)
+        return rc;
     if (h->entry_size != sizeof(gc_edit_entry))
         return gc_error_set(err, GC_ECORRUPT, name, 0, 0,
                             "edit entry is %" PRIu32 " bytes, expected %zu",
