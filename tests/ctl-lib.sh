@@ -1,8 +1,8 @@
 # tests/ctl-lib.sh: gridcrowd-ctl helpers for the edit tests (sourced after
 # tests/lib.sh, which provides SHM, SRC, BUILD, TMPD, DPID and the trap).
 
-CTL=$BUILD/tools/gridcrowd-ctl
-CRASH=$BUILD/tools/gc-test-edit-crash
+CTL=$BUILD/tools/ctl/gridcrowd-ctl
+CRASH=$BUILD/tests/helpers/gc-test-edit-crash
 
 ctl() { "$CTL" --shm "$SHM" "$@"; }
 

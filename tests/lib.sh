@@ -7,8 +7,8 @@
 set -u
 SRC=${GC_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 BUILD=${GC_BUILDDIR:-$SRC}
-DAEMON=$BUILD/src/gridcrowdd
-READER=$BUILD/tools/gc-test-reader
+DAEMON=$BUILD/daemon/gridcrowdd
+READER=$BUILD/tests/helpers/gc-test-reader
 TMPD=$(mktemp -d "${TMPDIR:-/tmp}/gctest.XXXXXX")
 SHM=gct$$-$(basename "$0" .test)
 PIDS=
@@ -28,7 +28,7 @@ trap cleanup EXIT
 
 # The viewer, when it was built (SDL2); tests that use it skip those
 # checks otherwise.  No display in tests: SDL's dummy video driver.
-VIEW=$BUILD/tools/gridcrowd-view
+VIEW=$BUILD/tools/view/gridcrowd-view
 have_view() { [ -x "$VIEW" ]; }
 SDL_VIDEODRIVER=dummy
 SDL_RENDER_DRIVER=software
@@ -43,7 +43,13 @@ check() { # check DESCRIPTION COMMAND...
     d=$1; shift
     if "$@"; then pass "$d"; else fail "$d"; fi
 }
+# skip_all REASON: the whole test is skipped (TAP's "1..0 # SKIP").
+skip_all() {
+    echo "1..0 # SKIP $*"
+    exit 0
+}
 finish() {
+    echo "1..$checks"
     echo "# $checks checks, $fails failed"
     [ "$fails" -eq 0 ]
     exit $?

@@ -55,7 +55,7 @@ done
 map=${GC_SHARED_DIR:-$SRC/../shared}/benchmarks/movingai/den520d.map
 if [ ! -f "$map" ]; then
     map=$TMPD/gen.map
-    "$BUILD/tools/gc-genmap" --seed 11 256 257 >"$map" || exit 1
+    "$BUILD/tools/bench/gc-genmap" --seed 11 256 257 >"$map" || exit 1
 fi
 echo "soak: $secs s, $agents agents on $map, samples every $every s, warm-up $warm s"
 start_daemon --map "$map" --agents "$agents" --threads 2 --quiet

@@ -13,19 +13,21 @@ set -u
 srcdir=${GC_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 builddir=${GC_BUILDDIR:-$srcdir}
 shared=${GC_SHARED_DIR:-$srcdir/../shared}
-bench=$builddir/tools/gridcrowd-bench
+bench=$builddir/tools/bench/gridcrowd-bench
 data=$srcdir/tests/data/bench
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/gc-bench.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
-failures=0
+# TAP: one line a check, the plan at the end.
+failures=0 checks=0
 fail() {
-    echo "FAIL: $*"
-    failures=$((failures + 1))
+    checks=$((checks + 1)) failures=$((failures + 1))
+    echo "not ok $checks - $*"
 }
 ok() {
-    echo "ok: $*"
+    checks=$((checks + 1))
+    echo "ok $checks - $*"
 }
 
 # run ARGS...: run the program; sets $rc, output in $tmp/out and $tmp/err.
@@ -226,11 +228,13 @@ if [ -r "$scen" ]; then
             fail "random-64-64-20: optimal '$(key optimal)' of '$(key problems)'"
     fi
 else
-    echo "skip: $scen not found"
+    checks=$((checks + 1))
+    echo "ok $checks - # SKIP $scen not found"
 fi
 
+echo "1..$checks"
 if [ "$failures" -ne 0 ]; then
-    echo "$failures failure(s)"
+    echo "# $failures failure(s)"
     exit 1
 fi
 exit 0

@@ -1157,7 +1157,7 @@ claim_and_die_child(const char *name)
     char helper[1024];
     const char *dir = getenv("GC_BUILDDIR");
     if (dir != NULL) {
-        snprintf(helper, sizeof helper, "%s/tools/gc-test-edit-crash", dir);
+        snprintf(helper, sizeof helper, "%s/tests/helpers/gc-test-edit-crash", dir);
         if (access(helper, X_OK) == 0) {
             int fd = open("/dev/null", O_WRONLY);
             if (fd >= 0)

@@ -3,18 +3,25 @@
 # Sets VIEW, WORLD, READER, BMP (the programs), NAME (a shared-memory name
 # unique to this test run), TMP (a scratch directory), and a trap that stops
 # every process the test started and removes NAME's objects and TMP however
-# the test ends.  Skips the test (exit 77) when the viewer was not built.
+# the test ends.  Each test is one TAP case: "ok 1" when it ends with status
+# 0, "not ok 1" with the reason from fail(); skip_all skips it (TAP's
+# "1..0 # SKIP"), as when the viewer was not built.
 set -u
 
 srcdir=${GC_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 builddir=${GC_BUILDDIR:-$srcdir}
-VIEW=$builddir/tools/gridcrowd-view
-WORLD=$builddir/tools/gc-test-world
-READER=$builddir/tools/gc-test-reader
-BMP=$builddir/tools/gc-test-bmp
+VIEW=$builddir/tools/view/gridcrowd-view
+WORLD=$builddir/tests/helpers/gc-test-world
+READER=$builddir/tests/helpers/gc-test-reader
+BMP=$builddir/tests/helpers/gc-test-bmp
+DAEMON=$builddir/daemon/gridcrowdd
+CTL=$builddir/tools/ctl/gridcrowd-ctl
+skip_all() {
+    echo "1..0 # SKIP $*"
+    exit 0
+}
 if [ ! -x "$VIEW" ]; then
-    echo "SKIP: gridcrowd-view was not built (SDL2 missing or --without-sdl2)"
-    exit 77
+    skip_all "gridcrowd-view was not built (SDL2 missing or --without-sdl2)"
 fi
 
 NAME=gctest-$(basename "$0" .test)-$$
@@ -28,7 +35,15 @@ export SDL_VIDEODRIVER SDL_RENDER_DRIVER
 unset DISPLAY WAYLAND_DISPLAY
 
 started=
+failed=
 view_cleanup() {
+    _rc=$?
+    if [ "$_rc" -eq 0 ]; then
+        echo "ok 1 - $(basename "$0" .test)"
+    elif [ -z "$failed" ]; then
+        echo "not ok 1 - $(basename "$0" .test): exit status $_rc"
+    fi
+    echo "1..1"
     for p in $started; do
         kill -TERM "$p" 2>/dev/null
     done
@@ -43,6 +58,8 @@ trap 'exit 1' HUP INT TERM
 
 fail() {
     echo "FAIL: $*" >&2
+    failed=1
+    echo "not ok 1 - $(basename "$0" .test): $*"
     exit 1
 }
 

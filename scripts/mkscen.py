@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """mkscen.py: write a Moving AI scenario file for a map.
 
-    tools/mkscen.py MAP COUNT SEED > SCEN
+    scripts/mkscen.py MAP COUNT SEED > SCEN
 
 Picks COUNT random start/goal pairs (start != goal) among the passable cells
 of MAP, reproducibly from SEED, and computes each optimal length with a
@@ -17,7 +17,7 @@ The output is "version 1" and one tab-separated line per problem: bucket
 goal y, length with 8 decimals; lines are sorted by bucket.  This is how
 maps/demo.scen was made:
 
-    tools/mkscen.py maps/demo.map 200 1 > maps/demo.scen
+    scripts/mkscen.py maps/demo.map 200 1 > maps/demo.scen
 
 It is deliberately independent of libgridcrowd, so that the C search can be
 checked against it.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# tools/fuzz.sh: build the libFuzzer targets and fuzz each for a bounded time.
+# scripts/fuzz.sh: build the libFuzzer targets and fuzz each for a bounded time.
 #
-#   tools/fuzz.sh [SECONDS]        (default 60 seconds per target)
+#   scripts/fuzz.sh [SECONDS]        (default 60 seconds per target)
 #
 # Builds in build-fuzz/ (ignored by git) with clang, --enable-fuzzing and
 # --enable-sanitizers (ASan, UBSan, LeakSanitizer), then runs each target in
@@ -33,7 +33,7 @@
 set -u
 
 usage() {
-    echo "usage: tools/fuzz.sh [SECONDS]" >&2
+    echo "usage: scripts/fuzz.sh [SECONDS]" >&2
     exit 2
 }
 [ $# -le 1 ] || usage

@@ -1,5 +1,5 @@
 /*
- * tools/bench_peer.h: the libtcod peer of gridcrowd-bench.
+ * tools/bench/bench_peer.h: the libtcod peer of gridcrowd-bench.
  *
  * gridcrowd-bench times libgridcrowd's A* and, on request, libtcod's A* on
  * the same problems in the same process.  This header is the whole surface

@@ -1,0 +1,14 @@
+# daemon/: gridcrowdd, the simulation daemon.
+#
+# The demo map is built into the binary so that the daemon runs anywhere:
+# default_map.c is generated from maps/demo.map.
+bin_PROGRAMS += %reldir%/gridcrowdd
+%canon_reldir%_gridcrowdd_SOURCES = %reldir%/gridcrowdd.c %reldir%/default_map.h
+nodist_%canon_reldir%_gridcrowdd_SOURCES = %reldir%/default_map.c
+%canon_reldir%_gridcrowdd_LDADD = libgridcrowd.la -lm
+BUILT_SOURCES += %reldir%/default_map.c
+CLEANFILES += %reldir%/default_map.c
+%reldir%/default_map.c: $(top_srcdir)/maps/demo.map $(top_srcdir)/scripts/embed-map.sh
+	$(AM_V_GEN)$(MKDIR_P) %reldir% && \
+	$(SHELL) $(top_srcdir)/scripts/embed-map.sh $(top_srcdir)/maps/demo.map >$@-t && \
+	mv $@-t $@

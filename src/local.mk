@@ -1,0 +1,26 @@
+# src/: libgridcrowd, the library (included from the top Makefile.am).
+lib_LTLIBRARIES += libgridcrowd.la
+gridcrowdincludedir = $(includedir)/gridcrowd
+gridcrowdinclude_HEADERS = \
+	include/gridcrowd/error.h \
+	include/gridcrowd/grid.h \
+	include/gridcrowd/mapio.h \
+	include/gridcrowd/astar.h \
+	include/gridcrowd/agent.h \
+	include/gridcrowd/sim.h \
+	include/gridcrowd/edits.h \
+	include/gridcrowd/world.h
+
+libgridcrowd_la_SOURCES = \
+	%reldir%/error.c \
+	%reldir%/grid.c %reldir%/grid_int.h \
+	%reldir%/mapio.c \
+	%reldir%/astar.c %reldir%/astar_int.h \
+	%reldir%/nav.c \
+	%reldir%/smooth.c \
+	%reldir%/agent.c \
+	%reldir%/sim.c \
+	%reldir%/world.c \
+	%reldir%/edits.c
+libgridcrowd_la_LDFLAGS = -version-info $(GC_LT_VERSION) $(AM_LDFLAGS)
+libgridcrowd_la_LIBADD = $(PTHREAD_LIBS) $(LIBS)

@@ -1,0 +1,112 @@
+# tests/: the CMocka unit tests, the shell integration tests, and what they
+# share.  Tests find data through these variables so that `make distcheck` (a
+# VPATH build) works too.
+TESTS_ENVIRONMENT = \
+	GC_SRCDIR='$(abs_top_srcdir)' \
+	GC_BUILDDIR='$(abs_top_builddir)' \
+	GC_SHARED_DIR='$(abs_top_srcdir)/../shared'
+test_cflags = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+test_ldadd = libgridcrowd.la $(CMOCKA_LIBS) -lm
+
+# ---- CMocka programs -----------------------------------------------------------
+# Each links the library and cmocka, but for test_astar_oom and test_world,
+# which build the library's sources into themselves so that -Wl,--wrap can
+# make malloc, shm_open, mmap and ftruncate fail on demand.
+if HAVE_CMOCKA
+unit_tests = %reldir%/test_grid %reldir%/test_astar %reldir%/test_astar_props \
+	%reldir%/test_astar_oom %reldir%/test_movingai %reldir%/test_agent \
+	%reldir%/test_mapio %reldir%/test_sim %reldir%/test_world \
+	%reldir%/test_edits
+check_PROGRAMS += $(unit_tests)
+TESTS += $(unit_tests)
+
+%canon_reldir%_test_grid_SOURCES = %reldir%/test_grid.c
+%canon_reldir%_test_grid_CFLAGS = $(test_cflags)
+%canon_reldir%_test_grid_LDADD = $(test_ldadd)
+
+%canon_reldir%_test_astar_SOURCES = %reldir%/test_astar.c
+%canon_reldir%_test_astar_CFLAGS = $(test_cflags)
+%canon_reldir%_test_astar_LDADD = $(test_ldadd)
+
+%canon_reldir%_test_astar_props_SOURCES = %reldir%/test_astar_props.c
+%canon_reldir%_test_astar_props_CFLAGS = $(test_cflags)
+%canon_reldir%_test_astar_props_LDADD = $(test_ldadd)
+
+%canon_reldir%_test_astar_oom_SOURCES = %reldir%/test_astar_oom.c src/astar.c \
+	src/nav.c src/smooth.c src/grid.c src/error.c
+%canon_reldir%_test_astar_oom_CFLAGS = $(test_cflags)
+%canon_reldir%_test_astar_oom_LDADD = $(CMOCKA_LIBS) -lm
+%canon_reldir%_test_astar_oom_LDFLAGS = $(AM_LDFLAGS) -Wl,--wrap=malloc \
+	-Wl,--wrap=calloc -Wl,--wrap=realloc -Wl,--wrap=aligned_alloc
+
+%canon_reldir%_test_movingai_SOURCES = %reldir%/test_movingai.c
+%canon_reldir%_test_movingai_CFLAGS = $(test_cflags)
+%canon_reldir%_test_movingai_LDADD = $(test_ldadd)
+
+%canon_reldir%_test_agent_SOURCES = %reldir%/test_agent.c
+%canon_reldir%_test_agent_CFLAGS = $(test_cflags)
+%canon_reldir%_test_agent_LDADD = $(test_ldadd)
+
+%canon_reldir%_test_mapio_SOURCES = %reldir%/test_mapio.c
+%canon_reldir%_test_mapio_CFLAGS = $(test_cflags)
+%canon_reldir%_test_mapio_LDADD = $(test_ldadd)
+
+%canon_reldir%_test_sim_SOURCES = %reldir%/test_sim.c
+%canon_reldir%_test_sim_CFLAGS = $(test_cflags)
+%canon_reldir%_test_sim_LDADD = $(test_ldadd)
+
+%canon_reldir%_test_world_SOURCES = %reldir%/test_world.c src/world.c \
+	src/grid.c src/agent.c src/error.c
+%canon_reldir%_test_world_CFLAGS = $(test_cflags)
+%canon_reldir%_test_world_LDADD = $(CMOCKA_LIBS) -lm
+%canon_reldir%_test_world_LDFLAGS = $(AM_LDFLAGS) -Wl,--wrap=shm_open \
+	-Wl,--wrap=mmap -Wl,--wrap=ftruncate
+
+%canon_reldir%_test_edits_SOURCES = %reldir%/test_edits.c
+%canon_reldir%_test_edits_CFLAGS = $(test_cflags)
+%canon_reldir%_test_edits_LDADD = $(test_ldadd)
+endif
+EXTRA_DIST += %reldir%/data/tiny.map %reldir%/data/tiny.scen
+
+# ---- shell integration tests ---------------------------------------------------
+# Real processes, unique shared-memory names, cleanup in a trap
+# (tests/lib.sh).  Each prints TAP ("ok N - what"), which Automake's TAP
+# driver reads, so every check is counted.  The viewer's tests
+# (tests/view_lib.sh) skip when the viewer is not built.
+TEST_EXTENSIONS = .test .sh
+TEST_LOG_DRIVER = env AM_TAP_AWK='$(AWK)' $(SHELL) \
+	$(top_srcdir)/build-aux/tap-driver.sh
+TEST_LOG_COMPILER = $(SHELL)
+SH_LOG_DRIVER = $(TEST_LOG_DRIVER)
+SH_LOG_COMPILER = $(SHELL)
+shell_tests = \
+	%reldir%/test_bench.sh \
+	%reldir%/daemon.test \
+	%reldir%/daemon-errors.test \
+	%reldir%/edits-ctl.test \
+	%reldir%/edits-concurrent.test \
+	%reldir%/edits-dead-writer.test \
+	%reldir%/fault-queue.test \
+	%reldir%/fault-kill9.test \
+	%reldir%/fault-garbage.test \
+	%reldir%/fault-flood.test \
+	%reldir%/access.test \
+	%reldir%/view-cli.test \
+	%reldir%/view-pixels.test \
+	%reldir%/view-reattach.test \
+	%reldir%/view-kill.test \
+	%reldir%/view-valgrind.test \
+	%reldir%/view-daemon.test \
+	%reldir%/view-paint.test
+TESTS += $(shell_tests)
+EXTRA_DIST += $(shell_tests) %reldir%/lib.sh %reldir%/ctl-lib.sh \
+	%reldir%/view_lib.sh %reldir%/lsan.supp %reldir%/valgrind-sdl.supp \
+	%reldir%/data/bench/bench.map %reldir%/data/bench/bench.scen \
+	%reldir%/data/bench/bench-wrong.scen %reldir%/data/bench/bench-bad.scen
+
+# The soak test: 10 minutes under churn (SOAK_SECONDS to change it), run
+# before a release, not by make check (tests/soak.sh says what it checks).
+EXTRA_DIST += %reldir%/soak.sh
+soak: all $(check_PROGRAMS)
+	$(TESTS_ENVIRONMENT) $(SHELL) $(srcdir)/%reldir%/soak.sh
+.PHONY: soak

@@ -1,0 +1,17 @@
+# tools/bench/: gridcrowd-bench (the A* benchmark, with the libtcod peer when
+# configure found it), the daemon's figures (bench-sim, bench-edits) and the
+# map generator they use.
+bin_PROGRAMS += %reldir%/gridcrowd-bench
+%canon_reldir%_gridcrowd_bench_SOURCES = %reldir%/gridcrowd-bench.c \
+	%reldir%/bench_peer.h
+%canon_reldir%_gridcrowd_bench_LDADD = libgridcrowd.la -lm
+if HAVE_LIBTCOD
+%canon_reldir%_gridcrowd_bench_SOURCES += %reldir%/bench_peer_tcod.c
+%canon_reldir%_gridcrowd_bench_CFLAGS = $(AM_CFLAGS) $(LIBTCOD_CFLAGS)
+%canon_reldir%_gridcrowd_bench_LDADD += $(LIBTCOD_LIBS)
+endif
+
+noinst_PROGRAMS += %reldir%/gc-genmap
+%canon_reldir%_gc_genmap_SOURCES = %reldir%/gc-genmap.c
+%canon_reldir%_gc_genmap_LDADD = libgridcrowd.la
+EXTRA_DIST += %reldir%/bench-sim %reldir%/bench-edits

@@ -1,0 +1,4 @@
+# tools/ctl/: gridcrowd-ctl, status, agents, cells, and edits through the queue.
+bin_PROGRAMS += %reldir%/gridcrowd-ctl
+%canon_reldir%_gridcrowd_ctl_SOURCES = %reldir%/gridcrowd-ctl.c
+%canon_reldir%_gridcrowd_ctl_LDADD = libgridcrowd.la

@@ -1,0 +1,11 @@
+# tools/view/: gridcrowd-view, the SDL2 viewer.  It is the only program that
+# links SDL2; configure builds it when SDL2 is found.
+if HAVE_SDL2
+bin_PROGRAMS += %reldir%/gridcrowd-view
+%canon_reldir%_gridcrowd_view_SOURCES = %reldir%/gridcrowd-view.c \
+	%reldir%/view.h %reldir%/view_conn.c %reldir%/view_draw.c \
+	%reldir%/view_input.c %reldir%/view_font.c %reldir%/view_font.h
+%canon_reldir%_gridcrowd_view_CFLAGS = $(AM_CFLAGS) $(SDL2_CFLAGS)
+%canon_reldir%_gridcrowd_view_LDADD = libgridcrowd.la $(SDL2_LIBS) -lm
+endif
+# view_font.c is generated from a font by scripts/mkfont.py (committed).
