@@ -6,6 +6,8 @@ bin_PROGRAMS += %reldir%/gridcrowdd
 %canon_reldir%_gridcrowdd_SOURCES = %reldir%/gridcrowdd.c %reldir%/default_map.h
 nodist_%canon_reldir%_gridcrowdd_SOURCES = %reldir%/default_map.c
 %canon_reldir%_gridcrowdd_LDADD = libgridcrowd.la -lm
+# The generated default_map.c (in the build tree) includes default_map.h.
+%canon_reldir%_gridcrowdd_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/%reldir%
 BUILT_SOURCES += %reldir%/default_map.c
 CLEANFILES += %reldir%/default_map.c
 %reldir%/default_map.c: $(top_srcdir)/maps/demo.map $(top_srcdir)/scripts/embed-map.sh
