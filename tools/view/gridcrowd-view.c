@@ -64,7 +64,8 @@ static const char help_text[] =
     "Escape quit.\n"
     "\n"
     "Exit codes: 0 done; 1 no daemon, or attaching was refused; 2 bad\n"
-    "arguments; 3 SDL could not open a window, draw or save.\n";
+    "arguments; 3 no display to open a window on, or SDL could not open a\n"
+    "window, draw or save.\n";
 
 static double
 now_s(void)
@@ -375,6 +376,34 @@ pace(const view_state *s, double frame_start)
         SDL_Delay((Uint32)(left * 1000));
 }
 
+/*
+ * Whether SDL found a display a window can be seen on.  With no display
+ * (no DISPLAY, or one nobody answers at) SDL 2.26 falls back to its
+ * offscreen driver by itself, and the window would be drawn where nobody
+ * can see it until the viewer is killed: say so and give up instead (exit
+ * 3, as the help says).  A driver the user chose in SDL_VIDEODRIVER is
+ * theirs to choose, the tests' dummy driver included.
+ */
+static bool
+display_usable(void)
+{
+    const char *drv = SDL_GetCurrentVideoDriver();
+    if (getenv("SDL_VIDEODRIVER") != NULL || drv == NULL ||
+        (strcmp(drv, "offscreen") != 0 && strcmp(drv, "dummy") != 0))
+        return true;
+    const char *display = getenv("DISPLAY");
+    if (display == NULL || *display == '\0')
+        fprintf(stderr,
+                PROG ": no display to open a window on: DISPLAY is not set "
+                     "(--screenshot FILE.bmp draws without one)\n");
+    else
+        fprintf(stderr,
+                PROG ": no display to open a window on: cannot open DISPLAY "
+                     "'%s' (--screenshot FILE.bmp draws without one)\n",
+                display);
+    return false;
+}
+
 static int
 run_screenshot(view_state *s)
 {
@@ -585,7 +614,10 @@ main(int argc, char **argv)
     if (rc != 0) {
         rc = sdl_fail("starting SDL video");
     } else {
-        rc = s.opt.screenshot != NULL ? run_screenshot(&s) : run_window(&s);
+        if (s.opt.screenshot != NULL)
+            rc = run_screenshot(&s);
+        else
+            rc = display_usable() ? run_window(&s) : VIEW_EXIT_SDL;
         SDL_Quit();
     }
     /* Stop asking for a trace nobody will look at. */
