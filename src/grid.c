@@ -6,6 +6,11 @@
  * finite number > 0"; obstacle is always impassable.  Bytes outside the known
  * types (possible only in a corrupt shared object) read as impassable.  The
  * move rules themselves are in grid_int.h, shared with the A* inner loop.
+ *
+ * The 8-connected line walk lives here too, once, because three programs
+ * turn a stroke into cells (the daemon's applier, the viewer's preview, the
+ * test stand-in's trace) and a copy that walked from the other end already
+ * showed the user cells the daemon did not paint.
  */
 #include "config.h"
 
@@ -344,4 +349,55 @@ gc_grid_step_cost(const gc_grid *g, gc_cell a, gc_cell b, gc_diag_rule rule)
         return INFINITY;
     float len = (a.x != b.x && a.y != b.y) ? (float)GC_SQRT2 : 1.0f;
     return len * gc_grid_cell_cost(g, b.x, b.y);
+}
+
+/*
+ * The line walk.  This is the Bresenham loop the daemon has painted LINE
+ * edits with since the edit queue was written (edits.c's apply_one): the
+ * canonical direction first, then err = dx - dy with both steps tested on
+ * the same 2 * err, so that a diagonal step is one iteration.  The
+ * arithmetic is 64-bit so that any two int32 cells work: dx and dy reach
+ * 2^32 - 1 and 2 * err stays far inside int64.
+ */
+void
+gc_line_walk_init(gc_line_walk *w, gc_cell a, gc_cell b)
+{
+    /* Canonical direction, so that a-b and b-a are the same cells: a tie
+     * in the error term always goes the same way along the segment. */
+    if (a.x > b.x || (a.x == b.x && a.y > b.y)) {
+        gc_cell t = a;
+        a = b;
+        b = t;
+    }
+    w->x = a.x;
+    w->y = a.y;
+    w->x1 = b.x;
+    w->y1 = b.y;
+    w->dx = (int64_t)b.x - a.x;
+    w->dy = b.y > a.y ? (int64_t)b.y - a.y : (int64_t)a.y - b.y;
+    w->sy = b.y > a.y ? 1 : -1;
+    w->err = w->dx - w->dy;
+    w->done = false;
+}
+
+bool
+gc_line_walk_next(gc_line_walk *w, gc_cell *c)
+{
+    if (w->done)
+        return false;
+    *c = (gc_cell){(int32_t)w->x, (int32_t)w->y};
+    if (w->x == w->x1 && w->y == w->y1) {
+        w->done = true;
+        return true;
+    }
+    int64_t e2 = 2 * w->err;
+    if (e2 >= -w->dy) {
+        w->err -= w->dy;
+        w->x++;
+    }
+    if (e2 <= w->dx) {
+        w->err += w->dx;
+        w->y += w->sy;
+    }
+    return true;
 }

@@ -3,6 +3,14 @@
  *
  * Move legality is checked against a table written out by hand for a small
  * map, for every diagonal rule, rather than against the rule code itself.
+ *
+ * The line walk is checked three ways: against a brute-force model (for
+ * each step along the longer axis, the nearest cell found by trying every
+ * cell of the box) on every segment between two points of a 9x9 box;
+ * against the cases issue 9 and the edit tests worked out by hand; and
+ * against what the daemon's edit applier really paints for the same
+ * segments, through a world of its own, so that "the viewer shows what the
+ * daemon paints" is tested rather than assumed.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,10 +18,16 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <gridcrowd/edits.h>
 #include <gridcrowd/grid.h>
+#include <gridcrowd/world.h>
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 static gc_grid *
 grid_from(int w, int h, const char *rows)
@@ -242,6 +256,249 @@ test_step_cost(void **state)
     gc_grid_free(g);
 }
 
+
+/* ---- The line walk ------------------------------------------------------- */
+
+#define BOX 9 /* every segment between two points of a BOX x BOX box */
+#define LINE_MAX_CELLS 64
+
+/* The walk's cells, in order. */
+static size_t
+walk(gc_cell a, gc_cell b, gc_cell *out, size_t cap)
+{
+    gc_line_walk lw;
+    gc_cell c;
+    size_t n = 0;
+    gc_line_walk_init(&lw, a, b);
+    while (gc_line_walk_next(&lw, &c)) {
+        assert_true(n < cap);
+        out[n++] = c;
+    }
+    /* Done stays done. */
+    assert_false(gc_line_walk_next(&lw, &c));
+    return n;
+}
+
+/*
+ * The model, by brute force and from the rule in grid.h only: from the
+ * canonical start, one cell per step along the longer axis; on each step
+ * the cell of the box nearest the segment between the centres, measured
+ * across the longer axis, found by trying every candidate; on a tie the
+ * one nearer the canonical end.  Distances are kept as integers scaled by
+ * the longer side, so the comparison is exact.
+ */
+static size_t
+model(gc_cell a, gc_cell b, gc_cell *out)
+{
+    if (a.x > b.x || (a.x == b.x && a.y > b.y)) {
+        gc_cell t = a;
+        a = b;
+        b = t;
+    }
+    long dx = b.x - a.x, dy = b.y - a.y; /* dx >= 0 */
+    bool xmajor = dx >= labs(dy);
+    long steps = xmajor ? dx : labs(dy), n = 0;
+    for (long k = 0; k <= steps; k++) {
+        long best = -1, best_d = 0;
+        for (long v = 0; v < BOX; v++) {
+            /* x-major: cell (a.x + k, v); y-major: (v, a.y + k * sign). */
+            long d, to_end;
+            if (xmajor) {
+                d = labs((v - a.y) * dx - k * dy);
+                to_end = labs(v - b.y);
+            } else {
+                long y = dy > 0 ? k : -k;
+                d = labs((v - a.x) * dy - y * dx);
+                to_end = labs(v - b.x);
+            }
+            long best_end = best < 0 ? 0 : labs(best - (xmajor ? b.y : b.x));
+            if (best < 0 || d < best_d || (d == best_d && to_end < best_end)) {
+                best = v;
+                best_d = d;
+            }
+        }
+        out[n++] = xmajor ? (gc_cell){(int32_t)(a.x + k), (int32_t)best}
+                          : (gc_cell){(int32_t)best,
+                                      (int32_t)(a.y + (dy > 0 ? k : -k))};
+    }
+    return (size_t)n;
+}
+
+static void
+assert_cells_equal(const gc_cell *got, size_t ngot, const gc_cell *want,
+                   size_t nwant, gc_cell a, gc_cell b)
+{
+    if (ngot != nwant)
+        fail_msg("(%d,%d)-(%d,%d): %zu cells, expected %zu", a.x, a.y, b.x,
+                 b.y, ngot, nwant);
+    for (size_t i = 0; i < ngot; i++)
+        if (got[i].x != want[i].x || got[i].y != want[i].y)
+            fail_msg("(%d,%d)-(%d,%d): cell %zu is (%d,%d), expected (%d,%d)",
+                     a.x, a.y, b.x, b.y, i, got[i].x, got[i].y, want[i].x,
+                     want[i].y);
+}
+
+static void
+test_line_walk_model(void **state)
+{
+    (void)state;
+    gc_cell got[LINE_MAX_CELLS], back[LINE_MAX_CELLS], want[LINE_MAX_CELLS];
+    for (int i = 0; i < BOX * BOX; i++)
+        for (int j = 0; j < BOX * BOX; j++) {
+            gc_cell a = {i % BOX, i / BOX}, b = {j % BOX, j / BOX};
+            size_t n = walk(a, b, got, LINE_MAX_CELLS);
+            assert_cells_equal(got, n, want, model(a, b, want), a, b);
+            /* max(|dx|, |dy|) + 1 cells. */
+            int dx = abs(a.x - b.x), dy = abs(a.y - b.y);
+            assert_int_equal(n, (size_t)(dx > dy ? dx : dy) + 1);
+            /* Both ends, from the canonical start. */
+            bool a_first = a.x < b.x || (a.x == b.x && a.y <= b.y);
+            gc_cell s = a_first ? a : b, e = a_first ? b : a;
+            assert_int_equal(got[0].x, s.x);
+            assert_int_equal(got[0].y, s.y);
+            assert_int_equal(got[n - 1].x, e.x);
+            assert_int_equal(got[n - 1].y, e.y);
+            /* 8-connected: each step moves to one of the 8 neighbours. */
+            for (size_t k = 1; k < n; k++) {
+                int sx = got[k].x - got[k - 1].x, sy = got[k].y - got[k - 1].y;
+                assert_true(abs(sx) <= 1 && abs(sy) <= 1 && (sx || sy));
+            }
+            /* b-a: the same cells in the same order. */
+            assert_cells_equal(back, walk(b, a, back, LINE_MAX_CELLS), got, n,
+                               b, a);
+        }
+}
+
+static void
+test_line_walk_by_hand(void **state)
+{
+    (void)state;
+    gc_cell got[LINE_MAX_CELLS];
+    /* Issue 9: a stroke from (2,1) to (0,0) is painted (0,0) (1,1) (2,1),
+     * whichever way it is drawn; the viewer used to preview (1,0). */
+    const gc_cell issue9[] = {{0, 0}, {1, 1}, {2, 1}};
+    assert_cells_equal(got, walk((gc_cell){2, 1}, (gc_cell){0, 0}, got, 8),
+                       issue9, 3, (gc_cell){2, 1}, (gc_cell){0, 0});
+    assert_cells_equal(got, walk((gc_cell){0, 0}, (gc_cell){2, 1}, got, 8),
+                       issue9, 3, (gc_cell){0, 0}, (gc_cell){2, 1});
+    /* The edit tests' example: (5,2)-(0,0). */
+    const gc_cell hand[] = {{0, 0}, {1, 0}, {2, 1}, {3, 1}, {4, 2}, {5, 2}};
+    assert_cells_equal(got, walk((gc_cell){5, 2}, (gc_cell){0, 0}, got, 8),
+                       hand, 6, (gc_cell){5, 2}, (gc_cell){0, 0});
+    /* A vertical line runs down from the smaller y. */
+    const gc_cell vert[] = {{3, -1}, {3, 0}, {3, 1}};
+    assert_cells_equal(got, walk((gc_cell){3, 1}, (gc_cell){3, -1}, got, 8),
+                       vert, 3, (gc_cell){3, 1}, (gc_cell){3, -1});
+    /* One cell. */
+    const gc_cell one[] = {{-7, 9}};
+    assert_cells_equal(got, walk((gc_cell){-7, 9}, (gc_cell){-7, 9}, got, 8),
+                       one, 1, (gc_cell){-7, 9}, (gc_cell){-7, 9});
+}
+
+/* The far corners of int32: no overflow, and the walk still ends at b. */
+static void
+test_line_walk_extremes(void **state)
+{
+    (void)state;
+    gc_line_walk lw;
+    gc_cell c;
+    gc_line_walk_init(&lw, (gc_cell){INT32_MAX, INT32_MAX},
+                      (gc_cell){INT32_MIN, INT32_MIN});
+    assert_true(gc_line_walk_next(&lw, &c));
+    assert_int_equal(c.x, INT32_MIN);
+    assert_int_equal(c.y, INT32_MIN);
+    assert_true(gc_line_walk_next(&lw, &c));
+    assert_int_equal(c.x, INT32_MIN + 1);
+    assert_int_equal(c.y, INT32_MIN + 1);
+
+    /* 2^32 - 1 steps east and one down: dx - dy needs 64 bits. */
+    gc_line_walk_init(&lw, (gc_cell){INT32_MIN, 0}, (gc_cell){INT32_MAX, 1});
+    assert_true(gc_line_walk_next(&lw, &c));
+    assert_int_equal(c.y, 0);
+    gc_line_walk_init(&lw, (gc_cell){-1000, 5}, (gc_cell){1000, 5});
+    size_t n = 0;
+    while (gc_line_walk_next(&lw, &c)) {
+        assert_int_equal(c.x, -1000 + (int32_t)n);
+        assert_int_equal(c.y, 5);
+        n++;
+    }
+    assert_int_equal(n, 2001);
+}
+
+/*
+ * The daemon's painting: every segment of the box pushed as a LINE edit
+ * and drained by the edit applier the daemon uses, into a world of this
+ * test's own; the cells changed must be exactly the walk's.
+ */
+static void
+test_line_walk_is_daemon_painting(void **state)
+{
+    (void)state;
+    char name[64];
+    snprintf(name, sizeof name, "gc-test-grid-%ld", (long)getpid());
+    gc_world_config cfg = {.name = name,
+                           .width = BOX,
+                           .height = BOX,
+                           .agent_capacity = 1,
+                           .edits_capacity = 16};
+    gc_world *owner, *tool;
+    gc_grid *grid;
+    gc_edit_applier *ap;
+    gc_error err;
+    if (gc_world_create(&owner, &cfg, NULL, &err) != GC_OK)
+        fail_msg("create: %s", err.msg);
+    if (gc_world_attach(&tool, name, GC_WORLD_ATTACH_EDITS, &err) != GC_OK) {
+        gc_world_destroy(owner);
+        fail_msg("attach: %s", err.msg);
+    }
+    assert_int_equal(gc_world_grid(owner, &grid), GC_OK);
+    assert_int_equal(gc_edit_applier_new(&ap, NULL), GC_OK);
+
+    uint8_t got[BOX * BOX], want[BOX * BOX];
+    gc_cell cells[LINE_MAX_CELLS];
+    bool same = true;
+    for (int i = 0; i < BOX * BOX && same; i++)
+        for (int j = 0; j < BOX * BOX && same; j++) {
+            gc_cell a = {i % BOX, i / BOX}, b = {j % BOX, j / BOX};
+            gc_edit clear = {.op = GC_EDIT_RECT,
+                             .type = GC_CELL_WALKABLE,
+                             .x1 = BOX - 1,
+                             .y1 = BOX - 1};
+            gc_edit line = {.op = GC_EDIT_LINE,
+                            .type = GC_CELL_OBSTACLE,
+                            .x0 = a.x,
+                            .y0 = a.y,
+                            .x1 = b.x,
+                            .y1 = b.y};
+            assert_int_equal(gc_edits_push(tool, &clear, 1000000000u), GC_OK);
+            assert_int_equal(gc_edits_push(tool, &line, 1000000000u), GC_OK);
+            struct timespec ts;
+            clock_gettime(CLOCK_MONOTONIC, &ts);
+            uint64_t now =
+                (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+            assert_int_equal(
+                gc_edit_applier_drain(ap, owner, grid, now, NULL, NULL), GC_OK);
+            assert_int_equal(gc_world_read_cells(tool, got, NULL), GC_OK);
+            memset(want, GC_CELL_WALKABLE, sizeof want);
+            size_t n = walk(a, b, cells, LINE_MAX_CELLS);
+            for (size_t k = 0; k < n; k++)
+                want[cells[k].y * BOX + cells[k].x] = GC_CELL_OBSTACLE;
+            same = memcmp(got, want, sizeof want) == 0;
+            if (!same)
+                print_error("(%d,%d)-(%d,%d): the daemon painted other cells\n",
+                            a.x, a.y, b.x, b.y);
+        }
+    gc_edit_counts counts;
+    gc_edit_applier_counts(ap, &counts);
+    gc_edit_applier_free(ap);
+    gc_grid_free(grid);
+    gc_world_close(tool);
+    gc_world_destroy(owner);
+    assert_true(same);
+    assert_int_equal(counts.rejected, 0);
+    assert_int_equal(counts.accepted, 2u * BOX * BOX * BOX * BOX);
+}
+
 int
 main(void)
 {
@@ -253,6 +510,10 @@ main(void)
         cmocka_unit_test(test_world_coords),
         cmocka_unit_test(test_neighbors_rules),
         cmocka_unit_test(test_step_cost),
+        cmocka_unit_test(test_line_walk_model),
+        cmocka_unit_test(test_line_walk_by_hand),
+        cmocka_unit_test(test_line_walk_extremes),
+        cmocka_unit_test(test_line_walk_is_daemon_painting),
     };
     return cmocka_run_group_tests_name("grid", tests, NULL, NULL);
 }

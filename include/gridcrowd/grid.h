@@ -165,6 +165,43 @@ gc_vec2 gc_grid_cell_center(const gc_grid *g, gc_cell c);
  * gc_grid_in_bounds).  Positions on a border belong to the cell right/below. */
 gc_cell gc_grid_world_to_cell(const gc_grid *g, gc_vec2 p);
 
+/*
+ * The 8-connected line of cells between cells a and b: the one rule for
+ * every program that turns a stroke into cells.  The daemon paints a LINE
+ * edit with it, the viewer previews a stroke with it, so that what the
+ * viewer shows is what the daemon paints.
+ *
+ * Integer Bresenham: max(|dx|, |dy|) + 1 cells, a and b included, one step
+ * along the longer axis each (diagonal steps when |dx| == |dy|).  The walk
+ * runs from the canonical start, the end with the smaller x (the smaller y
+ * when the x are equal), so a-b and b-a give the same cells in the same
+ * order.  Each cell is the one nearest the segment between the two centres
+ * on its column (rows, when |dy| > |dx|); where the segment passes exactly
+ * half-way between two cells, the one nearer the canonical end wins.
+ *
+ *     gc_line_walk lw;
+ *     gc_cell c;
+ *     gc_line_walk_init(&lw, a, b);
+ *     while (gc_line_walk_next(&lw, &c))
+ *         ...
+ *
+ * Any int32 coordinates are allowed (the cells need not be on a map), and
+ * nothing is allocated.  The fields are the walk's state, not for callers.
+ */
+typedef struct gc_line_walk {
+    int64_t x, y, x1, y1; /* the next cell, the last cell */
+    int64_t dx, dy, err;  /* |x1 - x0|, |y1 - y0|, Bresenham's error */
+    int32_t sy;           /* +1 or -1: the step in y */
+    bool done;            /* the last cell was yielded */
+} gc_line_walk;
+
+/* Start a walk from a to b (in the canonical order above). */
+void gc_line_walk_init(gc_line_walk *w, gc_cell a, gc_cell b);
+
+/* The next cell in *c and true, or false once the walk has yielded the
+ * last one (and on every call after that). */
+bool gc_line_walk_next(gc_line_walk *w, gc_cell *c);
+
 /* One move to a neighbour. */
 typedef struct gc_step {
     gc_cell to;

@@ -27,10 +27,10 @@
  *   --trace AGENT     publish a made-up trace of AGENT's search at start
  *   --world-mode M, --edits-mode M   octal modes of the objects (0600)
  *
- * The made-up trace of an agent: the passable cells of the straight line
- * from its cell to its goal cell are PATH, the passable cells next to that
- * line CLOSE and the ring beyond them OPEN; each closed cell is first
- * opened, as in a search.
+ * The made-up trace of an agent: the passable cells of the line from its
+ * cell to its goal cell (gc_line_walk, as the daemon paints a LINE) are PATH,
+ * the passable cells next to that line CLOSE and the ring beyond them OPEN;
+ * each closed cell is first opened, as in a search.
  *
  * Exit codes: 0 stopped by a signal; 1 the world could not be created (the
  * message says why); 2 usage.
@@ -243,10 +243,10 @@ publish_trace(fake *f, uint32_t id)
         goto out;
     const gc_world_agent *r = &f->a[id].rec;
     gc_cell a = gc_grid_world_to_cell(g, (gc_vec2){r->x, r->y});
-    gc_cell b = {r->goal_x, r->goal_y};
-    int dx = abs(b.x - a.x), dy = -abs(b.y - a.y);
-    int sx = a.x < b.x ? 1 : -1, sy = a.y < b.y ? 1 : -1, e = dx + dy;
-    for (gc_cell c = a;;) {
+    gc_cell b = {r->goal_x, r->goal_y}, c;
+    gc_line_walk lw;
+    gc_line_walk_init(&lw, a, b);
+    while (gc_line_walk_next(&lw, &c)) {
         for (int ry = -2; ry <= 2; ry++)
             for (int rx = -2; rx <= 2; rx++) {
                 if (!gc_grid_passable(g, c.x + rx, c.y + ry))
@@ -258,17 +258,6 @@ publish_trace(fake *f, uint32_t id)
                 if (*p < k)
                     *p = (uint8_t)k;
             }
-        if (c.x == b.x && c.y == b.y)
-            break;
-        int e2 = 2 * e;
-        if (e2 >= dy) {
-            e += dy;
-            c.x += sx;
-        }
-        if (e2 <= dx) {
-            e += dx;
-            c.y += sy;
-        }
     }
     size_t n = 0;
     for (int k = GC_TRACE_OPEN; k <= GC_TRACE_PATH; k++)

@@ -19,12 +19,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #define PROG "gridcrowd-view"
 /* The largest window the viewer opens by itself. */
 #define BOX_W 1600
 #define BOX_H 1000
+/* The largest screenshot: a side SDL's software renderer can address and a
+ * 192 MiB BMP.  --scale 1000 on a 512x512 map would be 805 MB. */
+#define SHOT_MAX_SIDE 16384L
+#define SHOT_MAX_PIXELS (64L << 20)
 /* How long --screenshot waits for the daemon's first snapshot. */
 #define SNAPSHOT_WAIT_S 10.0
 
@@ -46,8 +51,9 @@ static const char help_text[] =
     "  --fps N            frames per second, 0 uncapped (default 60)\n"
     "  --exit-on-detach   exit 0 when the daemon stops, instead of waiting\n"
     "                     for it to start again\n"
-    "  --screenshot FILE  render without a window, write the last frame as\n"
-    "                     a BMP and exit\n"
+    "  --screenshot FILE.bmp  render without a window, write the last\n"
+    "                     frame as a BMP and exit (at most 16384 pixels a\n"
+    "                     side and 67108864 in all)\n"
     "  --frames N         frames rendered for --screenshot (default 1)\n"
     "  --bench-frames N   render N frames uncapped, print frames per second\n"
     "                     and exit\n"
@@ -64,7 +70,8 @@ static const char help_text[] =
     "Escape quit.\n"
     "\n"
     "Exit codes: 0 done; 1 no daemon, or attaching was refused; 2 bad\n"
-    "arguments; 3 SDL could not open a window, draw or save.\n";
+    "arguments; 3 no display to open a window on, or SDL could not open a\n"
+    "window, draw or save.\n";
 
 static double
 now_s(void)
@@ -92,6 +99,20 @@ parse_long(const char *s, long min, long max, long *out)
         return false;
     *out = v;
     return true;
+}
+
+/*
+ * Whether a screenshot may be written under this name.  SDL alone writes
+ * only BMP, and a BMP under another name (x.png) misleads whoever opens it,
+ * so the name must end in ".bmp" (any case) after at least one character.
+ */
+static bool
+bmp_name(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base != NULL ? base + 1 : path;
+    size_t n = strlen(base);
+    return n > 4 && strcasecmp(base + n - 4, ".bmp") == 0;
 }
 
 static int
@@ -155,6 +176,13 @@ parse_args(int argc, char **argv, view_opts *o)
             o->exit_on_detach = true;
             break;
         case O_SHOT:
+            if (!bmp_name(optarg)) {
+                fprintf(stderr,
+                        PROG ": --screenshot: %s: only BMP is written; give a "
+                             "name ending in .bmp\n",
+                        optarg);
+                return VIEW_EXIT_USAGE;
+            }
             o->screenshot = optarg;
             break;
         case O_FRAMES:
@@ -252,12 +280,9 @@ initial_view(view_state *s, bool screenshot, int *w, int *h)
         scale = scale < 1 ? 1 : scale;
     }
     long ww = mw * scale, wh = mh * scale;
-    if (screenshot) {
-        /* Exactly the map (tests rely on cell (x, y) at x * scale), within
-         * what a surface can hold. */
-        ww = ww > 16384 ? 16384 : ww;
-        wh = wh > 16384 ? 16384 : wh;
-    } else {
+    /* A screenshot is exactly the map (tests rely on cell (x, y) at
+     * x * scale); run_screenshot refuses one past the limits. */
+    if (!screenshot) {
         ww = ww > bw ? bw : ww < 320 ? 320 : ww;
         wh = wh > bh ? bh : wh < 240 ? 240 : wh;
     }
@@ -375,11 +400,55 @@ pace(const view_state *s, double frame_start)
         SDL_Delay((Uint32)(left * 1000));
 }
 
+/*
+ * Whether SDL found a display a window can be seen on.  With no display
+ * (no DISPLAY, or one nobody answers at) SDL 2.26 falls back to its
+ * offscreen driver by itself, and the window would be drawn where nobody
+ * can see it until the viewer is killed: say so and give up instead (exit
+ * 3, as the help says).  A driver the user chose in SDL_VIDEODRIVER is
+ * theirs to choose, the tests' dummy driver included.
+ */
+static bool
+display_usable(void)
+{
+    const char *drv = SDL_GetCurrentVideoDriver();
+    if (getenv("SDL_VIDEODRIVER") != NULL || drv == NULL ||
+        (strcmp(drv, "offscreen") != 0 && strcmp(drv, "dummy") != 0))
+        return true;
+    const char *display = getenv("DISPLAY");
+    if (display == NULL || *display == '\0')
+        fprintf(stderr,
+                PROG ": no display to open a window on: DISPLAY is not set "
+                     "(--screenshot FILE.bmp draws without one)\n");
+    else
+        fprintf(stderr,
+                PROG ": no display to open a window on: cannot open DISPLAY "
+                     "'%s' (--screenshot FILE.bmp draws without one)\n",
+                display);
+    return false;
+}
+
 static int
 run_screenshot(view_state *s)
 {
     int w, h, status = VIEW_EXIT_OK;
     initial_view(s, true, &w, &h);
+    if (w > SHOT_MAX_SIDE || h > SHOT_MAX_SIDE ||
+        (long)w * h > SHOT_MAX_PIXELS) {
+        /* Only --scale makes a map of up to 8192x8192 cells too big. */
+        if (s->opt.scale > 0)
+            fprintf(stderr, PROG ": --scale %d: ", s->opt.scale);
+        else
+            fprintf(stderr, PROG ": ");
+        fprintf(stderr,
+                "the screenshot would be %dx%d pixels; the most is %ld a side "
+                "and %ld in all (a %dx%d map at %s)\n",
+                w, h, SHOT_MAX_SIDE, SHOT_MAX_PIXELS, (int)s->conn.width,
+                (int)s->conn.height,
+                s->opt.scale > 0 ? "this scale: use a smaller --scale"
+                                 : "1 pixel a cell");
+        return VIEW_EXIT_USAGE;
+    }
     SDL_Surface *surf =
         SDL_CreateRGBSurfaceWithFormat(0, w, h, 32, SDL_PIXELFORMAT_RGB888);
     if (surf == NULL)
@@ -585,7 +654,10 @@ main(int argc, char **argv)
     if (rc != 0) {
         rc = sdl_fail("starting SDL video");
     } else {
-        rc = s.opt.screenshot != NULL ? run_screenshot(&s) : run_window(&s);
+        if (s.opt.screenshot != NULL)
+            rc = run_screenshot(&s);
+        else
+            rc = display_usable() ? run_window(&s) : VIEW_EXIT_SDL;
         SDL_Quit();
     }
     /* Stop asking for a trace nobody will look at. */

@@ -31,7 +31,8 @@ enum {
     VIEW_EXIT_OK = 0,
     VIEW_EXIT_NODAEMON = 1, /* no daemon, or attaching was refused */
     VIEW_EXIT_USAGE = 2,    /* bad arguments */
-    VIEW_EXIT_SDL = 3       /* SDL could not open a window or draw */
+    VIEW_EXIT_SDL = 3       /* no display, or SDL could not open a window,
+                               draw or save */
 };
 
 /* How long the viewer waits for room in the edit queue, per edit. */

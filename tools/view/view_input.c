@@ -12,12 +12,13 @@
  *
  * Painting sends edits through the queue like any tool: the first cell of a
  * stroke as a SET, then one LINE from the previous mouse sample's cell to
- * the new one, so that a fast stroke has no gaps.  The daemon draws LINE
- * with Bresenham; the viewer walks the same line to show the painted cells
- * at once (view_paint) and to keep the part of a stroke that leaves the map:
- * the daemon rejects a line with an end outside it, so only the runs of
- * cells inside the map are sent.  Each push waits at most
- * VIEW_PUSH_TIMEOUT_NS; a full queue drops the segment with a message
+ * the new one, so that a fast stroke has no gaps.  The daemon paints a
+ * LINE with the library's gc_line_walk; the viewer walks the same line to
+ * keep the part of a stroke that leaves the map (the daemon rejects a line
+ * with an end outside it, so only the runs of cells inside the map are
+ * sent), and shows at once (view_paint) the cells gc_line_walk gives for
+ * each run it sends: exactly what the daemon will paint.  Each push waits at
+ * most VIEW_PUSH_TIMEOUT_NS; a full queue drops the segment with a message
  * rather than stall the window.
  */
 #include "config.h"
@@ -178,44 +179,42 @@ push_run(view_state *s, int32_t x0, int32_t y0, int32_t x1, int32_t y1)
     return false;
 }
 
+/* Show the cells the daemon will paint for the run from a to b (its own
+ * line, which near the map's edge may differ from that stretch of the
+ * whole stroke), then send it. */
+static void
+paint_run(view_state *s, gc_cell a, gc_cell b)
+{
+    gc_line_walk lw;
+    gc_cell c;
+    gc_line_walk_init(&lw, a, b);
+    while (gc_line_walk_next(&lw, &c))
+        remember_paint(s, c.x, c.y);
+    push_run(s, a.x, a.y, b.x, b.y);
+}
+
 /* Paint the line of cells from (x0, y0) to (x1, y1), sending the runs of it
  * that lie inside the map. */
 static void
 paint_line(view_state *s, int32_t x0, int32_t y0, int32_t x1, int32_t y1)
 {
-    int32_t dx = abs(x1 - x0), dy = -abs(y1 - y0);
-    int32_t sx = x0 < x1 ? 1 : -1, sy = y0 < y1 ? 1 : -1, err = dx + dy;
+    gc_line_walk lw;
+    gc_cell c, first = {0, 0}, last = {0, 0};
     bool in_run = false;
-    int32_t rx = 0, ry = 0, px = 0, py = 0;
-    for (int32_t x = x0, y = y0;;) {
-        bool in = in_map(s, x, y);
-        if (in) {
-            remember_paint(s, x, y);
-            if (!in_run) {
-                rx = x;
-                ry = y;
-                in_run = true;
-            }
-            px = x;
-            py = y;
+    gc_line_walk_init(&lw, (gc_cell){x0, y0}, (gc_cell){x1, y1});
+    while (gc_line_walk_next(&lw, &c)) {
+        if (in_map(s, c.x, c.y)) {
+            if (!in_run)
+                first = c;
+            in_run = true;
+            last = c;
         } else if (in_run) {
-            push_run(s, rx, ry, px, py);
+            paint_run(s, first, last);
             in_run = false;
-        }
-        if (x == x1 && y == y1)
-            break;
-        int32_t e2 = 2 * err;
-        if (e2 >= dy) {
-            err += dy;
-            x += sx;
-        }
-        if (e2 <= dx) {
-            err += dx;
-            y += sy;
         }
     }
     if (in_run)
-        push_run(s, rx, ry, px, py);
+        paint_run(s, first, last);
 }
 
 /* A refused stroke keeps paint_type PAINT_REFUSED until the button is
