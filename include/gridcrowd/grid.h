@@ -23,11 +23,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <gridcrowd/common.h>
 #include <gridcrowd/error.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+GC_BEGIN_DECLS
 
 /* Cell types: the byte stored per cell. */
 enum {
@@ -190,7 +189,5 @@ bool gc_grid_move_legal(const gc_grid *g, gc_cell a, gc_cell b,
 float gc_grid_step_cost(const gc_grid *g, gc_cell a, gc_cell b,
                         gc_diag_rule rule);
 
-#ifdef __cplusplus
-}
-#endif
+GC_END_DECLS
 #endif
