@@ -83,6 +83,7 @@ TEST_LOG_COMPILER = $(SHELL)
 SH_LOG_DRIVER = $(TEST_LOG_DRIVER)
 SH_LOG_COMPILER = $(SHELL)
 shell_tests = \
+	%reldir%/api-symbols.test \
 	%reldir%/test_bench.sh \
 	%reldir%/daemon.test \
 	%reldir%/daemon-errors.test \
