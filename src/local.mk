@@ -11,6 +11,7 @@ gridcrowdinclude_HEADERS = \
 	include/gridcrowd/sim.h \
 	include/gridcrowd/edits.h \
 	include/gridcrowd/world.h
+nodist_gridcrowdinclude_HEADERS = include/gridcrowd/version.h
 
 # The library's objects are built once, with -fvisibility=hidden (when the
 # compiler has it), into a convenience library; libgridcrowd.la is made of
@@ -30,7 +31,8 @@ libgridcrowd_core_la_SOURCES = \
 	%reldir%/agent.c \
 	%reldir%/sim.c \
 	%reldir%/world.c \
-	%reldir%/edits.c
+	%reldir%/edits.c \
+	%reldir%/version.c
 libgridcrowd_la_SOURCES =
 libgridcrowd_la_LDFLAGS = -version-info $(GC_LT_VERSION) $(AM_LDFLAGS)
 libgridcrowd_la_LIBADD = libgridcrowd_core.la $(PTHREAD_LIBS) $(LIBS)

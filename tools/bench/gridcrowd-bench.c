@@ -34,6 +34,7 @@
 #include <gridcrowd/error.h>
 #include <gridcrowd/grid.h>
 #include <gridcrowd/mapio.h>
+#include <gridcrowd/version.h>
 
 #include "bench_peer.h"
 
@@ -1048,8 +1049,9 @@ main(int argc, char **argv)
             usage(stdout);
             return EXIT_OPTIMAL;
         case 'V':
-            printf(PROG " (" PACKAGE_NAME ") " PACKAGE_VERSION "\n"
+            printf(PROG " (" PACKAGE_NAME ") %s\n"
                         "libtcod peer: %s\n",
+                   gc_version(),
 #ifdef HAVE_LIBTCOD
                    "yes"
 #else
