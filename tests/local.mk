@@ -75,6 +75,17 @@ TESTS += $(unit_tests)
 endif
 EXTRA_DIST += %reldir%/data/tiny.map %reldir%/data/tiny.scen
 
+# test_cxx: every public header compiles as C++ and links with C linkage.
+# world.h and edits.h join when GC_TEST_WORLD_CXX is defined (see the test).
+if HAVE_CXX
+check_PROGRAMS += %reldir%/test_cxx
+TESTS += %reldir%/test_cxx
+%canon_reldir%_test_cxx_SOURCES = %reldir%/test_cxx.cc
+%canon_reldir%_test_cxx_CXXFLAGS = -std=c++11 $(GC_WARN_CXXFLAGS) \
+	$(GC_SAN_CFLAGS)
+%canon_reldir%_test_cxx_LDADD = libgridcrowd.la
+endif
+
 # ---- shell integration tests ---------------------------------------------------
 # Real processes, unique shared-memory names, cleanup in a trap
 # (tests/lib.sh).  Each prints TAP ("ok N - what"), which Automake's TAP

@@ -140,8 +140,10 @@ gc_grid_index(const gc_grid *g, int32_t x, int32_t y)
 static inline int
 gc_grid_get(const gc_grid *g, int32_t x, int32_t y)
 {
-    return gc_grid_in_bounds(g, x, y) ? g->cells[gc_grid_index(g, x, y)]
-                                      : GC_CELL_OBSTACLE;
+    /* The cast keeps both arms int: C++ warns when an enumerator meets an
+     * integer in a conditional. */
+    return gc_grid_in_bounds(g, x, y) ? (int)g->cells[gc_grid_index(g, x, y)]
+                                      : (int)GC_CELL_OBSTACLE;
 }
 
 /* True when (x, y) is on the map and its type's cost is finite and > 0. */
