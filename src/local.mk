@@ -9,6 +9,7 @@ gridcrowdinclude_HEADERS = \
 	include/gridcrowd/astar.h \
 	include/gridcrowd/agent.h \
 	include/gridcrowd/sim.h \
+	include/gridcrowd/util.h \
 	include/gridcrowd/edits.h \
 	include/gridcrowd/world.h
 nodist_gridcrowdinclude_HEADERS = include/gridcrowd/version.h
@@ -32,7 +33,8 @@ libgridcrowd_core_la_SOURCES = \
 	%reldir%/sim.c \
 	%reldir%/world.c \
 	%reldir%/edits.c \
-	%reldir%/version.c
+	%reldir%/version.c \
+	%reldir%/util.c
 libgridcrowd_la_SOURCES =
 libgridcrowd_la_LDFLAGS = -version-info $(GC_LT_VERSION) $(AM_LDFLAGS)
 libgridcrowd_la_LIBADD = libgridcrowd_core.la $(PTHREAD_LIBS) $(LIBS)

@@ -13,6 +13,7 @@
 #include <gridcrowd/grid.h>
 #include <gridcrowd/mapio.h>
 #include <gridcrowd/sim.h>
+#include <gridcrowd/util.h>
 #include <gridcrowd/version.h>
 #ifdef GC_TEST_WORLD_CXX
 #include <gridcrowd/edits.h>
@@ -56,6 +57,10 @@ main()
     }
     check(gc_grid_new(&g, 0, 1) == GC_EINVAL && g == nullptr,
           "gc_grid_new refuses 0 x 1");
+
+    check(gc_cost_passable(1.0f) && !gc_cost_passable(0.0f),
+          "gc_cost_passable (inline)");
+    check(gc_clock_ns() > 0, "gc_clock_ns");
 
     gc_astar_opts o;
     gc_astar_opts_init(&o);

@@ -30,8 +30,12 @@
 #endif
 
 #ifdef __cplusplus
-#define GC_BEGIN_DECLS extern "C" { GC_VISIBILITY_PUSH_
-#define GC_END_DECLS GC_VISIBILITY_POP_ }
+#define GC_BEGIN_DECLS                                                         \
+    extern "C" {                                                               \
+    GC_VISIBILITY_PUSH_
+#define GC_END_DECLS                                                           \
+    GC_VISIBILITY_POP_                                                         \
+    }
 #else
 #define GC_BEGIN_DECLS GC_VISIBILITY_PUSH_
 #define GC_END_DECLS GC_VISIBILITY_POP_

@@ -19,6 +19,7 @@
 #ifndef GRIDCROWD_GRID_H
 #define GRIDCROWD_GRID_H
 
+#include <float.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -45,6 +46,15 @@ enum {
  */
 #define GC_GRID_MAX_SIDE 65536
 #define GC_GRID_MAX_CELLS ((size_t)1 << 28)
+
+/*
+ * The limits above as one check, for every place that accepts a size (a
+ * new grid, a map file, a search context, a shared-memory world): GC_OK,
+ * GC_EINVAL for a side < 1, GC_ETOOBIG past the limits.  64-bit sides, so
+ * that a size read from a file or from shared memory is checked before it
+ * is narrowed.
+ */
+int gc_grid_check_size(int64_t width, int64_t height);
 
 /* Diagonal-move rules for 8-connected movement. */
 typedef enum gc_diag_rule {
@@ -73,6 +83,17 @@ typedef struct gc_grid {
     uint64_t generation; /* bumped by every change through this API */
     bool owns_cells;    /* cells freed by gc_grid_free */
 } gc_grid;
+
+/*
+ * The passable-cost rule, once: a cost is passable when it is a finite
+ * number > 0; INFINITY, NaN, zero and negative costs are walls.
+ */
+static inline bool
+gc_cost_passable(float cost)
+{
+    /* NaN fails both comparisons, INFINITY the second. */
+    return cost > 0.0f && cost <= FLT_MAX;
+}
 
 /* Default cost of a type (1, INFINITY, 2, 0.5); INFINITY for unknown. */
 float gc_cell_default_cost(int type);
