@@ -69,7 +69,7 @@ gc_cell_type_from_glyph(char c)
     case 'R':
         return GC_CELL_LOW;
     }
-    return -1;
+    return GC_EINVAL;
 }
 
 int
@@ -85,7 +85,7 @@ gc_cell_type_parse(const char *s)
         {"free", GC_CELL_WALKABLE},     {"open", GC_CELL_WALKABLE},
     };
     if (s == NULL || *s == '\0')
-        return -1;
+        return GC_EINVAL;
     if (s[1] == '\0')
         return gc_cell_type_from_glyph(s[0]);
     for (int t = 0; t < GC_CELL_NTYPES; t++)
@@ -94,7 +94,7 @@ gc_cell_type_parse(const char *s)
     for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
         if (strcasecmp(s, aliases[i].alias) == 0)
             return aliases[i].type;
-    return -1;
+    return GC_EINVAL;
 }
 
 int

@@ -42,13 +42,13 @@ test_types_and_names(void **state)
     assert_int_equal(gc_cell_type_from_glyph('W'), GC_CELL_OBSTACLE);
     assert_int_equal(gc_cell_type_from_glyph('S'), GC_CELL_HIGH);
     assert_int_equal(gc_cell_type_from_glyph('R'), GC_CELL_LOW);
-    assert_int_equal(gc_cell_type_from_glyph('q'), -1);
+    assert_int_equal(gc_cell_type_from_glyph('q'), GC_EINVAL);
     assert_int_equal(gc_cell_type_parse("obstacle"), GC_CELL_OBSTACLE);
     assert_int_equal(gc_cell_type_parse("Wall"), GC_CELL_OBSTACLE);
     assert_int_equal(gc_cell_type_parse("low-cost"), GC_CELL_LOW);
     assert_int_equal(gc_cell_type_parse("R"), GC_CELL_LOW);
-    assert_int_equal(gc_cell_type_parse("walk"), -1);
-    assert_int_equal(gc_cell_type_parse(""), -1);
+    assert_int_equal(gc_cell_type_parse("walk"), GC_EINVAL);
+    assert_int_equal(gc_cell_type_parse(""), GC_EINVAL);
     assert_string_equal(gc_cell_type_name(GC_CELL_HIGH), "high");
     assert_null(gc_cell_type_name(7));
     assert_int_equal(gc_cell_type_glyph(GC_CELL_OBSTACLE), '@');

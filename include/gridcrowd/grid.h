@@ -103,10 +103,11 @@ float gc_cell_default_cost(int type);
 const char *gc_cell_type_name(int type);
 
 /* Type from a name (as above, also "high-cost", "low-cost", "wall") or from a
- * one-character map glyph ('.', '@', 'S', 'R', ...); -1 if unknown. */
+ * one-character map glyph ('.', '@', 'S', 'R', ...); GC_EINVAL if unknown
+ * (a type is never negative, so `< 0` tells). */
 int gc_cell_type_parse(const char *s);
 
-/* Type of a map glyph, or -1 if the glyph is not in the legend. */
+/* Type of a map glyph, or GC_EINVAL if the glyph is not in the legend. */
 int gc_cell_type_from_glyph(char c);
 
 /* The canonical glyph written for a type ('.', '@', 'S', 'R'). */
