@@ -28,6 +28,7 @@
 #include <gridcrowd/grid.h>
 #include <gridcrowd/mapio.h>
 #include <gridcrowd/sim.h>
+#include <gridcrowd/version.h>
 #include <gridcrowd/world.h>
 
 #include <errno.h>
@@ -525,7 +526,7 @@ parse_args(options *o, int argc, char **argv)
             usage(stdout);
             return 0;
         case OPT_VERSION:
-            printf("gridcrowdd %s\n", PACKAGE_VERSION);
+            printf("gridcrowdd %s\n", gc_version());
             return 0;
         case ':':
             msg("%s needs a value (see --help)", argv[optind - 1]);

@@ -74,7 +74,7 @@ gc_cell_type_from_glyph(char c)
     case 'R':
         return GC_CELL_LOW;
     }
-    return -1;
+    return GC_EINVAL;
 }
 
 int
@@ -90,7 +90,7 @@ gc_cell_type_parse(const char *s)
         {"free", GC_CELL_WALKABLE},     {"open", GC_CELL_WALKABLE},
     };
     if (s == NULL || *s == '\0')
-        return -1;
+        return GC_EINVAL;
     if (s[1] == '\0')
         return gc_cell_type_from_glyph(s[0]);
     for (int t = 0; t < GC_CELL_NTYPES; t++)
@@ -99,16 +99,17 @@ gc_cell_type_parse(const char *s)
     for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
         if (strcasecmp(s, aliases[i].alias) == 0)
             return aliases[i].type;
-    return -1;
+    return GC_EINVAL;
 }
 
-static int
-check_size(int32_t width, int32_t height)
+int
+gc_grid_check_size(int64_t width, int64_t height)
 {
     if (width < 1 || height < 1)
         return GC_EINVAL;
+    /* Sides first: with both at most 2^16 the product cannot overflow. */
     if (width > GC_GRID_MAX_SIDE || height > GC_GRID_MAX_SIDE ||
-        (size_t)width * (size_t)height > GC_GRID_MAX_CELLS)
+        (uint64_t)width * (uint64_t)height > GC_GRID_MAX_CELLS)
         return GC_ETOOBIG;
     return GC_OK;
 }
@@ -128,7 +129,7 @@ int
 gc_grid_new(gc_grid **out, int32_t width, int32_t height)
 {
     *out = NULL;
-    int rc = check_size(width, height);
+    int rc = gc_grid_check_size(width, height);
     if (rc != GC_OK)
         return rc;
     gc_grid *g = calloc(1, sizeof *g);
@@ -152,7 +153,7 @@ gc_grid_wrap(gc_grid **out, int32_t width, int32_t height, uint8_t *cells)
     *out = NULL;
     if (cells == NULL)
         return GC_EINVAL;
-    int rc = check_size(width, height);
+    int rc = gc_grid_check_size(width, height);
     if (rc != GC_OK)
         return rc;
     gc_grid *g = calloc(1, sizeof *g);
@@ -208,7 +209,7 @@ gc_grid_set_cost(gc_grid *g, int type, float cost)
 {
     if (!type_valid(type))
         return GC_EINVAL;
-    if (type == GC_CELL_OBSTACLE || !isfinite(cost) || cost <= 0.0f)
+    if (type == GC_CELL_OBSTACLE || !gc_cost_passable(cost))
         return GC_ERANGE;
     g->cost[type] = cost;
     return GC_OK;
@@ -218,7 +219,7 @@ void
 gc_grid_set_uniform(gc_grid *g)
 {
     for (int t = 0; t < GC_CELL_NTYPES; t++)
-        if (isfinite(g->cost[t]) && g->cost[t] > 0.0f)
+        if (gc_cost_passable(g->cost[t]))
             g->cost[t] = 1.0f;
 }
 
@@ -228,7 +229,7 @@ gc_grid_min_cost(const gc_grid *g)
     float m = 0.0f;
     for (int t = 0; t < GC_CELL_NTYPES; t++) {
         float c = g->cost[t];
-        if (isfinite(c) && c > 0.0f && (m == 0.0f || c < m))
+        if (gc_cost_passable(c) && (m == 0.0f || c < m))
             m = c;
     }
     return m;
@@ -249,7 +250,7 @@ gc_grid_cell_cost(const gc_grid *g, int32_t x, int32_t y)
     if (t >= GC_CELL_NTYPES)
         return INFINITY;
     float c = g->cost[t];
-    return (isfinite(c) && c > 0.0f) ? c : INFINITY;
+    return gc_cost_passable(c) ? c : INFINITY;
 }
 
 int

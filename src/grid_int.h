@@ -47,9 +47,8 @@ gc_grid_cost_lut(const gc_grid *g, float lut[256])
     for (int b = 0; b < 256; b++)
         lut[b] = INFINITY;
     for (int t = 0; t < GC_CELL_NTYPES; t++) {
-        float c = g->cost[t];
-        if (isfinite(c) && c > 0.0f)
-            lut[t] = c;
+        if (gc_cost_passable(g->cost[t]))
+            lut[t] = g->cost[t];
     }
 }
 

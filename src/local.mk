@@ -2,16 +2,27 @@
 lib_LTLIBRARIES += libgridcrowd.la
 gridcrowdincludedir = $(includedir)/gridcrowd
 gridcrowdinclude_HEADERS = \
+	include/gridcrowd/common.h \
 	include/gridcrowd/error.h \
 	include/gridcrowd/grid.h \
 	include/gridcrowd/mapio.h \
 	include/gridcrowd/astar.h \
 	include/gridcrowd/agent.h \
 	include/gridcrowd/sim.h \
+	include/gridcrowd/util.h \
 	include/gridcrowd/edits.h \
 	include/gridcrowd/world.h
+nodist_gridcrowdinclude_HEADERS = include/gridcrowd/version.h
 
-libgridcrowd_la_SOURCES = \
+# The library's objects are built once, with -fvisibility=hidden (when the
+# compiler has it), into a convenience library; libgridcrowd.la is made of
+# it and exports only what the public headers declare between
+# GC_BEGIN_DECLS and GC_END_DECLS (include/gridcrowd/common.h).  Hidden
+# symbols still link statically, so a test that needs an internal hook
+# (src/*_int.h) links libgridcrowd_core.la instead of libgridcrowd.la.
+noinst_LTLIBRARIES += libgridcrowd_core.la
+libgridcrowd_core_la_CFLAGS = $(AM_CFLAGS) $(GC_VISIBILITY_CFLAGS)
+libgridcrowd_core_la_SOURCES = \
 	%reldir%/error.c \
 	%reldir%/grid.c %reldir%/grid_int.h \
 	%reldir%/mapio.c \
@@ -21,6 +32,9 @@ libgridcrowd_la_SOURCES = \
 	%reldir%/agent.c \
 	%reldir%/sim.c \
 	%reldir%/world.c \
-	%reldir%/edits.c
+	%reldir%/edits.c \
+	%reldir%/version.c \
+	%reldir%/util.c
+libgridcrowd_la_SOURCES =
 libgridcrowd_la_LDFLAGS = -version-info $(GC_LT_VERSION) $(AM_LDFLAGS)
-libgridcrowd_la_LIBADD = $(PTHREAD_LIBS) $(LIBS)
+libgridcrowd_la_LIBADD = libgridcrowd_core.la $(PTHREAD_LIBS) $(LIBS)

@@ -385,8 +385,9 @@ gc_map_parse(gc_grid **out, const char *buf, size_t len, const char *name,
         if (rc != GC_OK)
             return rc;
     }
-    /* Both sides fit in 17 bits, so the product fits in size_t. */
-    if ((size_t)w * (size_t)h > GC_GRID_MAX_CELLS)
+    /* Both sides are within their limit: only the cell count can fail.
+     * They fit in 17 bits, so the product in the message fits in size_t. */
+    if (gc_grid_check_size(w, h) != GC_OK)
         return fail(&r, err, GC_ETOOBIG, val.col,
                     "map is %d x %d = %zu cells, more than the limit of %zu",
                     (int)w, (int)h, (size_t)w * (size_t)h,
@@ -547,9 +548,8 @@ gc_map_load(gc_grid **out, const char *path, gc_error *err)
 static int
 check_grid(const gc_grid *g)
 {
-    if (g == NULL || g->cells == NULL || g->width < 1 || g->height < 1 ||
-        g->width > GC_GRID_MAX_SIDE || g->height > GC_GRID_MAX_SIDE ||
-        (size_t)g->width * (size_t)g->height > GC_GRID_MAX_CELLS)
+    if (g == NULL || g->cells == NULL ||
+        gc_grid_check_size(g->width, g->height) != GC_OK)
         return GC_EINVAL;
     size_t n = (size_t)g->width * (size_t)g->height;
     for (size_t i = 0; i < n; i++)

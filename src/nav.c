@@ -254,11 +254,12 @@ gc_nav_new(gc_nav **out, const gc_grid *g)
     if (out == NULL)
         return GC_EINVAL;
     *out = NULL;
-    if (g == NULL || g->cells == NULL || g->width < 1 || g->height < 1)
+    if (g == NULL || g->cells == NULL)
         return GC_EINVAL;
+    int rc = gc_grid_check_size(g->width, g->height);
+    if (rc != GC_OK)
+        return rc;
     size_t cells = (size_t)g->width * (size_t)g->height;
-    if (cells > GC_GRID_MAX_CELLS)
-        return GC_ETOOBIG;
     gc_nav *n = calloc(1, sizeof *n);
     if (n == NULL)
         return GC_ENOMEM;
@@ -272,7 +273,7 @@ gc_nav_new(gc_nav **out, const gc_grid *g)
     n->col_words = gc_nav_line_words(g->height);
     n->rows = malloc(((size_t)g->height + 2) * n->row_words * sizeof *n->rows);
     n->cols = malloc(((size_t)g->width + 2) * n->col_words * sizeof *n->cols);
-    int rc = GC_ENOMEM;
+    rc = GC_ENOMEM;
     if (n->comp4 != NULL && n->comp8 != NULL && n->clear != NULL &&
         n->open8 != NULL && n->rows != NULL && n->cols != NULL)
         rc = compute(n, g);

@@ -3,6 +3,7 @@
 # VPATH build) works too.
 TESTS_ENVIRONMENT = \
 	GC_SRCDIR='$(abs_top_srcdir)' \
+	GC_VISIBILITY_CFLAGS='$(GC_VISIBILITY_CFLAGS)' \
 	GC_BUILDDIR='$(abs_top_builddir)' \
 	GC_SHARED_DIR='$(abs_top_srcdir)/../shared'
 test_cflags = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
@@ -16,7 +17,7 @@ if HAVE_CMOCKA
 unit_tests = %reldir%/test_grid %reldir%/test_astar %reldir%/test_astar_props \
 	%reldir%/test_astar_oom %reldir%/test_movingai %reldir%/test_agent \
 	%reldir%/test_mapio %reldir%/test_sim %reldir%/test_world \
-	%reldir%/test_edits
+	%reldir%/test_edits %reldir%/test_api
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
 
@@ -24,9 +25,11 @@ TESTS += $(unit_tests)
 %canon_reldir%_test_grid_CFLAGS = $(test_cflags)
 %canon_reldir%_test_grid_LDADD = $(test_ldadd)
 
+# test_astar calls the search's test hooks (src/astar_int.h), which the
+# shared library does not export: it links the library's objects statically.
 %canon_reldir%_test_astar_SOURCES = %reldir%/test_astar.c
 %canon_reldir%_test_astar_CFLAGS = $(test_cflags)
-%canon_reldir%_test_astar_LDADD = $(test_ldadd)
+%canon_reldir%_test_astar_LDADD = libgridcrowd_core.la $(CMOCKA_LIBS) -lm
 
 %canon_reldir%_test_astar_props_SOURCES = %reldir%/test_astar_props.c
 %canon_reldir%_test_astar_props_CFLAGS = $(test_cflags)
@@ -65,8 +68,23 @@ TESTS += $(unit_tests)
 %canon_reldir%_test_edits_SOURCES = %reldir%/test_edits.c
 %canon_reldir%_test_edits_CFLAGS = $(test_cflags)
 %canon_reldir%_test_edits_LDADD = $(test_ldadd)
+
+%canon_reldir%_test_api_SOURCES = %reldir%/test_api.c
+%canon_reldir%_test_api_CFLAGS = $(test_cflags)
+%canon_reldir%_test_api_LDADD = $(test_ldadd)
 endif
 EXTRA_DIST += %reldir%/data/tiny.map %reldir%/data/tiny.scen
+
+# test_cxx: every public header compiles as C++ and links with C linkage.
+# world.h and edits.h join when GC_TEST_WORLD_CXX is defined (see the test).
+if HAVE_CXX
+check_PROGRAMS += %reldir%/test_cxx
+TESTS += %reldir%/test_cxx
+%canon_reldir%_test_cxx_SOURCES = %reldir%/test_cxx.cc
+%canon_reldir%_test_cxx_CXXFLAGS = -std=c++11 $(GC_WARN_CXXFLAGS) \
+	$(GC_SAN_CFLAGS)
+%canon_reldir%_test_cxx_LDADD = libgridcrowd.la
+endif
 
 # ---- shell integration tests ---------------------------------------------------
 # Real processes, unique shared-memory names, cleanup in a trap
@@ -80,6 +98,7 @@ TEST_LOG_COMPILER = $(SHELL)
 SH_LOG_DRIVER = $(TEST_LOG_DRIVER)
 SH_LOG_COMPILER = $(SHELL)
 shell_tests = \
+	%reldir%/api-symbols.test \
 	%reldir%/test_bench.sh \
 	%reldir%/daemon.test \
 	%reldir%/daemon-errors.test \

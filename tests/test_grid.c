@@ -22,6 +22,7 @@
 #include <gridcrowd/grid.h>
 #include <gridcrowd/world.h>
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,13 +56,13 @@ test_types_and_names(void **state)
     assert_int_equal(gc_cell_type_from_glyph('W'), GC_CELL_OBSTACLE);
     assert_int_equal(gc_cell_type_from_glyph('S'), GC_CELL_HIGH);
     assert_int_equal(gc_cell_type_from_glyph('R'), GC_CELL_LOW);
-    assert_int_equal(gc_cell_type_from_glyph('q'), -1);
+    assert_int_equal(gc_cell_type_from_glyph('q'), GC_EINVAL);
     assert_int_equal(gc_cell_type_parse("obstacle"), GC_CELL_OBSTACLE);
     assert_int_equal(gc_cell_type_parse("Wall"), GC_CELL_OBSTACLE);
     assert_int_equal(gc_cell_type_parse("low-cost"), GC_CELL_LOW);
     assert_int_equal(gc_cell_type_parse("R"), GC_CELL_LOW);
-    assert_int_equal(gc_cell_type_parse("walk"), -1);
-    assert_int_equal(gc_cell_type_parse(""), -1);
+    assert_int_equal(gc_cell_type_parse("walk"), GC_EINVAL);
+    assert_int_equal(gc_cell_type_parse(""), GC_EINVAL);
     assert_string_equal(gc_cell_type_name(GC_CELL_HIGH), "high");
     assert_null(gc_cell_type_name(7));
     assert_int_equal(gc_cell_type_glyph(GC_CELL_OBSTACLE), '@');
@@ -86,6 +87,45 @@ test_new_limits(void **state)
     for (int i = 0; i < 6; i++)
         assert_int_equal(g->cells[i], GC_CELL_WALKABLE);
     gc_grid_free(g);
+}
+
+/* The one size rule that grids, maps, searches and worlds share. */
+static void
+test_check_size(void **state)
+{
+    (void)state;
+    assert_int_equal(gc_grid_check_size(1, 1), GC_OK);
+    assert_int_equal(gc_grid_check_size(GC_GRID_MAX_SIDE, 1), GC_OK);
+    assert_int_equal(gc_grid_check_size(1, GC_GRID_MAX_SIDE), GC_OK);
+    assert_int_equal(gc_grid_check_size(16384, 16384), GC_OK); /* 2^28 */
+    assert_int_equal(gc_grid_check_size(16384, 16385), GC_ETOOBIG);
+    assert_int_equal(gc_grid_check_size(GC_GRID_MAX_SIDE + 1, 1), GC_ETOOBIG);
+    assert_int_equal(gc_grid_check_size(1, GC_GRID_MAX_SIDE + 1), GC_ETOOBIG);
+    assert_int_equal(gc_grid_check_size(65536, 65536), GC_ETOOBIG);
+    assert_int_equal(gc_grid_check_size(INT64_MAX, INT64_MAX), GC_ETOOBIG);
+    assert_int_equal(gc_grid_check_size(0, 5), GC_EINVAL);
+    assert_int_equal(gc_grid_check_size(5, -1), GC_EINVAL);
+    assert_int_equal(gc_grid_check_size(INT64_MIN, 5), GC_EINVAL);
+}
+
+/* The one passable-cost rule: finite and > 0. */
+static void
+test_cost_passable(void **state)
+{
+    (void)state;
+    assert_true(gc_cost_passable(1.0f));
+    assert_true(gc_cost_passable(0.5f));
+    assert_true(gc_cost_passable(FLT_MAX));
+    assert_true(gc_cost_passable(FLT_TRUE_MIN));
+    assert_false(gc_cost_passable(0.0f));
+    assert_false(gc_cost_passable(-0.0f));
+    assert_false(gc_cost_passable(-1.0f));
+    assert_false(gc_cost_passable(INFINITY));
+    assert_false(gc_cost_passable(-INFINITY));
+    assert_false(gc_cost_passable(NAN));
+    for (int t = 0; t < GC_CELL_NTYPES; t++)
+        assert_int_equal(gc_cost_passable(gc_cell_default_cost(t)),
+                         t != GC_CELL_OBSTACLE);
 }
 
 static void
@@ -505,6 +545,8 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_types_and_names),
         cmocka_unit_test(test_new_limits),
+        cmocka_unit_test(test_check_size),
+        cmocka_unit_test(test_cost_passable),
         cmocka_unit_test(test_costs),
         cmocka_unit_test(test_set_generation),
         cmocka_unit_test(test_world_coords),

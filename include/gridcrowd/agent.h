@@ -22,13 +22,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <gridcrowd/common.h>
 #include <gridcrowd/astar.h>
 #include <gridcrowd/error.h>
 #include <gridcrowd/grid.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+GC_BEGIN_DECLS
 
 /* Agent states: the vocabulary shared by the daemon, the world snapshot
  * (one byte per agent) and every reader. */
@@ -101,7 +100,5 @@ bool gc_agent_step(gc_agent *a, float dt, const gc_agent_params *pr);
  * (any max_turn <= 0 turns at once), the result in (-pi, pi]. */
 float gc_heading_turn(float from, float to, float max_turn);
 
-#ifdef __cplusplus
-}
-#endif
+GC_END_DECLS
 #endif

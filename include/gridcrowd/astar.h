@@ -28,12 +28,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <gridcrowd/common.h>
 #include <gridcrowd/error.h>
 #include <gridcrowd/grid.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+GC_BEGIN_DECLS
 
 typedef enum gc_heuristic {
     GC_HEUR_DEFAULT = 0, /* octile when 8-connected, Manhattan when 4 */
@@ -282,7 +281,5 @@ size_t gc_nav_memory(const gc_nav *n);
 /* The grid generation this data was computed for. */
 uint64_t gc_nav_generation(const gc_nav *n);
 
-#ifdef __cplusplus
-}
-#endif
+GC_END_DECLS
 #endif

@@ -50,13 +50,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <gridcrowd/common.h>
 #include <gridcrowd/error.h>
 #include <gridcrowd/grid.h>
 #include <gridcrowd/world.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+GC_BEGIN_DECLS
 
 enum {
     GC_EDIT_SET = 1,
@@ -221,7 +220,5 @@ int gc_edit_applier_drain(gc_edit_applier *a, gc_world *w, gc_grid *g,
 /* Copy the counters.  Cheap; for the daemon's status line and summary. */
 void gc_edit_applier_counts(const gc_edit_applier *a, gc_edit_counts *out);
 
-#ifdef __cplusplus
-}
-#endif
+GC_END_DECLS
 #endif

@@ -12,9 +12,9 @@
 
 #include <stddef.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+#include <gridcrowd/common.h>
+
+GC_BEGIN_DECLS
 
 /* X(NAME, value, message) */
 #define GC_ERR_MAP(X)                                                        \
@@ -83,7 +83,5 @@ int gc_error_set(gc_error *e, int code, const char *file, int line, int col,
 #endif
     ;
 
-#ifdef __cplusplus
-}
-#endif
+GC_END_DECLS
 #endif

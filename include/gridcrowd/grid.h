@@ -19,15 +19,15 @@
 #ifndef GRIDCROWD_GRID_H
 #define GRIDCROWD_GRID_H
 
+#include <float.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include <gridcrowd/common.h>
 #include <gridcrowd/error.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+GC_BEGIN_DECLS
 
 /* Cell types: the byte stored per cell. */
 enum {
@@ -46,6 +46,15 @@ enum {
  */
 #define GC_GRID_MAX_SIDE 65536
 #define GC_GRID_MAX_CELLS ((size_t)1 << 28)
+
+/*
+ * The limits above as one check, for every place that accepts a size (a
+ * new grid, a map file, a search context, a shared-memory world): GC_OK,
+ * GC_EINVAL for a side < 1, GC_ETOOBIG past the limits.  64-bit sides, so
+ * that a size read from a file or from shared memory is checked before it
+ * is narrowed.
+ */
+int gc_grid_check_size(int64_t width, int64_t height);
 
 /* Diagonal-move rules for 8-connected movement. */
 typedef enum gc_diag_rule {
@@ -75,6 +84,17 @@ typedef struct gc_grid {
     bool owns_cells;    /* cells freed by gc_grid_free */
 } gc_grid;
 
+/*
+ * The passable-cost rule, once: a cost is passable when it is a finite
+ * number > 0; INFINITY, NaN, zero and negative costs are walls.
+ */
+static inline bool
+gc_cost_passable(float cost)
+{
+    /* NaN fails both comparisons, INFINITY the second. */
+    return cost > 0.0f && cost <= FLT_MAX;
+}
+
 /* Default cost of a type (1, INFINITY, 2, 0.5); INFINITY for unknown. */
 float gc_cell_default_cost(int type);
 
@@ -83,10 +103,11 @@ float gc_cell_default_cost(int type);
 const char *gc_cell_type_name(int type);
 
 /* Type from a name (as above, also "high-cost", "low-cost", "wall") or from a
- * one-character map glyph ('.', '@', 'S', 'R', ...); -1 if unknown. */
+ * one-character map glyph ('.', '@', 'S', 'R', ...); GC_EINVAL if unknown
+ * (a type is never negative, so `< 0` tells). */
 int gc_cell_type_parse(const char *s);
 
-/* Type of a map glyph, or -1 if the glyph is not in the legend. */
+/* Type of a map glyph, or GC_EINVAL if the glyph is not in the legend. */
 int gc_cell_type_from_glyph(char c);
 
 /* The canonical glyph written for a type ('.', '@', 'S', 'R'). */
@@ -141,8 +162,10 @@ gc_grid_index(const gc_grid *g, int32_t x, int32_t y)
 static inline int
 gc_grid_get(const gc_grid *g, int32_t x, int32_t y)
 {
-    return gc_grid_in_bounds(g, x, y) ? g->cells[gc_grid_index(g, x, y)]
-                                      : GC_CELL_OBSTACLE;
+    /* The cast keeps both arms int: C++ warns when an enumerator meets an
+     * integer in a conditional. */
+    return gc_grid_in_bounds(g, x, y) ? (int)g->cells[gc_grid_index(g, x, y)]
+                                      : (int)GC_CELL_OBSTACLE;
 }
 
 /* True when (x, y) is on the map and its type's cost is finite and > 0. */
@@ -227,7 +250,5 @@ bool gc_grid_move_legal(const gc_grid *g, gc_cell a, gc_cell b,
 float gc_grid_step_cost(const gc_grid *g, gc_cell a, gc_cell b,
                         gc_diag_rule rule);
 
-#ifdef __cplusplus
-}
-#endif
+GC_END_DECLS
 #endif

@@ -41,12 +41,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <gridcrowd/common.h>
 #include <gridcrowd/error.h>
 #include <gridcrowd/grid.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+GC_BEGIN_DECLS
 
 /*
  * Largest file gc_map_load and gc_scen_load read (1 GiB): the biggest legal
@@ -134,7 +133,5 @@ void gc_scen_free(gc_scen *s);
 int gc_scen_map_path(const char *scen_path, const char *map, char *buf,
                      size_t size);
 
-#ifdef __cplusplus
-}
-#endif
+GC_END_DECLS
 #endif

@@ -20,15 +20,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <gridcrowd/common.h>
 #include <gridcrowd/agent.h>
 #include <gridcrowd/astar.h>
 #include <gridcrowd/error.h>
 #include <gridcrowd/grid.h>
 #include <gridcrowd/mapio.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+GC_BEGIN_DECLS
 
 typedef enum gc_goal_mode {
     GC_GOALS_WANDER = 0, /* a random reachable cell, then another */
@@ -132,7 +131,5 @@ void gc_sim_stats_total(const gc_sim *s, gc_sim_stats *out);
 /* The grid and navigation data the sim runs on. */
 const gc_grid *gc_sim_grid(const gc_sim *s);
 
-#ifdef __cplusplus
-}
-#endif
+GC_END_DECLS
 #endif

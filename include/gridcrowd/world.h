@@ -35,13 +35,12 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include <gridcrowd/common.h>
 #include <gridcrowd/agent.h>
 #include <gridcrowd/error.h>
 #include <gridcrowd/grid.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+GC_BEGIN_DECLS
 
 /* ---- Vocabulary shared by the daemon, the tools and the viewer ---------- */
 
@@ -641,7 +640,5 @@ int gc_world_reset_edits(gc_world *w, gc_error *err);
  * smaller position: a tool waits for gc_world_edits_applied to reach it. */
 uint64_t gc_edits_tail(const gc_world *w);
 
-#ifdef __cplusplus
-}
-#endif
+GC_END_DECLS
 #endif

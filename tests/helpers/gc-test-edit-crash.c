@@ -26,6 +26,7 @@
  */
 #include "config.h"
 
+#include <gridcrowd/util.h>
 #include <gridcrowd/world.h>
 
 #include <errno.h>
@@ -83,10 +84,7 @@ claim_and_die(gc_world *w)
         if (!atomic_compare_exchange_strong(&h->tail, &pos, pos + 1))
             continue;
         /* Half an entry: what a producer killed mid-write leaves. */
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        atomic_store(&slot->claim_ns,
-                     (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec);
+        atomic_store(&slot->claim_ns, gc_clock_ns());
         slot->op = 1;
         slot->x0 = 0;
         printf("%" PRIu64 "\n", pos);
@@ -136,8 +134,8 @@ damage(const char *how, const char *name)
         }
     } else if (strncmp(how, "flap:", 5) == 0) {
         double secs = atof(how + 5);
-        struct timespec t0, t, nap = {0, 200 * 1000};
-        clock_gettime(CLOCK_MONOTONIC, &t0);
+        struct timespec nap = {0, 200 * 1000};
+        uint64_t t0 = gc_clock_ns();
         long flaps = 0;
         do {
             /* Open it by name each time: the daemon replaces it. */
@@ -151,10 +149,7 @@ damage(const char *how, const char *name)
                 break;
             flaps++;
             nanosleep(&nap, NULL);
-            clock_gettime(CLOCK_MONOTONIC, &t);
-        } while ((double)(t.tv_sec - t0.tv_sec) +
-                     (double)(t.tv_nsec - t0.tv_nsec) / 1e9 <
-                 secs);
+        } while ((double)(gc_clock_ns() - t0) / 1e9 < secs);
         printf("%ld\n", flaps);
     } else {
         close(fd);

@@ -34,6 +34,8 @@
 #include <gridcrowd/error.h>
 #include <gridcrowd/grid.h>
 #include <gridcrowd/mapio.h>
+#include <gridcrowd/util.h>
+#include <gridcrowd/version.h>
 
 #include "bench_peer.h"
 
@@ -121,7 +123,7 @@ struct progress {
     bool shown;
     const char *name; /* the file's base name */
     unsigned run, runs;
-    struct timespec last;
+    uint64_t last_ns; /* gc_clock_ns() when last shown */
 };
 
 /* ---- small helpers ----------------------------------------------------- */
@@ -206,13 +208,10 @@ progress_show(struct progress *p, const char *what, size_t done, size_t total)
 {
     if (!p->on)
         return;
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    double dt = (double)(t.tv_sec - p->last.tv_sec) +
-                (double)(t.tv_nsec - p->last.tv_nsec) / 1e9;
-    if (dt < 0.1)
+    uint64_t t = gc_clock_ns();
+    if (t - p->last_ns < 100000000u)
         return;
-    p->last = t;
+    p->last_ns = t;
     if (p->runs > 1)
         fprintf(stderr, "\r\033[K%s: run %u/%u: %s %zu/%zu", p->name,
                 p->run + 1, p->runs, what, done, total);
@@ -495,70 +494,6 @@ run_peer(struct mapctx *m, const gc_scen *s, size_t n, const struct options *o,
 
 /* ---- output ------------------------------------------------------------ */
 
-/* A JSON string: quotes, backslashes and control characters escaped, and
- * bytes that are not valid UTF-8 replaced by U+FFFD, so the line is always
- * valid JSON whatever the file name. */
-static void
-json_string(FILE *f, const char *s)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    fputc('"', f);
-    while (*p) {
-        unsigned c = *p;
-        if (c == '"' || c == '\\') {
-            fputc('\\', f);
-            fputc((int)c, f);
-            p++;
-        } else if (c < 0x20 || c == 0x7f) {
-            switch (c) {
-            case '\n':
-                fputs("\\n", f);
-                break;
-            case '\t':
-                fputs("\\t", f);
-                break;
-            case '\r':
-                fputs("\\r", f);
-                break;
-            default:
-                fprintf(f, "\\u%04x", c);
-            }
-            p++;
-        } else if (c < 0x80) {
-            fputc((int)c, f);
-            p++;
-        } else {
-            /* Length of a well-formed UTF-8 sequence starting here, or 0. */
-            size_t len = 0;
-            unsigned min = 0, cp = 0;
-            if (c >= 0xc2 && c <= 0xdf)
-                len = 2, cp = c & 0x1f, min = 0x80;
-            else if (c >= 0xe0 && c <= 0xef)
-                len = 3, cp = c & 0x0f, min = 0x800;
-            else if (c >= 0xf0 && c <= 0xf4)
-                len = 4, cp = c & 0x07, min = 0x10000;
-            for (size_t k = 1; k < len; k++) {
-                if ((p[k] & 0xc0) != 0x80) {
-                    len = 0;
-                    break;
-                }
-                cp = (cp << 6) | (p[k] & 0x3f);
-            }
-            if (len &&
-                (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)))
-                len = 0;
-            if (len) {
-                fwrite(p, 1, len, f);
-                p += len;
-            } else {
-                fputs("\\ufffd", f);
-                p++;
-            }
-        }
-    }
-    fputc('"', f);
-}
-
 /* A JSON number, or null when it is not finite. */
 static void
 json_number(FILE *f, const char *key, int prec, double v)
@@ -653,15 +588,15 @@ print_row(const struct options *o, int file_width, const char *file,
     print_header(o, file_width);
     if (o->json) {
         fputs("{\"file\":", stdout);
-        json_string(stdout, file);
+        gc_json_escape(stdout, file);
         fputs(",\"map\":", stdout);
-        json_string(stdout, map);
+        gc_json_escape(stdout, map);
         printf(",\"problems\":%zu,\"optimal\":%zu,\"checked\":%s", n,
                n - us->nbad, o->checked ? "true" : "false");
         printf(",\"diag\":");
-        json_string(stdout, gc_diag_rule_name(o->search.diag));
+        gc_json_escape(stdout, gc_diag_rule_name(o->search.diag));
         printf(",\"heuristic\":");
-        json_string(stdout, heuristic_name(&o->search));
+        gc_json_escape(stdout, heuristic_name(&o->search));
         printf(",\"algo\":\"%s\"", algos_name(us->algos));
         printf(",\"repeat\":%u,\"clock\":\"%s\"", o->repeat,
                o->clock == CLOCK_MONOTONIC ? "wall" : "cpu");
@@ -678,7 +613,7 @@ print_row(const struct options *o, int file_width, const char *file,
         fputs("]", stdout);
         if (peer) {
             fputs(",\"peer\":", stdout);
-            json_string(stdout, peer->who);
+            gc_json_escape(stdout, peer->who);
             printf(",\"peer_optimal\":%zu", n - peer->nbad);
             json_number(stdout, "peer_mean_us", 3, pf.mean);
             json_number(stdout, "peer_median_us", 3, pf.median);
@@ -812,7 +747,7 @@ bench_file(const char *file, const struct options *o, int file_width,
     gc_path_init(&path);
     struct progress pg = {
         .on = o->progress, .name = base_name(file), .runs = o->repeat};
-    clock_gettime(CLOCK_MONOTONIC, &pg.last);
+    pg.last_ns = gc_clock_ns();
 
     rc = GC_OK;
     for (unsigned r = 0; r < o->repeat && rc == GC_OK; r++) {
@@ -1048,8 +983,9 @@ main(int argc, char **argv)
             usage(stdout);
             return EXIT_OPTIMAL;
         case 'V':
-            printf(PROG " (" PACKAGE_NAME ") " PACKAGE_VERSION "\n"
+            printf(PROG " (" PACKAGE_NAME ") %s\n"
                         "libtcod peer: %s\n",
+                   gc_version(),
 #ifdef HAVE_LIBTCOD
                    "yes"
 #else

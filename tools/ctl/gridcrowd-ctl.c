@@ -28,6 +28,7 @@
 #include <gridcrowd/agent.h>
 #include <gridcrowd/edits.h>
 #include <gridcrowd/mapio.h>
+#include <gridcrowd/version.h>
 #include <gridcrowd/world.h>
 
 #include <errno.h>
@@ -1135,7 +1136,7 @@ main(int argc, char **argv)
             help(stdout);
             return EX_OK;
         case 'V':
-            printf(PROG " %s\n", PACKAGE_VERSION);
+            printf(PROG " %s\n", gc_version());
             return EX_OK;
         default:
             fprintf(stderr, "Try '" PROG " --help'.\n");

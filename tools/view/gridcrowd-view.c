@@ -12,6 +12,8 @@
 
 #include "view.h"
 
+#include <gridcrowd/version.h>
+
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -216,7 +218,7 @@ parse_args(int argc, char **argv, view_opts *o)
             printf("%s\n%s", usage_text, help_text);
             exit(VIEW_EXIT_OK);
         case O_VERSION:
-            printf(PROG " (gridcrowd) " PACKAGE_VERSION "\n");
+            printf(PROG " (gridcrowd) %s\n", gc_version());
             exit(VIEW_EXIT_OK);
         case ':':
             fprintf(stderr, PROG ": %s: needs a value\n%s", argv[optind - 1],

@@ -1,0 +1,42 @@
+/*
+ * gridcrowd/util.h: small rules that the library and every program share,
+ * written once: the monotonic clock and JSON strings.
+ */
+#ifndef GRIDCROWD_UTIL_H
+#define GRIDCROWD_UTIL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include <gridcrowd/common.h>
+#include <gridcrowd/error.h>
+
+GC_BEGIN_DECLS
+
+/*
+ * CLOCK_MONOTONIC in nanoseconds: for intervals and deadlines, never for the
+ * date.  It is the clock the shared-memory objects hold times in (an edit's
+ * claim time), so its readings compare across the processes of one machine.
+ */
+uint64_t gc_clock_ns(void);
+
+/*
+ * Write `s` (NUL-terminated, any bytes) to `f` as a JSON string, quotes
+ * included, so that the output is always valid JSON (RFC 8259) in UTF-8:
+ *   - '"' and '\\' are escaped; control characters too: \n \r \t, and
+ *     \u00XX for the others and for DEL (0x7f);
+ *   - well-formed UTF-8 is copied as it is;
+ *   - each ill-formed part becomes U+FFFD (written "\ufffd"), one for every
+ *     maximal subpart as Unicode (chapter 3, "U+FFFD Substitution of
+ *     Maximal Subparts") and the WHATWG decoder define it: a byte that
+ *     cannot start a sequence is one, and so is a valid start with the
+ *     continuation bytes that do follow it when the sequence breaks off.
+ * A JSON escape names a character, not a byte, so an invalid byte cannot
+ * be escaped as itself: writing it as \u00XX would silently turn it into a
+ * different, valid character.  Replacing it is lossy, but visibly so.
+ * Returns GC_OK, or GC_EIO when the stream reports an error.
+ */
+int gc_json_escape(FILE *f, const char *s);
+
+GC_END_DECLS
+#endif

@@ -1,0 +1,135 @@
+/*
+ * test_api.c: the library-wide API: the run-time version against the one
+ * this test was compiled with and the one configure gave; the monotonic
+ * clock; JSON strings, with invalid UTF-8 checked against the example
+ * Unicode gives for its substitution rule.
+ */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <gridcrowd/util.h>
+#include <gridcrowd/version.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static void
+test_version(void **state)
+{
+    (void)state;
+    /* The library the test runs with is the one it was compiled against. */
+    assert_string_equal(gc_version(), GC_VERSION_STRING);
+    assert_int_equal(gc_version_number(), GC_VERSION_NUMBER);
+    /* And both are what configure was given (AC_INIT). */
+    assert_string_equal(gc_version(), PACKAGE_VERSION);
+    char s[32];
+    snprintf(s, sizeof s, "%d.%d.%d", GC_VERSION_MAJOR, GC_VERSION_MINOR,
+             GC_VERSION_PATCH);
+    assert_string_equal(s, GC_VERSION_STRING);
+    assert_int_equal(gc_version_number(),
+                     ((unsigned)GC_VERSION_MAJOR << 16) |
+                         ((unsigned)GC_VERSION_MINOR << 8) |
+                         (unsigned)GC_VERSION_PATCH);
+}
+
+static void
+test_clock(void **state)
+{
+    (void)state;
+    struct timespec ts, nap = {0, 2 * 1000 * 1000};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    uint64_t ref = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    uint64_t a = gc_clock_ns();
+    /* The same clock as CLOCK_MONOTONIC (other processes compare its
+     * readings with theirs): read just after it, within a second. */
+    assert_true(a >= ref);
+    assert_true(a - ref < 1000000000u);
+    nanosleep(&nap, NULL);
+    uint64_t b = gc_clock_ns();
+    assert_true(b >= a + 2 * 1000 * 1000);
+}
+
+/* gc_json_escape of `in` as a string. */
+static char *
+json(const char *in)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    assert_int_equal(gc_json_escape(f, in), GC_OK);
+    assert_int_equal(fclose(f), 0);
+    return buf;
+}
+
+static void
+expect_json(const char *in, const char *want)
+{
+    char *got = json(in);
+    assert_string_equal(got, want);
+    free(got);
+}
+
+static void
+test_json_escape(void **state)
+{
+    (void)state;
+    expect_json("", "\"\"");
+    expect_json("den520d.map", "\"den520d.map\"");
+    expect_json("a\"b\\c", "\"a\\\"b\\\\c\"");
+    expect_json("\n\r\t\x01\x1f\x7f/", "\"\\n\\r\\t\\u0001\\u001f\\u007f/\"");
+    /* Well-formed UTF-8 is copied: 2, 3 and 4 bytes, the extremes of each
+     * range included. */
+    expect_json("\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
+                "\"\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"");
+    expect_json("\xc2\x80\xdf\xbf\xe0\xa0\x80\xed\x9f\xbf\xee\x80\x80"
+                "\xf0\x90\x80\x80\xf4\x8f\xbf\xbf",
+                "\"\xc2\x80\xdf\xbf\xe0\xa0\x80\xed\x9f\xbf\xee\x80\x80"
+                "\xf0\x90\x80\x80\xf4\x8f\xbf\xbf\"");
+    /* Unicode 15, table 3-8: 61 F1 80 80 E1 80 C2 62 80 63 80 BF 64 is
+     * a, FFFD (F1 80 80), FFFD (E1 80), FFFD (C2), b, FFFD, c, FFFD, FFFD,
+     * d: one replacement per maximal subpart. */
+    expect_json("\x61\xf1\x80\x80\xe1\x80\xc2\x62\x80\x63\x80\xbf\x64",
+                "\"a\\ufffd\\ufffd\\ufffdb\\ufffdc\\ufffd\\ufffdd\"");
+    /* Never-valid bytes, overlong forms, surrogates and code points past
+     * U+10FFFF: the lead cannot be followed by that byte, so each byte is
+     * a subpart of its own. */
+    expect_json("\xc0\x80", "\"\\ufffd\\ufffd\"");
+    expect_json("\xe0\x80\x80", "\"\\ufffd\\ufffd\\ufffd\"");
+    expect_json("\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\"");
+    expect_json("\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"");
+    expect_json("\xf5\xfe\xff", "\"\\ufffd\\ufffd\\ufffd\"");
+    /* A sequence cut short, at the end of the string or by ASCII. */
+    expect_json("x\xe2\x82", "\"x\\ufffd\"");
+    expect_json("\xf0\x9f\x98!", "\"\\ufffd!\"");
+}
+
+static void
+test_json_error(void **state)
+{
+    (void)state;
+    /* A stream that cannot be written: the error is reported. */
+    FILE *f = fopen("/dev/null", "r");
+    assert_non_null(f);
+    assert_int_equal(gc_json_escape(f, "x"), GC_EIO);
+    fclose(f);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_version),
+        cmocka_unit_test(test_clock),
+        cmocka_unit_test(test_json_escape),
+        cmocka_unit_test(test_json_error),
+    };
+    return cmocka_run_group_tests_name("api", tests, NULL, NULL);
+}
