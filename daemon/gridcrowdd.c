@@ -889,7 +889,7 @@ run(const options *o, gc_world *w, gc_grid *grid, gc_edit_applier *ed,
         /* Real time: publish every tick.  Batch: at most 120 times a wall
          * second (readers cannot use more), and at the end. */
         if (!o->batch || finished || t - last_publish >= 1000000000ull / 120) {
-            publish_agents(w, sim, o->sim.motion.speed);
+            publish_agents(w, sim, gc_sim_motion(sim)->speed);
             last_publish = t;
         }
         if (t - win_start >= 1000000000ull || finished) {
@@ -1121,9 +1121,6 @@ main(int argc, char **argv)
     code = load_map(&o, &map);
     if (code)
         goto out;
-    if (!o.speed_set)
-        o.sim.motion.speed = 4.0f * map->cell_size;
-    o.sim.motion.arrive_radius *= map->cell_size;
     if (o.sim.goals == GC_GOALS_SCEN) {
         if (gc_scen_load(&scen, o.scen, map, &err) != GC_OK) {
             msg("%s", err.msg);
@@ -1204,7 +1201,7 @@ main(int argc, char **argv)
         code = EXIT_RUNTIME;
         goto out;
     }
-    publish_agents(world, sim, o.sim.motion.speed);
+    publish_agents(world, sim, gc_sim_motion(sim)->speed);
     if (!o.quiet)
         msg("running: %s %dx%d, %zu agents, %d threads, %s at %.0f Hz, "
             "shared memory /%s (pid %d)",

@@ -19,7 +19,8 @@ libgridcrowd_la_SOURCES = \
 	%reldir%/nav.c \
 	%reldir%/smooth.c \
 	%reldir%/agent.c \
-	%reldir%/sim.c \
+	%reldir%/sim.c %reldir%/sim-plan.c %reldir%/sim-goals.c \
+	%reldir%/sim-stats.c %reldir%/sim_int.h \
 	%reldir%/world.c \
 	%reldir%/edits.c
 libgridcrowd_la_LDFLAGS = -version-info $(GC_LT_VERSION) $(AM_LDFLAGS)
