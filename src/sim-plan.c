@@ -203,11 +203,67 @@ changed_at(const gc_sim *s, gc_cell c)
 }
 
 /*
- * Does the rest of the agent's walk touch a changed cell?  It walks from
- * where it stands (on the segment ending at wp[wp_next], or inside its own
- * cell before the first waypoint) through every remaining waypoint; each
- * segment between cell centres is checked cell by cell along its
- * supercover, so an edit beside a long smoothed segment replans nobody.
+ * Does the straight stretch from p to q (world positions; p anywhere, q a
+ * waypoint) pass through a changed cell?  A grid traversal of the exact
+ * segment (Amanatides and Woo) in cell coordinates, conservative where
+ * float rounding could matter: through a corner, both cells beside it
+ * count.
+ */
+static bool
+stretch_touched(const gc_sim *s, gc_vec2 p, gc_vec2 q)
+{
+    const double cs = s->grid->cell_size;
+    double px = p.x / cs, py = p.y / cs, qx = q.x / cs, qy = q.y / cs;
+    gc_cell c = {(int32_t)floor(px), (int32_t)floor(py)};
+    const gc_cell end = {(int32_t)floor(qx), (int32_t)floor(qy)};
+    double dx = qx - px, dy = qy - py;
+    int sx = dx > 0 ? 1 : (dx < 0 ? -1 : 0);
+    int sy = dy > 0 ? 1 : (dy < 0 ? -1 : 0);
+    double tdx = sx ? 1.0 / fabs(dx) : INFINITY;
+    double tdy = sy ? 1.0 / fabs(dy) : INFINITY;
+    double tmx = sx > 0   ? ((double)c.x + 1 - px) * tdx
+                 : sx < 0 ? (px - (double)c.x) * tdx
+                          : INFINITY;
+    double tmy = sy > 0   ? ((double)c.y + 1 - py) * tdy
+                 : sy < 0 ? (py - (double)c.y) * tdy
+                          : INFINITY;
+    /* Each step moves one cell towards `end`; the bound only guards
+     * against a float surprise. */
+    int64_t steps = 2 + (int64_t)llabs((long long)end.x - c.x) +
+                    (int64_t)llabs((long long)end.y - c.y);
+    for (int64_t k = 0; k <= steps; k++) {
+        if (changed_at(s, c))
+            return true;
+        if ((c.x == end.x && c.y == end.y) || (tmx > 1.0 && tmy > 1.0))
+            break;
+        if (fabs(tmx - tmy) < 1e-9) {
+            /* Through a corner: the cells on both sides count. */
+            if (changed_at(s, (gc_cell){c.x + sx, c.y}) ||
+                changed_at(s, (gc_cell){c.x, c.y + sy}))
+                return true;
+            c.x += sx;
+            c.y += sy;
+            tmx += tdx;
+            tmy += tdy;
+        } else if (tmx < tmy) {
+            c.x += sx;
+            tmx += tdx;
+        } else {
+            c.y += sy;
+            tmy += tdy;
+        }
+    }
+    return changed_at(s, end);
+}
+
+/*
+ * Does the rest of the agent's walk touch a changed cell?  From where it
+ * stands: its own cell, then the exact stretch from its position to the
+ * waypoint it walks to (not from its cell's centre: mid-way along a long
+ * smoothed segment the two lines can be half a cell apart, and a wall on
+ * the real one was missed), then every later segment between cell centres
+ * cell by cell along its supercover, so an edit beside a long smoothed
+ * segment replans nobody.
  */
 static bool
 path_touched(const gc_sim *s, const gc_agent *a)
@@ -216,9 +272,12 @@ path_touched(const gc_sim *s, const gc_agent *a)
     gc_cell prev;
     if (!gc_sim_own_cell(g, a->pos, &prev) || changed_at(s, prev))
         return true;
-    if (a->wp_next > 0)
-        prev = gc_grid_world_to_cell(g, a->wp[a->wp_next - 1]);
-    for (uint32_t k = a->wp_next; k < a->wp_len; k++) {
+    if (a->wp_next >= a->wp_len)
+        return false;
+    if (stretch_touched(s, a->pos, a->wp[a->wp_next]))
+        return true;
+    prev = gc_grid_world_to_cell(g, a->wp[a->wp_next]);
+    for (uint32_t k = a->wp_next + 1; k < a->wp_len; k++) {
         gc_cell c = gc_grid_world_to_cell(g, a->wp[k]);
         gc_supercover it;
         gc_supercover_init(&it, prev, c);

@@ -553,6 +553,99 @@ test_wall_under_agent(void **state)
     gc_grid_free(g);
 }
 
+/* Does the straight stretch from p to q pass through cell w?  Dense
+ * sampling; returns how many of 400 samples fall in w. */
+static int
+stretch_samples_in(const gc_grid *g, gc_vec2 p, gc_vec2 q, gc_cell w)
+{
+    int n = 0;
+    for (int t = 0; t <= 400; t++) {
+        gc_vec2 r = {p.x + (q.x - p.x) * (float)t / 400.0f,
+                     p.y + (q.y - p.y) * (float)t / 400.0f};
+        gc_cell c = gc_grid_world_to_cell(g, r);
+        n += c.x == w.x && c.y == w.y;
+    }
+    return n;
+}
+
+/* Does the stretch from p to q come within `m` of cell w's square? */
+static bool
+stretch_near(gc_vec2 p, gc_vec2 q, gc_cell w, float m)
+{
+    for (int t = 0; t <= 4000; t++) {
+        float x = p.x + (q.x - p.x) * (float)t / 4000.0f;
+        float y = p.y + (q.y - p.y) * (float)t / 4000.0f;
+        if (x >= (float)w.x - m && x <= (float)w.x + 1 + m &&
+            y >= (float)w.y - m && y <= (float)w.y + 1 + m)
+            return true;
+    }
+    return false;
+}
+
+/*
+ * Issue 15 item 1: an agent mid-way along a long straight (smoothed)
+ * stretch, and a wall dropped on a cell of the rest of that stretch that a
+ * walk from the centre of the agent's cell misses.  The agent must be
+ * replanned and never enter the wall.
+ */
+static void
+test_wall_across_own_stretch(void **state)
+{
+    (void)state;
+    bool tried = false;
+    for (int wait = 10; wait < 400 && !tried; wait += 3) {
+        gc_grid *g;
+        assert_int_equal(gc_grid_new(&g, 40, 24), GC_OK);
+        gc_scen_entry e;
+        memset(&e, 0, sizeof e);
+        e.start = (gc_cell){1, 1};
+        e.goal = (gc_cell){37, 19};
+        gc_scen sc = {&e, 1, {0}};
+        gc_sim_config c;
+        gc_sim_config_init(&c);
+        c.agents = 1;
+        c.goals = GC_GOALS_SCEN;
+        c.scen = &sc;
+        c.motion.speed = 3.0f;
+        gc_sim *s;
+        gc_error err;
+        assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_OK);
+        run_ticks(s, wait);
+        const gc_agent *a = gc_sim_agent(s, 0);
+        assert_int_equal(a->state, GC_AGENT_MOVING);
+        gc_cell own = gc_grid_world_to_cell(g, a->pos);
+        gc_vec2 next = a->wp[a->wp_next];
+        gc_vec2 centre = gc_grid_cell_center(g, own);
+        /* A cell well inside the rest of the stretch (many samples) that the
+         * line from the centre of the agent's cell does not touch. */
+        gc_cell wall = {-1, -1};
+        for (int y = 0; y < 24 && wall.x < 0; y++)
+            for (int x = 0; x < 40 && wall.x < 0; x++) {
+                gc_cell w = {x, y};
+                if ((x == own.x && y == own.y) ||
+                    (x == e.goal.x && y == e.goal.y))
+                    continue;
+                if (stretch_samples_in(g, a->pos, next, w) >= 6 &&
+                    !stretch_near(centre, next, w, 0.05f))
+                    wall = w;
+            }
+        if (wall.x >= 0) {
+            tried = true;
+            gc_grid_set(g, wall.x, wall.y, GC_CELL_OBSTACLE);
+            assert_int_equal(gc_sim_grid_changed(s, &wall, 1), GC_OK);
+            int ticks = 0;
+            while (!gc_sim_done(s) && ticks++ < 2000) {
+                assert_int_equal(gc_sim_tick(s), GC_OK);
+                assert_all_in_passable_cells(s);
+            }
+            assert_int_equal(gc_sim_agent(s, 0)->state, GC_AGENT_ARRIVED);
+        }
+        gc_sim_free(s);
+        gc_grid_free(g);
+    }
+    assert_true(tried); /* the set-up found such a cell */
+}
+
 int
 main(void)
 {
@@ -568,6 +661,7 @@ main(void)
         cmocka_unit_test(test_wander_radius),
         cmocka_unit_test(test_wall_across_corridor),
         cmocka_unit_test(test_wall_under_agent),
+        cmocka_unit_test(test_wall_across_own_stretch),
     };
     return cmocka_run_group_tests_name("sim", tests, NULL, NULL);
 }
