@@ -109,6 +109,12 @@ plan(gc_sim *s, gc_sim_worker *w, uint32_t i)
     o.diag = s->cfg.diag;
     o.smooth = s->cfg.smooth;
     o.nav = s->nav;
+    /* A wander goal is a cell of the agent's own component by definition:
+     * when an edit cut the agent off from it, draw a new one there now
+     * (a search for the old one could only fail: issue 14). */
+    if (s->cfg.goals == GC_GOALS_WANDER &&
+        !gc_sim_same_component(s, start, a->goal))
+        a->goal = gc_sim_random_goal(s, i, start);
     /* Wander goals come from the agent's own component: no partial path is
      * ever needed, and without one the search takes its fastest form (jump
      * point search on a uniform-cost map).  Other goals need one only when
@@ -370,7 +376,10 @@ gc_sim_grid_changed(gc_sim *s, const gc_cell *cells, size_t n)
             }
             replan = a->state != GC_AGENT_IDLE;
         } else if (a->state == GC_AGENT_MOVING) {
-            replan = cells == NULL || path_touched(s, a);
+            /* One walking a partial path is planned again after any
+             * change: the change may have opened a way to its goal. */
+            replan = cells == NULL || (s->flags[i] & GC_SIM_F_PARTIAL) ||
+                     path_touched(s, a);
         } else if (a->state == GC_AGENT_STUCK ||
                    a->state == GC_AGENT_UNREACHABLE) {
             /* The change may have opened a way: try again. */

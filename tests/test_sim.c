@@ -646,6 +646,136 @@ test_wall_across_own_stretch(void **state)
     assert_true(tried); /* the set-up found such a cell */
 }
 
+/* An open 21 x 10 map (issue 14's). */
+static gc_grid *
+open_grid(void)
+{
+    gc_grid *g;
+    assert_int_equal(gc_grid_new(&g, 21, 10), GC_OK);
+    return g;
+}
+
+/* A wall down column x (or open it again), told to the sim as one edit. */
+static void
+set_column(gc_sim *s, gc_grid *g, int32_t x, int type)
+{
+    gc_cell cells[10];
+    for (int32_t y = 0; y < 10; y++) {
+        gc_grid_set(g, x, y, (uint8_t)type);
+        cells[y] = (gc_cell){x, y};
+    }
+    assert_int_equal(gc_sim_grid_changed(s, cells, 10), GC_OK);
+}
+
+/*
+ * Issue 14: a wall across the middle of the map under 100 wanderers.  A
+ * few ticks later none is unreachable, and afterwards every one keeps
+ * arriving at goals in its own half.
+ */
+static void
+test_wander_split(void **state)
+{
+    (void)state;
+    gc_grid *g = open_grid();
+    gc_sim_config c;
+    gc_sim_config_init(&c);
+    c.agents = 100;
+    c.threads = 2;
+    gc_sim *s;
+    gc_error err;
+    assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_OK);
+    run_ticks(s, 60);
+    set_column(s, g, 10, GC_CELL_OBSTACLE);
+    run_ticks(s, 3);
+    gc_sim_stats st;
+    gc_sim_stats_window(s, &st);
+    assert_int_equal(st.by_state[GC_AGENT_UNREACHABLE], 0);
+    assert_int_equal(st.by_state[GC_AGENT_STUCK], 0);
+
+    gc_cell goal[100];
+    int changes[100] = {0};
+    for (size_t i = 0; i < 100; i++)
+        goal[i] = gc_sim_agent(s, i)->goal;
+    for (int t = 0; t < 1200; t++) {
+        assert_int_equal(gc_sim_tick(s), GC_OK);
+        assert_all_in_passable_cells(s);
+        for (size_t i = 0; i < 100; i++) {
+            const gc_agent *a = gc_sim_agent(s, i);
+            assert_int_not_equal(a->state, GC_AGENT_UNREACHABLE);
+            /* Its goal lies in its own half. */
+            bool left = a->pos.x < 10.0f;
+            if (left != (a->goal.x < 10))
+                fail_msg("agent %zu at (%f, %f) has goal (%d, %d) across "
+                         "the wall",
+                         i, a->pos.x, a->pos.y, a->goal.x, a->goal.y);
+            if (a->goal.x != goal[i].x || a->goal.y != goal[i].y) {
+                changes[i]++;
+                goal[i] = a->goal;
+            }
+        }
+    }
+    gc_sim_stats_window(s, &st);
+    assert_true(st.arrivals >= 200);
+    for (size_t i = 0; i < 100; i++)
+        if (changes[i] < 2)
+            fail_msg("agent %zu reached only %d goals in 20 s", i, changes[i]);
+    gc_sim_free(s);
+    gc_grid_free(g);
+}
+
+/*
+ * Issue 14, point goals: a wall cuts the agents on the left off from the
+ * goal; a second edit opens it again, (a) while they still walk their
+ * partial paths towards the wall, (b) after all of them gave up.  Either
+ * way every agent is planned again and arrives.
+ */
+static void
+test_point_goal_reachable_again(void **state)
+{
+    (void)state;
+    for (int late = 0; late < 2; late++) {
+        gc_grid *g = open_grid();
+        gc_sim_config c;
+        gc_sim_config_init(&c);
+        c.agents = 40;
+        c.goals = GC_GOALS_POINT;
+        c.point = (gc_cell){19, 5};
+        c.seed = 7;
+        gc_sim *s;
+        gc_error err;
+        assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_OK);
+        run_ticks(s, 2);
+        set_column(s, g, 10, GC_CELL_OBSTACLE);
+        if (late) {
+            int ticks = 0;
+            while (!gc_sim_done(s) && ticks++ < 3000)
+                assert_int_equal(gc_sim_tick(s), GC_OK);
+            gc_sim_stats st;
+            gc_sim_stats_window(s, &st);
+            assert_true(st.by_state[GC_AGENT_UNREACHABLE] > 0);
+        } else {
+            run_ticks(s, 3);
+            size_t partial = 0;
+            for (size_t i = 0; i < 40; i++) {
+                const gc_agent *a = gc_sim_agent(s, i);
+                partial += a->state == GC_AGENT_MOVING && a->pos.x < 9.0f;
+            }
+            assert_true(partial > 0); /* some still walk towards the wall */
+        }
+        set_column(s, g, 10, GC_CELL_WALKABLE);
+        int ticks = 0;
+        while (!gc_sim_done(s) && ticks++ < 3000) {
+            assert_int_equal(gc_sim_tick(s), GC_OK);
+            assert_all_in_passable_cells(s);
+        }
+        gc_sim_stats st;
+        gc_sim_stats_total(s, &st);
+        assert_int_equal(st.by_state[GC_AGENT_ARRIVED], 40);
+        gc_sim_free(s);
+        gc_grid_free(g);
+    }
+}
+
 int
 main(void)
 {
@@ -662,6 +792,8 @@ main(void)
         cmocka_unit_test(test_wall_across_corridor),
         cmocka_unit_test(test_wall_under_agent),
         cmocka_unit_test(test_wall_across_own_stretch),
+        cmocka_unit_test(test_wander_split),
+        cmocka_unit_test(test_point_goal_reachable_again),
     };
     return cmocka_run_group_tests_name("sim", tests, NULL, NULL);
 }
