@@ -83,6 +83,7 @@ shell_tests = \
 	%reldir%/test_bench.sh \
 	%reldir%/daemon.test \
 	%reldir%/daemon-errors.test \
+	%reldir%/replan-split.test \
 	%reldir%/edits-ctl.test \
 	%reldir%/edits-concurrent.test \
 	%reldir%/edits-dead-writer.test \
