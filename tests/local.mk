@@ -84,6 +84,7 @@ shell_tests = \
 	%reldir%/daemon.test \
 	%reldir%/daemon-errors.test \
 	%reldir%/replan-split.test \
+	%reldir%/motion-units.test \
 	%reldir%/edits-ctl.test \
 	%reldir%/edits-concurrent.test \
 	%reldir%/edits-dead-writer.test \

@@ -8,6 +8,11 @@
  *   walked equals the scenario's optimal length (our demo scenario always;
  *   the Moving AI dev files when ../shared is there).
  * - Errors: more agents than cells, an unreachable point goal.
+ * - Edits: replanning the agents whose remaining walk (from where they
+ *   stand) a new wall crosses; wanderers cut off from their goal draw one
+ *   on their own side (issue 14); point goals reachable again are planned
+ *   again; nobody ever stands in a wall.
+ * - Units: motion in world units, defaults converted from cells.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -776,6 +781,52 @@ test_point_goal_reachable_again(void **state)
     }
 }
 
+/*
+ * Issue 15 item 5: motion is in world units.  With cell size 10 the
+ * defaults become 40 units/s and a 1-unit radius; a radius given as 20
+ * stays 20 (it was scaled to 200 by the daemon), and every agent stops
+ * within 20 units of its goal's centre.
+ */
+static void
+test_world_units(void **state)
+{
+    (void)state;
+    gc_grid *g = open_grid();
+    g->cell_size = 10.0f;
+    gc_sim_config c;
+    gc_sim_config_init(&c);
+    c.agents = 30;
+    gc_sim *s;
+    gc_error err;
+    assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_OK);
+    assert_float_equal(gc_sim_motion(s)->speed, 40.0f, 1e-6f);
+    assert_float_equal(gc_sim_motion(s)->arrive_radius, 1.0f, 1e-6f);
+    gc_sim_free(s);
+
+    c.goals = GC_GOALS_POINT;
+    c.point = (gc_cell){15, 5};
+    c.motion.arrive_radius = 20.0f;
+    assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_OK);
+    assert_float_equal(gc_sim_motion(s)->arrive_radius, 20.0f, 1e-6f);
+    int ticks = 0;
+    while (!gc_sim_done(s) && ticks++ < 3000)
+        assert_int_equal(gc_sim_tick(s), GC_OK);
+    gc_vec2 goal = gc_grid_cell_center(g, c.point);
+    double far = 0;
+    for (size_t i = 0; i < 30; i++) {
+        const gc_agent *a = gc_sim_agent(s, i);
+        assert_int_equal(a->state, GC_AGENT_ARRIVED);
+        double d = hypot(a->pos.x - goal.x, a->pos.y - goal.y);
+        if (d > 20.0 + 1e-3)
+            fail_msg("agent %zu stopped %.1f units from its goal", i, d);
+        if (d > far)
+            far = d;
+    }
+    assert_true(far > 10.0); /* the radius was used, in world units */
+    gc_sim_free(s);
+    gc_grid_free(g);
+}
+
 int
 main(void)
 {
@@ -794,6 +845,7 @@ main(void)
         cmocka_unit_test(test_wall_across_own_stretch),
         cmocka_unit_test(test_wander_split),
         cmocka_unit_test(test_point_goal_reachable_again),
+        cmocka_unit_test(test_world_units),
     };
     return cmocka_run_group_tests_name("sim", tests, NULL, NULL);
 }
