@@ -9,7 +9,8 @@ gridcrowdinclude_HEADERS = \
 	include/gridcrowd/agent.h \
 	include/gridcrowd/sim.h \
 	include/gridcrowd/edits.h \
-	include/gridcrowd/world.h
+	include/gridcrowd/world.h \
+	include/gridcrowd/host.h
 
 libgridcrowd_la_SOURCES = \
 	%reldir%/error.c \
@@ -22,6 +23,7 @@ libgridcrowd_la_SOURCES = \
 	%reldir%/sim.c %reldir%/sim-plan.c %reldir%/sim-goals.c \
 	%reldir%/sim-stats.c %reldir%/sim_int.h \
 	%reldir%/world.c \
-	%reldir%/edits.c
+	%reldir%/edits.c \
+	%reldir%/host.c
 libgridcrowd_la_LDFLAGS = -version-info $(GC_LT_VERSION) $(AM_LDFLAGS)
 libgridcrowd_la_LIBADD = $(PTHREAD_LIBS) $(LIBS)
