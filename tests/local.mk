@@ -16,7 +16,7 @@ if HAVE_CMOCKA
 unit_tests = %reldir%/test_grid %reldir%/test_astar %reldir%/test_astar_props \
 	%reldir%/test_astar_oom %reldir%/test_movingai %reldir%/test_agent \
 	%reldir%/test_mapio %reldir%/test_sim %reldir%/test_world \
-	%reldir%/test_edits
+	%reldir%/test_edits %reldir%/test_host
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
 
@@ -54,6 +54,10 @@ TESTS += $(unit_tests)
 %canon_reldir%_test_sim_SOURCES = %reldir%/test_sim.c
 %canon_reldir%_test_sim_CFLAGS = $(test_cflags)
 %canon_reldir%_test_sim_LDADD = $(test_ldadd)
+
+%canon_reldir%_test_host_SOURCES = %reldir%/test_host.c
+%canon_reldir%_test_host_CFLAGS = $(test_cflags)
+%canon_reldir%_test_host_LDADD = $(test_ldadd)
 
 %canon_reldir%_test_world_SOURCES = %reldir%/test_world.c src/world.c \
 	src/grid.c src/agent.c src/error.c
