@@ -1,6 +1,6 @@
 /*
  * sim_int.h: what the files of the simulation share (sim.c, sim-plan.c,
- * sim-goals.c, sim-stats.c) and the library's host module reads.
+ * sim-goals.c, sim-stats.c).
  *
  * One concept over several files, tmux style: sim.c owns the handle, the
  * tick and the worker gate; sim-plan.c the plan queues, the search of one

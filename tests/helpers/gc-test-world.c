@@ -266,6 +266,50 @@ now_s(void)
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
+/* Tick at `hz` until a signal: edits, trace, motion, publish (the
+ * daemon's order, through the same host). */
+static void
+run(fake *f, double hz)
+{
+    double start = now_s(), second = start;
+    uint64_t tick = 0, second_tick = 0;
+    struct timespec next;
+    clock_gettime(CLOCK_MONOTONIC, &next);
+    long step_ns = (long)(1e9 / hz);
+    while (!stop_flag) {
+        next.tv_nsec += step_ns;
+        while (next.tv_nsec >= 1000000000L) {
+            next.tv_nsec -= 1000000000L;
+            next.tv_sec++;
+        }
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) ==
+                   EINTR &&
+               !stop_flag)
+            ;
+        /* A failed drain leaves the edits for the next tick. */
+        gc_host_edits(f->host, now_ns(), 0, NULL);
+        uint32_t want;
+        gc_world_trace_request(f->w, &want, NULL);
+        if (want != f->traced) {
+            f->traced = want;
+            publish_trace(f, want);
+        }
+        if (f->move)
+            move_agents(f, (float)(1.0 / hz));
+        gc_host_publish_records(f->host, f->a, f->n);
+        gc_host_tick(f->host);
+        tick++;
+        double t = now_s();
+        if (t - second >= 1.0) {
+            gc_host_window win = {t - second, tick - second_tick,
+                                  (uint64_t)((t - start) * 1e9), 0};
+            second = t;
+            second_tick = tick;
+            gc_host_publish_stats(f->host, &win, NULL);
+        }
+    }
+}
+
 int
 main(int argc, char **argv)
 {
@@ -382,43 +426,7 @@ main(int argc, char **argv)
     }
     gc_world_set_state(f.w, GC_WORLD_RUNNING);
 
-    double start = now_s(), second = start;
-    uint64_t tick = 0, second_tick = 0;
-    struct timespec next;
-    clock_gettime(CLOCK_MONOTONIC, &next);
-    long step_ns = (long)(1e9 / hz);
-    while (!stop_flag) {
-        next.tv_nsec += step_ns;
-        while (next.tv_nsec >= 1000000000L) {
-            next.tv_nsec -= 1000000000L;
-            next.tv_sec++;
-        }
-        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) ==
-                   EINTR &&
-               !stop_flag)
-            ;
-        /* A failed drain leaves the edits for the next tick. */
-        gc_host_edits(f.host, now_ns(), 0, NULL);
-        uint32_t want;
-        gc_world_trace_request(f.w, &want, NULL);
-        if (want != f.traced) {
-            f.traced = want;
-            publish_trace(&f, want);
-        }
-        if (f.move)
-            move_agents(&f, (float)(1.0 / hz));
-        gc_host_publish_records(f.host, f.a, f.n);
-        gc_host_tick(f.host);
-        tick++;
-        double t = now_s();
-        if (t - second >= 1.0) {
-            win = (gc_host_window){t - second, tick - second_tick,
-                                   (uint64_t)((t - start) * 1e9), 0};
-            second = t;
-            second_tick = tick;
-            gc_host_publish_stats(f.host, &win, NULL);
-        }
-    }
+    run(&f, hz);
     gc_world_set_state(f.w, GC_WORLD_STOPPING);
     status = 0;
 out:
