@@ -80,9 +80,9 @@ on_signal(int sig)
  * from a header without its magic, and before the next drain the daemon
  * passes the hits (guard_hits) to the host, which makes a new queue.  Any
  * other SIGBUS is a real crash: the handler restores the default action
- * and the access faults again.  (mmap is not on POSIX's list of async-signal-safe
- * functions; on Linux it is a plain system call, and this fault is
- * synchronous, on the thread that made it.)
+ * and the access faults again.  (mmap is not on POSIX's list of
+ * async-signal-safe functions; on Linux it is a plain system call, and
+ * this fault is synchronous, on the thread that made it.)
  */
 static volatile sig_atomic_t guard_on;
 static volatile sig_atomic_t guard_hits;
