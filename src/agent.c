@@ -125,12 +125,13 @@ check_arrival(gc_agent *a, const gc_agent_params *pr)
 }
 
 /*
- * Turn, then go (a turn rate is set).  Per segment of the step: turn the
- * heading towards the segment's direction with what is left of this
- * step's turn allowance, then walk at speed * cos(angle still off), for
- * the time left: so motion is never more than 90 degrees off the heading
- * (at 90 or more it turns in place), slows in a sharp turn and is at full
- * speed once the heading is on the path.  The agent still walks only the
+ * Turn, then go (a turn rate is set).  First turn the heading towards the
+ * direction of the segment ahead by at most turn_rate * dt; then walk, at
+ * speed * cos(angle between the heading and the segment), for the step's
+ * time, onto later segments too while they are less than 90 degrees off
+ * the heading.  So motion is never more than 90 degrees off the heading
+ * (at 90 or more the agent turns in place), slows in a sharp turn and is
+ * at full speed once the heading is on the path.  The agent still walks only the
  * segments of its path, so it stays out of impassable cells as before.
  */
 static void
@@ -147,7 +148,10 @@ step_turning(gc_agent *a, float dt, const gc_agent_params *pr)
             continue;
         }
         float want = atan2f(dy, dx);
-        if (turn_left > 0.0f) {
+        /* Turn only before moving: once it moved, the heading holds for
+         * the rest of the step, so every piece of the step's motion, and
+         * the whole of it, is within 90 degrees of the heading shown. */
+        if (turn_left > 0.0f && time_left == dt) {
             float h = gc_heading_turn(a->heading, want, turn_left);
             turn_left -= fabsf(remainderf(h - a->heading, 2.0f * GC_PI_F));
             a->heading = h;
