@@ -222,7 +222,7 @@ stretch_touched(const gc_sim *s, gc_vec2 p, gc_vec2 q)
     double px = p.x / cs, py = p.y / cs, qx = q.x / cs, qy = q.y / cs;
     gc_cell c = {(int32_t)floor(px), (int32_t)floor(py)};
     const gc_cell end = {(int32_t)floor(qx), (int32_t)floor(qy)};
-    double dx = qx - px, dy = qy - py;
+    double dx = qx - px, dy = qy - py, len = hypot(dx, dy);
     int sx = dx > 0 ? 1 : (dx < 0 ? -1 : 0);
     int sy = dy > 0 ? 1 : (dy < 0 ? -1 : 0);
     double tdx = sx ? 1.0 / fabs(dx) : INFINITY;
@@ -242,8 +242,9 @@ stretch_touched(const gc_sim *s, gc_vec2 p, gc_vec2 q)
             return true;
         if ((c.x == end.x && c.y == end.y) || (tmx > 1.0 && tmy > 1.0))
             break;
-        if (fabs(tmx - tmy) < 1e-9) {
-            /* Through a corner: the cells on both sides count. */
+        if (fabs(tmx - tmy) * len < 1e-4) {
+            /* Through a corner, or within float noise (a ten-thousandth
+             * of a cell) of one: the cells on both sides count. */
             if (changed_at(s, (gc_cell){c.x + sx, c.y}) ||
                 changed_at(s, (gc_cell){c.x, c.y + sy}))
                 return true;
