@@ -873,6 +873,56 @@ test_turn_then_go_crowd(void **state)
     gc_grid_free(g);
 }
 
+/* Set the door cells (20, 8..11) of door_grid to `type` and tell the sim. */
+static void
+set_door(gc_sim *s, gc_grid *g, int type)
+{
+    gc_cell cells[4];
+    for (int k = 0; k < 4; k++) {
+        cells[k] = (gc_cell){20, 8 + k};
+        gc_grid_set(g, 20, 8 + k, (uint8_t)type);
+    }
+    assert_int_equal(gc_sim_grid_changed(s, cells, 4), GC_OK);
+}
+
+/*
+ * Issue 15 item 1 as it was seen: a 4-cell door closed and opened again
+ * 25 times under 600 fast wanderers.  No agent centre is ever inside a
+ * wall, checked after every tick.
+ */
+static void
+test_door_closings(void **state)
+{
+    (void)state;
+    gc_grid *g;
+    assert_int_equal(gc_grid_new(&g, 41, 20), GC_OK);
+    for (int y = 0; y < 20; y++)
+        gc_grid_set(g, 20, y, GC_CELL_OBSTACLE);
+    gc_sim_config c;
+    gc_sim_config_init(&c);
+    c.agents = 600;
+    c.threads = 2;
+    c.motion.speed = 12.0f;
+    c.seed = 5;
+    gc_sim *s;
+    gc_error err;
+    assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_OK);
+    for (int round = 0; round < 25; round++) {
+        set_door(s, g, GC_CELL_WALKABLE);
+        for (int t = 0; t < 12 + round % 5; t++) {
+            assert_int_equal(gc_sim_tick(s), GC_OK);
+            assert_all_in_passable_cells(s);
+        }
+        set_door(s, g, GC_CELL_OBSTACLE);
+        for (int t = 0; t < 12; t++) {
+            assert_int_equal(gc_sim_tick(s), GC_OK);
+            assert_all_in_passable_cells(s);
+        }
+    }
+    gc_sim_free(s);
+    gc_grid_free(g);
+}
+
 int
 main(void)
 {
@@ -893,6 +943,7 @@ main(void)
         cmocka_unit_test(test_point_goal_reachable_again),
         cmocka_unit_test(test_world_units),
         cmocka_unit_test(test_turn_then_go_crowd),
+        cmocka_unit_test(test_door_closings),
     };
     return cmocka_run_group_tests_name("sim", tests, NULL, NULL);
 }
