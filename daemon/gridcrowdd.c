@@ -3,8 +3,10 @@
  *
  * Thin by design: parse options, load the map and the goals, create the
  * shared-memory world, run the simulation loop, report figures, clean up.
- * Everything it does is in libgridcrowd; this file decides only policy:
- * defaults, messages, exit codes, pacing and the figures it prints.
+ * Everything it does is in libgridcrowd, the loop body included (the host,
+ * gridcrowd/host.h: edits, tick, publishing, queue repair); this file
+ * decides only policy: defaults, messages, exit codes, signals, pacing and
+ * the figures it prints.
  *
  * Exit codes (also in --help and README.md):
  *   0  ran and stopped cleanly (SIGINT, SIGTERM, --ticks, --duration, or
@@ -26,6 +28,7 @@
 #include <gridcrowd/astar.h>
 #include <gridcrowd/edits.h>
 #include <gridcrowd/grid.h>
+#include <gridcrowd/host.h>
 #include <gridcrowd/mapio.h>
 #include <gridcrowd/sim.h>
 #include <gridcrowd/version.h>
@@ -68,19 +71,19 @@ on_signal(int sig)
 /*
  * The SIGBUS guard.  Anyone allowed to edit can shrink the queue object,
  * and touching a mapping past its object's new end raises SIGBUS.  The
- * daemon checks the object's size before each drain
+ * host checks the object's size before each drain
  * (gc_world_edits_intact), but a shrink can land between that check and
  * the drain, or while a new queue is being made.  So while the simulation
- * thread works on the queue (guard_on; the agent threads are parked then,
+ * thread is in gc_host_edits (guard_on; the agent threads are parked then,
  * and nothing else it touches can shrink: the world is the daemon's
  * alone), the handler puts an anonymous zero page over the faulting page
  * and returns, and the access reads zeros: gc_edits_pop takes nothing
  * from a header without its magic, and before the next drain the daemon
- * sees the hit (guard_hits) and makes a new queue.  Any other SIGBUS is a
- * real crash: the handler restores the default action and the access
- * faults again.  (mmap is not on POSIX's list of async-signal-safe
- * functions; on Linux it is a plain system call, and this fault is
- * synchronous, on the thread that made it.)
+ * passes the hits (guard_hits) to the host, which makes a new queue.  Any
+ * other SIGBUS is a real crash: the handler restores the default action
+ * and the access faults again.  (mmap is not on POSIX's list of
+ * async-signal-safe functions; on Linux it is a plain system call, and
+ * this fault is synchronous, on the thread that made it.)
  */
 static volatile sig_atomic_t guard_on;
 static volatile sig_atomic_t guard_hits;
@@ -639,65 +642,6 @@ stats_file_commit(stats_file *sf)
     return false;
 }
 
-/* ---- publishing to the world ----------------------------------------------
- */
-
-static void
-publish_agents(gc_world *w, const gc_sim *sim, float speed)
-{
-    gc_world_snap *snap = gc_world_agents_begin(w);
-    if (snap == NULL)
-        return;
-    size_t n = gc_sim_agent_count(sim);
-    gc_world_agent rec;
-    for (size_t i = 0; i < n; i++) {
-        const gc_agent *a = gc_sim_agent(sim, i);
-        memset(&rec, 0, sizeof rec);
-        rec.id = (uint32_t)i;
-        rec.x = a->pos.x;
-        rec.y = a->pos.y;
-        rec.heading = a->heading;
-        rec.speed = a->state == GC_AGENT_MOVING ? speed : 0.0f;
-        rec.goal_x = a->goal.x;
-        rec.goal_y = a->goal.y;
-        rec.state = a->state;
-        uint32_t left = gc_agent_remaining(a);
-        rec.path_len = left;
-        for (uint32_t k = 0; k < left && k < GC_WORLD_PATH_POINTS; k++)
-            rec.path[k] = a->wp[a->wp_next + k];
-        gc_world_agent_store(snap, (uint32_t)i, &rec);
-    }
-    gc_world_agents_publish(w, (uint32_t)n);
-}
-
-/* Follow the viewer's trace request (it asks through the edit queue, the
- * daemon records it in the world) and publish finished traces. */
-typedef struct tracer {
-    uint32_t agent; /* current request, UINT32_MAX: none */
-    gc_world_trace_event *buf;
-    size_t cap;
-} tracer;
-
-static void
-trace_step(tracer *t, gc_world *w, gc_sim *sim, uint64_t tick)
-{
-    uint32_t want, gen;
-    gc_world_trace_request(w, &want, &gen);
-    if (want != t->agent && gc_sim_trace_agent(sim, want, t->cap) == GC_OK)
-        t->agent = want;
-    uint32_t who;
-    const gc_trace *tr = gc_sim_take_trace(sim, &who);
-    if (tr == NULL || t->buf == NULL)
-        return;
-    size_t n = tr->len < t->cap ? tr->len : t->cap;
-    for (size_t k = 0; k < n; k++) {
-        t->buf[k].cell = tr->events[k].cell;
-        t->buf[k].kind = tr->events[k].kind;
-    }
-    gc_world_trace_publish(w, who, 0, tick, t->buf,
-                           tr->truncated ? t->cap + 1 : n);
-}
-
 /* ---- the run ------------------------------------------------------------- */
 
 typedef struct run_figures {
@@ -733,33 +677,6 @@ print_second(const options *o, const gc_sim_stats *st, double secs,
 }
 
 static void
-publish_stats(gc_world *w, const gc_sim_stats *st, double secs,
-              uint64_t ticks_in_window, uint64_t uptime_ns,
-              uint64_t searches_total, uint64_t overruns,
-              const gc_edit_applier *ed)
-{
-    gc_edit_counts ec;
-    gc_edit_applier_counts(ed, &ec);
-    gc_world_stats ws;
-    memset(&ws, 0, sizeof ws);
-    ws.tick = st->ticks;
-    ws.uptime_ns = uptime_ns;
-    ws.ticks_per_s = secs > 0 ? (double)ticks_in_window / secs : 0.0;
-    for (int k = 0; k < GC_AGENT_NSTATES && k < 8; k++)
-        ws.agents[k] = st->by_state[k];
-    ws.searches_total = searches_total;
-    ws.searches_per_s = secs > 0 ? (double)st->searches / secs : 0.0;
-    ws.search_us_mean = st->search_us_mean;
-    ws.search_us_p99 = st->search_us_p99;
-    ws.expanded_mean =
-        st->searches ? (double)st->expanded / (double)st->searches : 0.0;
-    ws.overruns = overruns;
-    ws.edits_accepted = ec.accepted;
-    ws.edits_rejected = ec.rejected;
-    gc_world_stats_publish(w, &ws);
-}
-
-static void
 progress(const options *o, uint64_t tick, bool done)
 {
     if (done) {
@@ -775,114 +692,51 @@ progress(const options *o, uint64_t tick, bool done)
                 (unsigned long long)tick);
 }
 
-/*
- * Whether the edit queue can be drained: yes when it is intact; when
- * someone resized it or scribbled on its header, or the SIGBUS guard had
- * to step in, say so and make a new one; when that fails, say so and go
- * on without edits.  An attack that repeats keeps the daemon making new
- * queues, so the messages are limited to five a second.
- */
-static unsigned long queue_resets;
-
-static bool
-check_queue(gc_world *w)
+/* The host's messages about the edit queue, as the daemon's own. */
+static void
+host_report(void *arg, const char *line)
 {
-    static sig_atomic_t hits_seen;
-    static uint64_t window;
-    static unsigned said, quiet;
-    gc_error err;
-    int rc = gc_world_edits_intact(w, &err);
-    sig_atomic_t hits = guard_hits;
-    if (rc == GC_OK && hits == hits_seen)
-        return true;
-    uint64_t t = now_ns();
-    if (window == 0 || t - window >= 1000000000ull) {
-        window = t;
-        said = 0;
-    }
-    if (said < 5) {
-        char more[64] = "";
-        if (quiet > 0)
-            snprintf(more, sizeof more, " (%u more since the last message)",
-                     quiet);
-        if (hits != hits_seen)
-            msg("%s: shrunk while the daemon was using it (SIGBUS caught, "
-                "%d so far); making a new edit queue%s",
-                gc_world_edits_name(w), (int)hits, more);
-        else
-            msg("%s; making a new edit queue%s", err.msg, more);
-        said++;
-        quiet = 0;
-    } else {
-        quiet++;
-    }
-    hits_seen = hits;
-    queue_resets++;
-    if (gc_world_reset_edits(w, &err) != GC_OK) {
-        msg("%s: no more edits until the daemon restarts", err.msg);
-        return false;
-    }
-    return true;
+    (void)arg;
+    msg("%s", line);
 }
 
-/* Returns 0 or an exit code. */
+/* Returns 0 or an exit code.  The loop body is the library's host
+ * (gridcrowd/host.h); the daemon adds pacing, the SIGBUS guard around
+ * the drain, and what it prints. */
 static int
-run(const options *o, gc_world *w, gc_grid *grid, gc_edit_applier *ed,
-    gc_sim *sim, run_figures *fig)
+run(const options *o, gc_world *w, gc_host *host, gc_sim *sim, run_figures *fig)
 {
     const uint64_t step = (uint64_t)(1e9 / o->sim.hz);
     const uint64_t start = now_ns();
     const bool show_progress = o->batch && isatty(STDERR_FILENO) && !o->quiet;
     uint64_t next = start + step;
-    uint64_t win_start = start, win_ticks = 0, searches_total = 0;
+    uint64_t win_start = start, win_ticks = 0;
     uint64_t last_publish = 0, last_progress = 0;
     const uint64_t duration_ns =
         o->duration > 0 ? (uint64_t)(o->duration * 1e9) : 0;
 
-    tracer tr = {UINT32_MAX, NULL, gc_world_trace_capacity(w)};
-    tr.buf = calloc(tr.cap ? tr.cap : 1, sizeof *tr.buf);
-    if (tr.buf == NULL) {
-        msg("out of memory for the search trace");
-        return EXIT_RUNTIME;
-    }
-
-    bool edits_on = true;
     gc_world_set_state(w, GC_WORLD_RUNNING);
     while (!stop_signal) {
         /* Edits from the queue, between ticks while the workers are
-         * parked; the agents they touch plan again in this tick.  First
-         * make sure nobody shrank or scribbled on the queue object. */
+         * parked; the agents they touch plan again in this tick.  The
+         * guard covers the host's work on the queue object, which anyone
+         * allowed to edit can shrink under it. */
         guard_on = 1;
-        if (edits_on)
-            edits_on = check_queue(w);
-        const gc_cell *changed = NULL;
-        size_t n_changed = 0;
-        int rc = GC_OK;
-        if (edits_on)
-            rc = gc_edit_applier_drain(ed, w, grid, now_ns(), &changed,
-                                       &n_changed);
+        int rc = gc_host_edits(host, now_ns(), (unsigned long)guard_hits, NULL);
         guard_on = 0;
-        if (rc == GC_OK && n_changed > 0) {
-            rc = gc_sim_grid_changed(sim, changed, n_changed);
-            fig->edit_batches++;
-        }
         if (rc != GC_OK) {
             msg("applying edits: %s", gc_strerror(rc));
-            free(tr.buf);
             return EXIT_RUNTIME;
         }
-        trace_step(&tr, w, sim, fig->ticks);
-        rc = gc_sim_tick(sim);
+        rc = gc_host_tick(host);
         if (rc != GC_OK) {
             msg("tick %llu: %s", (unsigned long long)fig->ticks + 1,
                 gc_strerror(rc));
-            free(tr.buf);
             return EXIT_RUNTIME;
         }
         fig->ticks++;
         win_ticks++;
         uint64_t t = now_ns();
-        gc_world_set_tick(w, fig->ticks);
 
         bool finished = (o->ticks && fig->ticks >= o->ticks) ||
                         (duration_ns && t - start >= duration_ns) ||
@@ -890,16 +744,14 @@ run(const options *o, gc_world *w, gc_grid *grid, gc_edit_applier *ed,
         /* Real time: publish every tick.  Batch: at most 120 times a wall
          * second (readers cannot use more), and at the end. */
         if (!o->batch || finished || t - last_publish >= 1000000000ull / 120) {
-            publish_agents(w, sim, o->sim.motion.speed);
+            gc_host_publish_agents(host);
             last_publish = t;
         }
         if (t - win_start >= 1000000000ull || finished) {
             double secs = (double)(t - win_start) / 1e9;
             gc_sim_stats st;
-            gc_sim_stats_window(sim, &st);
-            searches_total += st.searches;
-            publish_stats(w, &st, secs, win_ticks, t - start, searches_total,
-                          fig->overruns, ed);
+            gc_host_window win = {secs, win_ticks, t - start, fig->overruns};
+            gc_host_publish_stats(host, &win, &st);
             if (show_progress)
                 progress(o, 0, true);
             print_second(o, &st, secs, win_ticks);
@@ -927,11 +779,13 @@ run(const options *o, gc_world *w, gc_grid *grid, gc_edit_applier *ed,
             next += step;
         }
     }
-    free(tr.buf);
     if (show_progress)
         progress(o, 0, true);
     fig->wall_s = (double)(now_ns() - start) / 1e9;
     gc_sim_stats_total(sim, &fig->total);
+    gc_host_counts hc;
+    gc_host_counts_get(host, &hc);
+    fig->edit_batches = hc.edit_batches;
     return 0;
 }
 
@@ -1114,7 +968,7 @@ main(int argc, char **argv)
     gc_scen scen = {0};
     gc_world *world = NULL;
     gc_sim *sim = NULL;
-    gc_edit_applier *ed = NULL;
+    gc_host *host = NULL;
     stats_file sf = {0};
     gc_error err;
     bool scen_loaded = false;
@@ -1122,9 +976,6 @@ main(int argc, char **argv)
     code = load_map(&o, &map);
     if (code)
         goto out;
-    if (!o.speed_set)
-        o.sim.motion.speed = 4.0f * map->cell_size;
-    o.sim.motion.arrive_radius *= map->cell_size;
     if (o.sim.goals == GC_GOALS_SCEN) {
         if (gc_scen_load(&scen, o.scen, map, &err) != GC_OK) {
             msg("%s", err.msg);
@@ -1182,17 +1033,12 @@ main(int argc, char **argv)
         report_takeover(gc_world_edits_name(world), took.edits_pid);
 
     /* The simulation runs on the cells in shared memory. */
-    rc = gc_world_grid(world, &grid);
+    rc = gc_host_grid(world, map, &grid);
     if (rc != GC_OK) {
         msg("shared-memory grid: %s", gc_strerror(rc));
         code = EXIT_RUNTIME;
         goto out;
     }
-    gc_world_cells_begin(world);
-    memcpy(grid->cells, map->cells, (size_t)map->width * (size_t)map->height);
-    gc_world_cells_end(world);
-    memcpy(grid->cost, map->cost, sizeof grid->cost);
-    grid->cell_size = map->cell_size;
 
     rc = gc_sim_new(&sim, grid, &o.sim, &err);
     if (rc != GC_OK) {
@@ -1200,12 +1046,13 @@ main(int argc, char **argv)
         code = rc == GC_ENOMEM || rc == GC_ESYS ? EXIT_RUNTIME : EXIT_INPUT;
         goto out;
     }
-    if (gc_edit_applier_new(&ed, NULL) != GC_OK) {
+    gc_host_config hc = {world, grid, sim, host_report, NULL};
+    if (gc_host_new(&host, &hc) != GC_OK) {
         msg("edit applier: %s", gc_strerror(GC_ENOMEM));
         code = EXIT_RUNTIME;
         goto out;
     }
-    publish_agents(world, sim, o.sim.motion.speed);
+    gc_host_publish_agents(host);
     if (!o.quiet)
         msg("running: %s %dx%d, %zu agents, %d threads, %s at %.0f Hz, "
             "shared memory /%s (pid %d)",
@@ -1215,17 +1062,19 @@ main(int argc, char **argv)
 
     run_figures fig;
     memset(&fig, 0, sizeof fig);
-    code = run(&o, world, grid, ed, sim, &fig);
+    code = run(&o, world, host, sim, &fig);
     gc_world_set_state(world, GC_WORLD_STOPPING);
     if (code == 0) {
         if (stop_signal && !o.quiet)
             msg("stopping on %s", stop_signal == SIGINT ? "SIGINT" : "SIGTERM");
         write_summary(stderr, false, &o, &fig, gc_sim_agent_count(sim));
-        write_edit_summary(stderr, ed);
-        if (queue_resets > 0)
+        write_edit_summary(stderr, gc_host_applier(host));
+        gc_host_counts counts;
+        gc_host_counts_get(host, &counts);
+        if (counts.queue_resets > 0)
             msg("edit queue: found damaged and made again %lu times "
                 "(SIGBUS caught %d times)",
-                queue_resets, (int)guard_hits);
+                (unsigned long)counts.queue_resets, (int)guard_hits);
         if (sf.f != NULL) {
             write_summary(sf.f, true, &o, &fig, gc_sim_agent_count(sim));
             if (!stats_file_commit(&sf))
@@ -1235,7 +1084,7 @@ main(int argc, char **argv)
 
 out:
     stats_file_abort(&sf);
-    gc_edit_applier_free(ed);
+    gc_host_free(host);
     gc_sim_free(sim);
     gc_grid_free(grid);
     if (world != NULL)

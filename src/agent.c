@@ -9,9 +9,14 @@
  *   cells by construction, where cutting inside a corner of a smoothed path
  *   could graze a wall.
  * - Arrival: within arrive_radius of the last waypoint, or on it.
- * - Heading: atan2(dy, dx) of this step's last direction of travel, turned
- *   by at most turn_rate * dt when a turn rate is set; unchanged when the
- *   agent does not move.
+ * - Heading: without a turn rate, atan2(dy, dx) of this step's last
+ *   direction of travel (unchanged when the agent does not move).  With
+ *   one, turn then go: the heading turns by at most turn_rate * dt per
+ *   step towards the direction of travel, and the agent moves at speed
+ *   scaled by the cosine of the angle still between them, never more than
+ *   90 degrees off its heading (issue 15 item 6: before, only the drawn
+ *   heading turned and agents slid sideways and backwards at full speed).
+ * - Distance with a turn rate: at most speed * dt, less while turning.
  */
 #include "config.h"
 
@@ -98,16 +103,91 @@ gc_heading_turn(float from, float to, float max_turn)
     return h <= -GC_PI_F ? h + 2.0f * GC_PI_F : h;
 }
 
+/* Arrived: past the last waypoint, or on the way to it within the
+ * arrival radius.  Then it stops where it is. */
+static bool
+check_arrival(gc_agent *a, const gc_agent_params *pr)
+{
+    bool arrived = false;
+    if (a->wp_next >= a->wp_len) {
+        arrived = true;
+    } else if (a->wp_next + 1 == a->wp_len) {
+        gc_vec2 w = a->wp[a->wp_next];
+        float dx = w.x - a->pos.x, dy = w.y - a->pos.y;
+        if (dx * dx + dy * dy <= pr->arrive_radius * pr->arrive_radius)
+            arrived = true;
+    }
+    if (arrived) {
+        a->wp_next = a->wp_len;
+        a->state = GC_AGENT_ARRIVED;
+    }
+    return arrived;
+}
+
+/*
+ * Turn, then go (a turn rate is set).  First turn the heading towards the
+ * direction of the segment ahead by at most turn_rate * dt; then walk, at
+ * speed * cos(angle between the heading and the segment), for the step's
+ * time, onto later segments too while they are less than 90 degrees off
+ * the heading.  So motion is never more than 90 degrees off the heading
+ * (at 90 or more the agent turns in place), slows in a sharp turn and is
+ * at full speed once the heading is on the path.  The agent still walks only the
+ * segments of its path, so it stays out of impassable cells as before.
+ */
+static void
+step_turning(gc_agent *a, float dt, const gc_agent_params *pr)
+{
+    float turn_left = pr->turn_rate * dt;
+    float time_left = dt;
+    while (time_left > 0.0f && a->wp_next < a->wp_len) {
+        gc_vec2 w = a->wp[a->wp_next];
+        float dx = w.x - a->pos.x, dy = w.y - a->pos.y;
+        float d = sqrtf(dx * dx + dy * dy);
+        if (d == 0.0f) {
+            a->wp_next++;
+            continue;
+        }
+        float want = atan2f(dy, dx);
+        /* Turn only before moving: once it moved, the heading holds for
+         * the rest of the step, so every piece of the step's motion, and
+         * the whole of it, is within 90 degrees of the heading shown. */
+        if (turn_left > 0.0f && time_left == dt) {
+            float h = gc_heading_turn(a->heading, want, turn_left);
+            turn_left -= fabsf(remainderf(h - a->heading, 2.0f * GC_PI_F));
+            a->heading = h;
+        }
+        float off = fabsf(remainderf(want - a->heading, 2.0f * GC_PI_F));
+        float f = off < GC_PI_F / 2.0f ? cosf(off) : 0.0f;
+        if (f <= 1e-6f)
+            break; /* facing away: it turns in place until next step */
+        float v = pr->speed * f;
+        if (d <= v * time_left) {
+            a->pos = w;
+            a->travelled += d;
+            time_left -= d / v;
+            a->wp_next++;
+            continue;
+        }
+        a->pos.x += dx / d * v * time_left;
+        a->pos.y += dy / d * v * time_left;
+        a->travelled += v * time_left;
+        time_left = 0.0f;
+    }
+}
+
 bool
 gc_agent_step(gc_agent *a, float dt, const gc_agent_params *pr)
 {
     if (a->state != GC_AGENT_MOVING || a->wp_next >= a->wp_len)
         return false;
+    if (pr->turn_rate > 0.0f) {
+        step_turning(a, dt, pr);
+        return check_arrival(a, pr);
+    }
 
+    /* Turning at once: exactly speed * dt along the polyline. */
     float budget = pr->speed * dt;
     float dir_x = 0.0f, dir_y = 0.0f;
-    bool arrived = false;
-
     while (budget > 0.0f && a->wp_next < a->wp_len) {
         gc_vec2 w = a->wp[a->wp_next];
         float dx = w.x - a->pos.x, dy = w.y - a->pos.y;
@@ -128,21 +208,8 @@ gc_agent_step(gc_agent *a, float dt, const gc_agent_params *pr)
         a->travelled += budget;
         budget = 0.0f;
     }
-
-    if (a->wp_next >= a->wp_len) {
-        arrived = true;
-    } else if (a->wp_next + 1 == a->wp_len) {
-        gc_vec2 w = a->wp[a->wp_next];
-        float dx = w.x - a->pos.x, dy = w.y - a->pos.y;
-        if (dx * dx + dy * dy <= pr->arrive_radius * pr->arrive_radius)
-            arrived = true;
-    }
-    if (arrived) {
-        a->wp_next = a->wp_len;
-        a->state = GC_AGENT_ARRIVED;
-    }
+    bool arrived = check_arrival(a, pr);
     if (dir_x != 0.0f || dir_y != 0.0f)
-        a->heading = gc_heading_turn(a->heading, atan2f(dir_y, dir_x),
-                                     pr->turn_rate * dt);
+        a->heading = gc_heading_turn(a->heading, atan2f(dir_y, dir_x), 0.0f);
     return arrived;
 }

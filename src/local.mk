@@ -11,7 +11,8 @@ gridcrowdinclude_HEADERS = \
 	include/gridcrowd/sim.h \
 	include/gridcrowd/util.h \
 	include/gridcrowd/edits.h \
-	include/gridcrowd/world.h
+	include/gridcrowd/world.h \
+	include/gridcrowd/host.h
 nodist_gridcrowdinclude_HEADERS = include/gridcrowd/version.h
 
 # The library's objects are built once, with -fvisibility=hidden (when the
@@ -30,11 +31,13 @@ libgridcrowd_core_la_SOURCES = \
 	%reldir%/nav.c \
 	%reldir%/smooth.c \
 	%reldir%/agent.c \
-	%reldir%/sim.c \
+	%reldir%/sim.c %reldir%/sim-plan.c %reldir%/sim-goals.c \
+	%reldir%/sim-stats.c %reldir%/sim_int.h \
 	%reldir%/world.c \
 	%reldir%/edits.c \
 	%reldir%/version.c \
-	%reldir%/util.c
+	%reldir%/util.c \
+	%reldir%/host.c
 libgridcrowd_la_SOURCES =
 libgridcrowd_la_LDFLAGS = -version-info $(GC_LT_VERSION) $(AM_LDFLAGS)
 libgridcrowd_la_LIBADD = libgridcrowd_core.la $(PTHREAD_LIBS) $(LIBS)

@@ -17,7 +17,7 @@ if HAVE_CMOCKA
 unit_tests = %reldir%/test_grid %reldir%/test_astar %reldir%/test_astar_props \
 	%reldir%/test_astar_oom %reldir%/test_movingai %reldir%/test_agent \
 	%reldir%/test_mapio %reldir%/test_sim %reldir%/test_world \
-	%reldir%/test_edits %reldir%/test_api
+	%reldir%/test_edits %reldir%/test_api %reldir%/test_host
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
 
@@ -57,6 +57,10 @@ TESTS += $(unit_tests)
 %canon_reldir%_test_sim_SOURCES = %reldir%/test_sim.c
 %canon_reldir%_test_sim_CFLAGS = $(test_cflags)
 %canon_reldir%_test_sim_LDADD = $(test_ldadd)
+
+%canon_reldir%_test_host_SOURCES = %reldir%/test_host.c
+%canon_reldir%_test_host_CFLAGS = $(test_cflags)
+%canon_reldir%_test_host_LDADD = $(test_ldadd)
 
 %canon_reldir%_test_world_SOURCES = %reldir%/test_world.c src/world.c \
 	src/grid.c src/agent.c src/error.c
@@ -102,6 +106,8 @@ shell_tests = \
 	%reldir%/test_bench.sh \
 	%reldir%/daemon.test \
 	%reldir%/daemon-errors.test \
+	%reldir%/replan-split.test \
+	%reldir%/motion-units.test \
 	%reldir%/edits-ctl.test \
 	%reldir%/edits-concurrent.test \
 	%reldir%/edits-dead-writer.test \

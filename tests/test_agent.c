@@ -156,9 +156,12 @@ test_turn_rate(void **state)
     gc_agent_params pr = {1.0f, 0.0f, (float)(PI / 2)}; /* 90 deg/s */
     gc_agent_step(&a, 0.25f, &pr);
     assert_near(a.heading, -PI / 8); /* turned 22.5 degrees */
-    /* Movement follows the path, not the heading. */
+    /* Movement stays on the path (x unchanged) but turns, then goes
+     * (issue 15 item 6): still 67.5 degrees off, it covers only
+     * cos(67.5 deg) of the 0.25 units it would at full speed.  (Before,
+     * it covered all 0.25: y was 8.25.) */
     assert_near(a.pos.x, 0.5);
-    assert_near(a.pos.y, 8.25);
+    assert_near(a.pos.y, 8.5 - 0.25 * cos(3 * PI / 8));
     for (int i = 0; i < 3; i++)
         gc_agent_step(&a, 0.25f, &pr);
     assert_near(a.heading, -PI / 2);
@@ -170,6 +173,52 @@ test_turn_rate(void **state)
     assert_near(gc_heading_turn(3.0f, -3.0f, 0.1f), 3.1);
     assert_near(gc_heading_turn(-3.1f, 3.1f, 0.05f), -3.15 + 2 * PI);
     assert_near(gc_heading_turn(0.0f, 2.0f, 0.0f), 2.0);
+}
+
+/*
+ * Turn, then go (issue 15 item 6): an agent facing east on a path that
+ * goes west, then north, then east again.  At every step its motion is
+ * within 90 degrees of its heading, it does not move at all while facing
+ * away, it is slower while turning than on a straight stretch, and it
+ * still follows the path to the end.
+ */
+static void
+test_turn_then_go(void **state)
+{
+    (void)state;
+    gc_agent a;
+    gc_agent_init(&a, (gc_vec2){8.5f, 8.5f}, 0.0f); /* facing east */
+    const gc_cell cells[] = {{8, 8}, {3, 8}, {3, 3}, {9, 3}};
+    give_path(&a, cells, 4);
+    gc_agent_params pr = {2.0f, 0.0f, (float)(PI / 2)}; /* 90 deg/s */
+    const float dt = 0.05f;
+    int still = 0, steps = 0;
+    bool arrived = false;
+    while (!arrived && steps++ < 2000) {
+        gc_vec2 p0 = a.pos;
+        arrived = gc_agent_step(&a, dt, &pr);
+        float dx = a.pos.x - p0.x, dy = a.pos.y - p0.y;
+        float d = sqrtf(dx * dx + dy * dy);
+        if (d == 0.0f) {
+            still++;
+            continue;
+        }
+        assert_true(d <= pr.speed * dt + 1e-5f);
+        float dot = (dx * cosf(a.heading) + dy * sinf(a.heading)) / d;
+        if (dot < -1e-4f)
+            fail_msg("step %d moved %.1f degrees off its heading", steps,
+                     acos(dot) * 180 / PI);
+    }
+    assert_true(arrived);
+    assert_near(a.pos.x, 9.5);
+    assert_near(a.pos.y, 3.5);
+    /* Facing the wrong way (180 degrees) it first turned in place: 90
+     * degrees at 90 deg/s is 1 s = 20 steps without moving. */
+    assert_true(still >= 19);
+    /* 5 + 5 + 6 = 16 units at 2 units/s is 160 steps at full speed;
+     * turning costs time. */
+    assert_true(steps > 160 + 19);
+    gc_agent_release(&a);
 }
 
 static void
@@ -216,6 +265,7 @@ main(void)
         cmocka_unit_test(test_arrive_radius),
         cmocka_unit_test(test_heading_8_directions),
         cmocka_unit_test(test_turn_rate),
+        cmocka_unit_test(test_turn_then_go),
         cmocka_unit_test(test_set_path_cases),
     };
     return cmocka_run_group_tests_name("agent", tests, setup, teardown);

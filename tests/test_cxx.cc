@@ -17,6 +17,7 @@
 #include <gridcrowd/version.h>
 #ifdef GC_TEST_WORLD_CXX
 #include <gridcrowd/edits.h>
+#include <gridcrowd/host.h>
 #include <gridcrowd/world.h>
 #endif
 

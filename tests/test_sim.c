@@ -8,6 +8,11 @@
  *   walked equals the scenario's optimal length (our demo scenario always;
  *   the Moving AI dev files when ../shared is there).
  * - Errors: more agents than cells, an unreachable point goal.
+ * - Edits: replanning the agents whose remaining walk (from where they
+ *   stand) a new wall crosses; wanderers cut off from their goal draw one
+ *   on their own side (issue 14); point goals reachable again are planned
+ *   again; nobody ever stands in a wall.
+ * - Units: motion in world units, defaults converted from cells.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -553,6 +558,371 @@ test_wall_under_agent(void **state)
     gc_grid_free(g);
 }
 
+/* Does the straight stretch from p to q pass through cell w?  Dense
+ * sampling; returns how many of 400 samples fall in w. */
+static int
+stretch_samples_in(const gc_grid *g, gc_vec2 p, gc_vec2 q, gc_cell w)
+{
+    int n = 0;
+    for (int t = 0; t <= 400; t++) {
+        gc_vec2 r = {p.x + (q.x - p.x) * (float)t / 400.0f,
+                     p.y + (q.y - p.y) * (float)t / 400.0f};
+        gc_cell c = gc_grid_world_to_cell(g, r);
+        n += c.x == w.x && c.y == w.y;
+    }
+    return n;
+}
+
+/* Does the stretch from p to q come within `m` of cell w's square? */
+static bool
+stretch_near(gc_vec2 p, gc_vec2 q, gc_cell w, float m)
+{
+    for (int t = 0; t <= 4000; t++) {
+        float x = p.x + (q.x - p.x) * (float)t / 4000.0f;
+        float y = p.y + (q.y - p.y) * (float)t / 4000.0f;
+        if (x >= (float)w.x - m && x <= (float)w.x + 1 + m &&
+            y >= (float)w.y - m && y <= (float)w.y + 1 + m)
+            return true;
+    }
+    return false;
+}
+
+/*
+ * Issue 15 item 1: an agent mid-way along a long straight (smoothed)
+ * stretch, and a wall dropped on a cell of the rest of that stretch that a
+ * walk from the centre of the agent's cell misses.  The agent must be
+ * replanned and never enter the wall.
+ */
+static void
+test_wall_across_own_stretch(void **state)
+{
+    (void)state;
+    bool tried = false;
+    for (int wait = 10; wait < 400 && !tried; wait += 3) {
+        gc_grid *g;
+        assert_int_equal(gc_grid_new(&g, 40, 24), GC_OK);
+        gc_scen_entry e;
+        memset(&e, 0, sizeof e);
+        e.start = (gc_cell){1, 1};
+        e.goal = (gc_cell){37, 19};
+        gc_scen sc = {&e, 1, {0}};
+        gc_sim_config c;
+        gc_sim_config_init(&c);
+        c.agents = 1;
+        c.goals = GC_GOALS_SCEN;
+        c.scen = &sc;
+        c.motion.speed = 3.0f;
+        gc_sim *s;
+        gc_error err;
+        assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_OK);
+        run_ticks(s, wait);
+        const gc_agent *a = gc_sim_agent(s, 0);
+        assert_int_equal(a->state, GC_AGENT_MOVING);
+        gc_cell own = gc_grid_world_to_cell(g, a->pos);
+        gc_vec2 next = a->wp[a->wp_next];
+        gc_vec2 centre = gc_grid_cell_center(g, own);
+        /* A cell well inside the rest of the stretch (many samples) that the
+         * line from the centre of the agent's cell does not touch. */
+        gc_cell wall = {-1, -1};
+        for (int y = 0; y < 24 && wall.x < 0; y++)
+            for (int x = 0; x < 40 && wall.x < 0; x++) {
+                gc_cell w = {x, y};
+                if ((x == own.x && y == own.y) ||
+                    (x == e.goal.x && y == e.goal.y))
+                    continue;
+                if (stretch_samples_in(g, a->pos, next, w) >= 6 &&
+                    !stretch_near(centre, next, w, 0.05f))
+                    wall = w;
+            }
+        if (wall.x >= 0) {
+            tried = true;
+            gc_grid_set(g, wall.x, wall.y, GC_CELL_OBSTACLE);
+            assert_int_equal(gc_sim_grid_changed(s, &wall, 1), GC_OK);
+            int ticks = 0;
+            while (!gc_sim_done(s) && ticks++ < 2000) {
+                assert_int_equal(gc_sim_tick(s), GC_OK);
+                assert_all_in_passable_cells(s);
+            }
+            assert_int_equal(gc_sim_agent(s, 0)->state, GC_AGENT_ARRIVED);
+        }
+        gc_sim_free(s);
+        gc_grid_free(g);
+    }
+    assert_true(tried); /* the set-up found such a cell */
+}
+
+/* An open 21 x 10 map (issue 14's). */
+static gc_grid *
+open_grid(void)
+{
+    gc_grid *g;
+    assert_int_equal(gc_grid_new(&g, 21, 10), GC_OK);
+    return g;
+}
+
+/* A wall down column x (or open it again), told to the sim as one edit. */
+static void
+set_column(gc_sim *s, gc_grid *g, int32_t x, int type)
+{
+    gc_cell cells[10];
+    for (int32_t y = 0; y < 10; y++) {
+        gc_grid_set(g, x, y, (uint8_t)type);
+        cells[y] = (gc_cell){x, y};
+    }
+    assert_int_equal(gc_sim_grid_changed(s, cells, 10), GC_OK);
+}
+
+/*
+ * Issue 14: a wall across the middle of the map under 100 wanderers.  A
+ * few ticks later none is unreachable, and afterwards every one keeps
+ * arriving at goals in its own half.
+ */
+static void
+test_wander_split(void **state)
+{
+    (void)state;
+    gc_grid *g = open_grid();
+    gc_sim_config c;
+    gc_sim_config_init(&c);
+    c.agents = 100;
+    c.threads = 2;
+    gc_sim *s;
+    gc_error err;
+    assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_OK);
+    run_ticks(s, 60);
+    set_column(s, g, 10, GC_CELL_OBSTACLE);
+    run_ticks(s, 3);
+    gc_sim_stats st;
+    gc_sim_stats_window(s, &st);
+    assert_int_equal(st.by_state[GC_AGENT_UNREACHABLE], 0);
+    assert_int_equal(st.by_state[GC_AGENT_STUCK], 0);
+
+    gc_cell goal[100];
+    int changes[100] = {0};
+    for (size_t i = 0; i < 100; i++)
+        goal[i] = gc_sim_agent(s, i)->goal;
+    for (int t = 0; t < 1200; t++) {
+        assert_int_equal(gc_sim_tick(s), GC_OK);
+        assert_all_in_passable_cells(s);
+        for (size_t i = 0; i < 100; i++) {
+            const gc_agent *a = gc_sim_agent(s, i);
+            assert_int_not_equal(a->state, GC_AGENT_UNREACHABLE);
+            /* Its goal lies in its own half. */
+            bool left = a->pos.x < 10.0f;
+            if (left != (a->goal.x < 10))
+                fail_msg("agent %zu at (%f, %f) has goal (%d, %d) across "
+                         "the wall",
+                         i, a->pos.x, a->pos.y, a->goal.x, a->goal.y);
+            if (a->goal.x != goal[i].x || a->goal.y != goal[i].y) {
+                changes[i]++;
+                goal[i] = a->goal;
+            }
+        }
+    }
+    gc_sim_stats_window(s, &st);
+    assert_true(st.arrivals >= 200);
+    for (size_t i = 0; i < 100; i++)
+        if (changes[i] < 2)
+            fail_msg("agent %zu reached only %d goals in 20 s", i, changes[i]);
+    gc_sim_free(s);
+    gc_grid_free(g);
+}
+
+/*
+ * Issue 14, point goals: a wall cuts the agents on the left off from the
+ * goal; a second edit opens it again, (a) while they still walk their
+ * partial paths towards the wall, (b) after all of them gave up.  Either
+ * way every agent is planned again and arrives.
+ */
+static void
+test_point_goal_reachable_again(void **state)
+{
+    (void)state;
+    for (int late = 0; late < 2; late++) {
+        gc_grid *g = open_grid();
+        gc_sim_config c;
+        gc_sim_config_init(&c);
+        c.agents = 40;
+        c.goals = GC_GOALS_POINT;
+        c.point = (gc_cell){19, 5};
+        c.seed = 7;
+        gc_sim *s;
+        gc_error err;
+        assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_OK);
+        run_ticks(s, 2);
+        set_column(s, g, 10, GC_CELL_OBSTACLE);
+        if (late) {
+            int ticks = 0;
+            while (!gc_sim_done(s) && ticks++ < 3000)
+                assert_int_equal(gc_sim_tick(s), GC_OK);
+            gc_sim_stats st;
+            gc_sim_stats_window(s, &st);
+            assert_true(st.by_state[GC_AGENT_UNREACHABLE] > 0);
+        } else {
+            run_ticks(s, 3);
+            size_t partial = 0;
+            for (size_t i = 0; i < 40; i++) {
+                const gc_agent *a = gc_sim_agent(s, i);
+                partial += a->state == GC_AGENT_MOVING && a->pos.x < 9.0f;
+            }
+            assert_true(partial > 0); /* some still walk towards the wall */
+        }
+        set_column(s, g, 10, GC_CELL_WALKABLE);
+        int ticks = 0;
+        while (!gc_sim_done(s) && ticks++ < 3000) {
+            assert_int_equal(gc_sim_tick(s), GC_OK);
+            assert_all_in_passable_cells(s);
+        }
+        gc_sim_stats st;
+        gc_sim_stats_total(s, &st);
+        assert_int_equal(st.by_state[GC_AGENT_ARRIVED], 40);
+        gc_sim_free(s);
+        gc_grid_free(g);
+    }
+}
+
+/*
+ * Issue 15 item 5: motion is in world units.  With cell size 10 the
+ * defaults become 40 units/s and a 1-unit radius; a radius given as 20
+ * stays 20 (it was scaled to 200 by the daemon), and every agent stops
+ * within 20 units of its goal's centre.
+ */
+static void
+test_world_units(void **state)
+{
+    (void)state;
+    gc_grid *g = open_grid();
+    g->cell_size = 10.0f;
+    gc_sim_config c;
+    gc_sim_config_init(&c);
+    c.agents = 30;
+    gc_sim *s;
+    gc_error err;
+    assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_OK);
+    assert_float_equal(gc_sim_motion(s)->speed, 40.0f, 1e-6f);
+    assert_float_equal(gc_sim_motion(s)->arrive_radius, 1.0f, 1e-6f);
+    gc_sim_free(s);
+
+    c.goals = GC_GOALS_POINT;
+    c.point = (gc_cell){15, 5};
+    c.motion.arrive_radius = 20.0f;
+    assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_OK);
+    assert_float_equal(gc_sim_motion(s)->arrive_radius, 20.0f, 1e-6f);
+    int ticks = 0;
+    while (!gc_sim_done(s) && ticks++ < 3000)
+        assert_int_equal(gc_sim_tick(s), GC_OK);
+    gc_vec2 goal = gc_grid_cell_center(g, c.point);
+    double far = 0;
+    for (size_t i = 0; i < 30; i++) {
+        const gc_agent *a = gc_sim_agent(s, i);
+        assert_int_equal(a->state, GC_AGENT_ARRIVED);
+        double d = hypot(a->pos.x - goal.x, a->pos.y - goal.y);
+        if (d > 20.0 + 1e-3)
+            fail_msg("agent %zu stopped %.1f units from its goal", i, d);
+        if (d > far)
+            far = d;
+    }
+    assert_true(far > 10.0); /* the radius was used, in world units */
+    gc_sim_free(s);
+    gc_grid_free(g);
+}
+
+/*
+ * Issue 15 item 6, in the whole sim: 100 wanderers with a turn rate of
+ * 3 rad/s.  In every tick, every agent that moved did so within 90 degrees
+ * of its heading (before, agents slid along their paths at full speed
+ * whatever way they faced), and they still arrive.
+ */
+static void
+test_turn_then_go_crowd(void **state)
+{
+    (void)state;
+    gc_grid *g = small_grid();
+    gc_sim_config c;
+    gc_sim_config_init(&c);
+    c.agents = 100;
+    c.motion.turn_rate = 3.0f;
+    gc_sim *s;
+    gc_error err;
+    assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_OK);
+    gc_vec2 before[100];
+    for (int t = 0; t < 600; t++) {
+        for (size_t i = 0; i < 100; i++)
+            before[i] = gc_sim_agent(s, i)->pos;
+        assert_int_equal(gc_sim_tick(s), GC_OK);
+        for (size_t i = 0; i < 100; i++) {
+            const gc_agent *a = gc_sim_agent(s, i);
+            float dx = a->pos.x - before[i].x, dy = a->pos.y - before[i].y;
+            float d = sqrtf(dx * dx + dy * dy);
+            /* Below a thousandth of a unit the direction of a float
+             * difference is noise (positions near 20 resolve 2e-6). */
+            if (d < 1e-3f)
+                continue;
+            float dot = (dx * cosf(a->heading) + dy * sinf(a->heading)) / d;
+            if (dot < -1e-3f)
+                fail_msg("tick %d: agent %zu moved %g (%.1f degrees off its "
+                         "heading)",
+                         t, i, (double)d, acos(dot) * 180 / 3.14159265358979);
+        }
+        assert_all_in_passable_cells(s);
+    }
+    gc_sim_stats st;
+    gc_sim_stats_total(s, &st);
+    assert_true(st.arrivals >= 100);
+    gc_sim_free(s);
+    gc_grid_free(g);
+}
+
+/* Set the door cells (20, 8..11) of door_grid to `type` and tell the sim. */
+static void
+set_door(gc_sim *s, gc_grid *g, int type)
+{
+    gc_cell cells[4];
+    for (int k = 0; k < 4; k++) {
+        cells[k] = (gc_cell){20, 8 + k};
+        gc_grid_set(g, 20, 8 + k, (uint8_t)type);
+    }
+    assert_int_equal(gc_sim_grid_changed(s, cells, 4), GC_OK);
+}
+
+/*
+ * Issue 15 item 1 as it was seen: a 4-cell door closed and opened again
+ * 25 times under 600 fast wanderers.  No agent centre is ever inside a
+ * wall, checked after every tick.
+ */
+static void
+test_door_closings(void **state)
+{
+    (void)state;
+    gc_grid *g;
+    assert_int_equal(gc_grid_new(&g, 41, 20), GC_OK);
+    for (int y = 0; y < 20; y++)
+        gc_grid_set(g, 20, y, GC_CELL_OBSTACLE);
+    gc_sim_config c;
+    gc_sim_config_init(&c);
+    c.agents = 600;
+    c.threads = 2;
+    c.motion.speed = 12.0f;
+    c.seed = 5;
+    gc_sim *s;
+    gc_error err;
+    assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_OK);
+    for (int round = 0; round < 25; round++) {
+        set_door(s, g, GC_CELL_WALKABLE);
+        for (int t = 0; t < 12 + round % 5; t++) {
+            assert_int_equal(gc_sim_tick(s), GC_OK);
+            assert_all_in_passable_cells(s);
+        }
+        set_door(s, g, GC_CELL_OBSTACLE);
+        for (int t = 0; t < 12; t++) {
+            assert_int_equal(gc_sim_tick(s), GC_OK);
+            assert_all_in_passable_cells(s);
+        }
+    }
+    gc_sim_free(s);
+    gc_grid_free(g);
+}
+
 int
 main(void)
 {
@@ -568,6 +938,12 @@ main(void)
         cmocka_unit_test(test_wander_radius),
         cmocka_unit_test(test_wall_across_corridor),
         cmocka_unit_test(test_wall_under_agent),
+        cmocka_unit_test(test_wall_across_own_stretch),
+        cmocka_unit_test(test_wander_split),
+        cmocka_unit_test(test_point_goal_reachable_again),
+        cmocka_unit_test(test_world_units),
+        cmocka_unit_test(test_turn_then_go_crowd),
+        cmocka_unit_test(test_door_closings),
     };
     return cmocka_run_group_tests_name("sim", tests, NULL, NULL);
 }

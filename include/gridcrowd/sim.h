@@ -39,7 +39,10 @@ typedef struct gc_sim_config {
     uint32_t agents;        /* number of agents (scen mode: problems used) */
     int threads;            /* worker threads, >= 1 */
     double hz;              /* ticks per simulated second (dt = 1 / hz) */
-    gc_agent_params motion; /* speed, arrival radius, turn rate */
+    gc_agent_params motion; /* speed and arrival radius in world units
+                               (0 speed: 4 cells/s, a negative radius:
+                               0.1 cell, converted by gc_sim_new from the
+                               grid's cell size); turn rate in rad/s */
     gc_goal_mode goals;
     gc_cell point;         /* GC_GOALS_POINT target */
     const gc_scen *scen;   /* GC_GOALS_SCEN problems (borrowed) */
@@ -53,13 +56,28 @@ typedef struct gc_sim_config {
     bool smooth;            /* smooth planned paths */
     gc_diag_rule diag;      /* move rule */
     bool wander_repeat;     /* wander: a new goal after each arrival */
-    uint32_t wander_radius; /* wander: goals within this many cells of the
-                               agent in each axis (0: anywhere reachable) */
+    uint32_t wander_radius; /* wander: goals within this many CELLS of
+                               the agent in each axis (0: anywhere
+                               reachable); cells, not world units */
 } gc_sim_config;
 
-/* Defaults: 300 agents, 1 thread, 60 Hz, speed 4 cells/s (in world units
- * for cell size 1), arrival radius 0.1, turn at once, wander, seed 1,
- * budget 64, smoothing on, no corner cutting, wander repeats. */
+/*
+ * Units.  Positions, motion.speed (per second) and motion.arrive_radius are
+ * world units: a cell is grid->cell_size world units wide.  Cells
+ * (gc_cell) are used for goals (point, scen) and wander_radius.  The
+ * defaults of speed and radius are given in cells and converted once, in
+ * gc_sim_new, so that a caller never scales a value it was given in world
+ * units.
+ *
+ * Turning.  With a turn rate, an agent turns towards its direction of
+ * travel at that rate and then goes: its speed is scaled by the cosine of
+ * the angle still between its heading and the direction of travel, so it
+ * never moves more than 90 degrees off its heading (it turns in place).
+ *
+ * Defaults: 300 agents, 1 thread, 60 Hz, speed 4 cells/s, arrival radius
+ * 0.1 cell, turn at once, wander, seed 1, budget 64, smoothing on, no
+ * corner cutting, wander repeats.
+ */
 void gc_sim_config_init(gc_sim_config *c);
 
 /* Per-search timing figures over a window or over the whole run. */
@@ -97,9 +115,13 @@ int gc_sim_tick(gc_sim *s);
 
 /*
  * Tell the sim that cells changed (between ticks): navigation data is
- * recomputed, and every agent whose remaining path or own cell was touched
- * by one of the `n` changed cells is marked for replanning (`cells` may be
- * NULL to replan every moving agent).
+ * recomputed, and every agent whose remaining path (from where it stands)
+ * or own cell was touched by one of the `n` changed cells is marked for
+ * replanning (`cells` may be NULL to replan every moving agent).  Stuck
+ * and unreachable agents, and agents walking a partial path towards an
+ * unreachable goal, are planned again after every change.  A wanderer cut
+ * off from its goal draws a new one in its own component when it is
+ * replanned.
  */
 int gc_sim_grid_changed(gc_sim *s, const gc_cell *cells, size_t n);
 
@@ -127,6 +149,9 @@ bool gc_sim_done(const gc_sim *s);
 /* Figures since the last call (window) and since the start (total). */
 void gc_sim_stats_window(gc_sim *s, gc_sim_stats *out);
 void gc_sim_stats_total(const gc_sim *s, gc_sim_stats *out);
+
+/* The motion parameters in world units, defaults resolved. */
+const gc_agent_params *gc_sim_motion(const gc_sim *s);
 
 /* The grid and navigation data the sim runs on. */
 const gc_grid *gc_sim_grid(const gc_sim *s);

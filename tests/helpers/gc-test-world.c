@@ -8,9 +8,11 @@
  * publishes a snapshot every tick at --hz, and runs until SIGTERM or SIGINT,
  * when it sets the state to stopping and destroys the objects.  Unlike the
  * real daemon it plans nothing, so a test knows every pixel the viewer
- * should draw.  It does apply the edits the viewer sends, with the daemon's
- * own applier (gc_edit_applier_drain), and answers a TRACE request with a
- * made-up trace of the requested agent.
+ * should draw.  It shares the daemon's loop body, the library's host
+ * (gridcrowd/host.h), without a simulation: the same edit draining and
+ * queue repair, the same snapshot and statistics publishing, of agent
+ * records it makes itself; and it answers a TRACE request with a made-up
+ * trace of the requested agent.
  *
  * Options:
  *   --agent X,Y,HEADING,STATE[,GX,GY]  an agent at world position (X, Y),
@@ -37,7 +39,7 @@
  */
 #include "config.h"
 
-#include <gridcrowd/edits.h>
+#include <gridcrowd/host.h>
 #include <gridcrowd/mapio.h>
 #include <gridcrowd/world.h>
 
@@ -51,18 +53,12 @@
 
 #define PROG "gc-test-world"
 
-typedef struct agent {
-    gc_world_agent rec;
-    gc_vec2 wp[GC_WORLD_PATH_POINTS];
-    uint32_t nwp;
-} agent;
-
 typedef struct fake {
     gc_world *w;
     gc_grid *g; /* over the world's cells */
-    gc_edit_applier *edits;
-    uint32_t traced; /* agent of the last trace request seen */
-    agent *a;
+    gc_host *host;
+    uint32_t traced;   /* agent of the last trace request seen */
+    gc_world_agent *a; /* records as published, waypoints included */
     uint32_t n, cap;
     float speed;
     bool move;
@@ -108,21 +104,21 @@ parse_state(const char *s)
     return -1;
 }
 
-static agent *
+static gc_world_agent *
 add_agent(fake *f)
 {
     if (f->n == f->cap) {
         uint32_t cap = f->cap ? f->cap * 2 : 16;
-        agent *a = realloc(f->a, cap * sizeof *a);
+        gc_world_agent *a = realloc(f->a, cap * sizeof *a);
         if (a == NULL)
             return NULL;
         f->a = a;
         f->cap = cap;
     }
-    agent *a = &f->a[f->n];
+    gc_world_agent *a = &f->a[f->n];
     memset(a, 0, sizeof *a);
-    a->rec.id = f->n++;
-    a->rec.generation = 1;
+    a->id = f->n++;
+    a->generation = 1;
     return a;
 }
 
@@ -139,16 +135,16 @@ parse_agent(fake *f, const char *arg)
     int state = parse_state(st);
     if (state < 0)
         return -1;
-    agent *a = add_agent(f);
+    gc_world_agent *a = add_agent(f);
     if (a == NULL)
         return -1;
-    a->rec.x = x;
-    a->rec.y = y;
-    a->rec.heading = hd * (float)M_PI / 180.0f;
-    a->rec.state = (uint8_t)state;
-    a->rec.speed = state == GC_AGENT_MOVING ? f->speed : 0;
-    a->rec.goal_x = gx != INT32_MIN ? gx : (int32_t)x;
-    a->rec.goal_y = gy != INT32_MIN ? gy : (int32_t)y;
+    a->x = x;
+    a->y = y;
+    a->heading = hd * (float)M_PI / 180.0f;
+    a->state = (uint8_t)state;
+    a->speed = state == GC_AGENT_MOVING ? f->speed : 0;
+    a->goal_x = gx != INT32_MIN ? gx : (int32_t)x;
+    a->goal_y = gy != INT32_MIN ? gy : (int32_t)y;
     return 0;
 }
 
@@ -163,17 +159,17 @@ place_random(fake *f, uint32_t count)
             x = (int32_t)(rnd(f) % (uint32_t)g->width);
             y = (int32_t)(rnd(f) % (uint32_t)g->height);
         } while (!gc_grid_passable(g, x, y) && ++tries < 1000);
-        agent *a = add_agent(f);
+        gc_world_agent *a = add_agent(f);
         if (a == NULL)
             return;
         gc_vec2 c = gc_grid_cell_center(g, (gc_cell){x, y});
-        a->rec.x = c.x;
-        a->rec.y = c.y;
-        a->rec.heading = (float)(rnd(f) % 360) * (float)M_PI / 180.0f;
-        a->rec.state = GC_AGENT_MOVING;
-        a->rec.speed = f->speed;
-        a->rec.goal_x = (int32_t)(rnd(f) % (uint32_t)g->width);
-        a->rec.goal_y = (int32_t)(rnd(f) % (uint32_t)g->height);
+        a->x = c.x;
+        a->y = c.y;
+        a->heading = (float)(rnd(f) % 360) * (float)M_PI / 180.0f;
+        a->state = GC_AGENT_MOVING;
+        a->speed = f->speed;
+        a->goal_x = (int32_t)(rnd(f) % (uint32_t)g->width);
+        a->goal_y = (int32_t)(rnd(f) % (uint32_t)g->height);
     }
 }
 
@@ -183,7 +179,7 @@ static void
 move_agents(fake *f, float dt)
 {
     for (uint32_t i = 0; i < f->n; i++) {
-        gc_world_agent *r = &f->a[i].rec;
+        gc_world_agent *r = &f->a[i];
         if (r->state != GC_AGENT_MOVING)
             continue;
         for (int attempt = 0; attempt < 8; attempt++) {
@@ -202,33 +198,6 @@ move_agents(fake *f, float dt)
     }
 }
 
-static void
-publish_agents(fake *f)
-{
-    gc_world_snap *s = gc_world_agents_begin(f->w);
-    for (uint32_t i = 0; i < f->n; i++) {
-        agent *a = &f->a[i];
-        a->rec.path_len = a->nwp;
-        memcpy(a->rec.path, a->wp, sizeof a->wp);
-        gc_world_agent_store(s, i, &a->rec);
-    }
-    gc_world_agents_publish(f->w, f->n);
-}
-
-static void
-publish_stats(fake *f, uint64_t tick, double ticks_per_s, double uptime)
-{
-    gc_world_stats st;
-    memset(&st, 0, sizeof st);
-    st.tick = tick;
-    st.uptime_ns = (uint64_t)(uptime * 1e9);
-    st.ticks_per_s = ticks_per_s;
-    for (uint32_t i = 0; i < f->n; i++)
-        if (f->a[i].rec.state < 8)
-            st.agents[f->a[i].rec.state]++;
-    gc_world_stats_publish(f->w, &st);
-}
-
 /* The made-up trace described at the top of the file. */
 static void
 publish_trace(fake *f, uint32_t id)
@@ -241,7 +210,7 @@ publish_trace(fake *f, uint32_t id)
     gc_world_trace_event *ev = malloc(3 * cells * sizeof *ev);
     if (kind == NULL || ev == NULL)
         goto out;
-    const gc_world_agent *r = &f->a[id].rec;
+    const gc_world_agent *r = &f->a[id];
     gc_cell a = gc_grid_world_to_cell(g, (gc_vec2){r->x, r->y});
     gc_cell b = {r->goal_x, r->goal_y}, c;
     gc_line_walk lw;
@@ -284,6 +253,50 @@ now_s(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Tick at `hz` until a signal: edits, trace, motion, publish (the
+ * daemon's order, through the same host). */
+static void
+run(fake *f, double hz)
+{
+    double start = now_s(), second = start;
+    uint64_t tick = 0, second_tick = 0;
+    struct timespec next;
+    clock_gettime(CLOCK_MONOTONIC, &next);
+    long step_ns = (long)(1e9 / hz);
+    while (!stop_flag) {
+        next.tv_nsec += step_ns;
+        while (next.tv_nsec >= 1000000000L) {
+            next.tv_nsec -= 1000000000L;
+            next.tv_sec++;
+        }
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) ==
+                   EINTR &&
+               !stop_flag)
+            ;
+        /* A failed drain leaves the edits for the next tick. */
+        gc_host_edits(f->host, now_ns(), 0, NULL);
+        uint32_t want;
+        gc_world_trace_request(f->w, &want, NULL);
+        if (want != f->traced) {
+            f->traced = want;
+            publish_trace(f, want);
+        }
+        if (f->move)
+            move_agents(f, (float)(1.0 / hz));
+        gc_host_publish_records(f->host, f->a, f->n);
+        gc_host_tick(f->host);
+        tick++;
+        double t = now_s();
+        if (t - second >= 1.0) {
+            gc_host_window win = {t - second, tick - second_tick,
+                                  (uint64_t)((t - start) * 1e9), 0};
+            second = t;
+            second_tick = tick;
+            gc_host_publish_stats(f->host, &win, NULL);
+        }
+    }
 }
 
 int
@@ -355,13 +368,11 @@ main(int argc, char **argv)
     }
     int status = 1;
     f.traced = GC_WORLD_NO_AGENT;
-    if (gc_world_grid(f.w, &f.g) != GC_OK ||
-        gc_edit_applier_new(&f.edits, NULL) != GC_OK)
+    if (gc_host_grid(f.w, src, &f.g) != GC_OK)
         goto out;
-    gc_world_cells_begin(f.w);
-    if (src != NULL)
-        memcpy(f.g->cells, src->cells, (size_t)width * (size_t)height);
-    gc_world_cells_end(f.w);
+    gc_host_config hc = {f.w, f.g, NULL, NULL, NULL};
+    if (gc_host_new(&f.host, &hc) != GC_OK)
+        goto out;
 
     for (int i = 1; i + 1 < argc; i++) {
         if (strcmp(argv[i], "--agent") == 0) {
@@ -379,9 +390,9 @@ main(int argc, char **argv)
                 status = usage();
                 goto out;
             }
-            agent *a = &f.a[f.n - 1];
-            if (a->nwp < GC_WORLD_PATH_POINTS)
-                a->wp[a->nwp++] = (gc_vec2){x, y};
+            gc_world_agent *a = &f.a[f.n - 1];
+            if (a->path_len < GC_WORLD_PATH_POINTS)
+                a->path[a->path_len++] = (gc_vec2){x, y};
         } else if (strcmp(argv[i], "--move") != 0) {
             i++;
         }
@@ -394,8 +405,9 @@ main(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
 
-    publish_agents(&f);
-    publish_stats(&f, 0, 0, 0);
+    gc_host_publish_records(f.host, f.a, f.n);
+    gc_host_window win = {0, 0, 0, 0};
+    gc_host_publish_stats(f.host, &win, NULL);
     if (trace != GC_WORLD_NO_AGENT) {
         gc_world_set_trace_request(f.w, trace, 1);
         f.traced = trace;
@@ -403,46 +415,11 @@ main(int argc, char **argv)
     }
     gc_world_set_state(f.w, GC_WORLD_RUNNING);
 
-    double start = now_s(), second = start;
-    uint64_t tick = 0, second_tick = 0;
-    double ticks_per_s = 0;
-    struct timespec next;
-    clock_gettime(CLOCK_MONOTONIC, &next);
-    long step_ns = (long)(1e9 / hz);
-    while (!stop_flag) {
-        next.tv_nsec += step_ns;
-        while (next.tv_nsec >= 1000000000L) {
-            next.tv_nsec -= 1000000000L;
-            next.tv_sec++;
-        }
-        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) ==
-                   EINTR &&
-               !stop_flag)
-            ;
-        /* A failed drain leaves the edits for the next tick. */
-        gc_edit_applier_drain(f.edits, f.w, f.g, now_ns(), NULL, NULL);
-        uint32_t want;
-        gc_world_trace_request(f.w, &want, NULL);
-        if (want != f.traced) {
-            f.traced = want;
-            publish_trace(&f, want);
-        }
-        if (f.move)
-            move_agents(&f, (float)(1.0 / hz));
-        publish_agents(&f);
-        gc_world_set_tick(f.w, ++tick);
-        double t = now_s();
-        if (t - second >= 1.0) {
-            ticks_per_s = (double)(tick - second_tick) / (t - second);
-            second = t;
-            second_tick = tick;
-            publish_stats(&f, tick, ticks_per_s, t - start);
-        }
-    }
+    run(&f, hz);
     gc_world_set_state(f.w, GC_WORLD_STOPPING);
     status = 0;
 out:
-    gc_edit_applier_free(f.edits);
+    gc_host_free(f.host);
     gc_grid_free(f.g);
     gc_grid_free(src);
     free(f.a);

@@ -1,0 +1,336 @@
+/*
+ * host.c: a simulation in a shared-memory world (see gridcrowd/host.h).
+ *
+ * This is the loop body that gridcrowdd and the test stand-in each wrote
+ * for themselves before: the order (drain, grid changed, trace, tick,
+ * publish), the snapshot records, the statistics words, and what to do
+ * when the edit queue was damaged by someone allowed to edit.
+ *
+ * Rules kept here:
+ * - Everything runs on the program's simulation loop, between ticks,
+ *   while the sim's workers are parked; the host has no thread and no
+ *   lock of its own.
+ * - A damaged queue (resized, header overwritten, or a fault the
+ *   program's SIGBUS guard caught) is made again before the drain; the
+ *   messages about it are limited to five a second, because an attack
+ *   that repeats would otherwise flood the log.  When the queue cannot be
+ *   made again, edits stop and the simulation goes on.
+ * - The snapshot carries at most GC_WORLD_PATH_POINTS waypoints of each
+ *   agent's path (path_len says how many remain in all).
+ */
+#include "config.h"
+
+#include <gridcrowd/host.h>
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct gc_host {
+    gc_world *world;
+    gc_grid *grid;
+    gc_sim *sim;
+    gc_host_report_fn *report;
+    void *report_arg;
+    gc_edit_applier *edits;
+    gc_host_counts counts;
+    /* The queue check: faults seen, and the message limiter. */
+    unsigned long faults_seen;
+    uint64_t said_window;
+    unsigned said, quiet;
+    /* The trace: the agent requested now (GC_WORLD_NO_AGENT: none). */
+    uint32_t trace_agent;
+    gc_world_trace_event *trace_buf;
+    size_t trace_cap;
+    /* Agents by state in the last records published without a sim. */
+    uint64_t by_state[8];
+};
+
+static void report(gc_host *h, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static void
+report(gc_host *h, const char *fmt, ...)
+{
+    if (h->report == NULL)
+        return;
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    h->report(h->report_arg, line);
+}
+
+int
+gc_host_grid(gc_world *w, const gc_grid *map, gc_grid **out)
+{
+    *out = NULL;
+    if (map != NULL &&
+        (map->width != gc_world_width(w) || map->height != gc_world_height(w)))
+        return GC_EINVAL;
+    gc_grid *g;
+    int rc = gc_world_grid(w, &g);
+    if (rc != GC_OK)
+        return rc;
+    gc_world_cells_begin(w);
+    if (map != NULL)
+        memcpy(g->cells, map->cells, (size_t)map->width * (size_t)map->height);
+    gc_world_cells_end(w);
+    if (map != NULL) {
+        memcpy(g->cost, map->cost, sizeof g->cost);
+        g->cell_size = map->cell_size;
+    }
+    *out = g;
+    return GC_OK;
+}
+
+int
+gc_host_new(gc_host **out, const gc_host_config *cfg)
+{
+    *out = NULL;
+    if (cfg == NULL || cfg->world == NULL || cfg->grid == NULL)
+        return GC_EINVAL;
+    gc_host *h = calloc(1, sizeof *h);
+    if (h == NULL)
+        return GC_ENOMEM;
+    h->world = cfg->world;
+    h->grid = cfg->grid;
+    h->sim = cfg->sim;
+    h->report = cfg->report;
+    h->report_arg = cfg->report_arg;
+    h->counts.edits_on = true;
+    h->trace_agent = GC_WORLD_NO_AGENT;
+    int rc = gc_edit_applier_new(&h->edits, NULL);
+    if (rc == GC_OK && h->sim != NULL) {
+        h->trace_cap = gc_world_trace_capacity(h->world);
+        h->trace_buf =
+            calloc(h->trace_cap ? h->trace_cap : 1, sizeof *h->trace_buf);
+        if (h->trace_buf == NULL)
+            rc = GC_ENOMEM;
+    }
+    if (rc != GC_OK) {
+        gc_host_free(h);
+        return rc;
+    }
+    *out = h;
+    return GC_OK;
+}
+
+void
+gc_host_free(gc_host *h)
+{
+    if (h == NULL)
+        return;
+    gc_edit_applier_free(h->edits);
+    free(h->trace_buf);
+    free(h);
+}
+
+/*
+ * Whether the edit queue can be drained: yes when it is intact; when
+ * someone resized it or scribbled on its header, or the program's SIGBUS
+ * guard had to step in, say so and make a new one; when that fails, say
+ * so and go on without edits.
+ */
+static bool
+check_queue(gc_host *h, uint64_t now_ns, unsigned long faults)
+{
+    gc_error err;
+    int rc = gc_world_edits_intact(h->world, &err);
+    if (rc == GC_OK && faults == h->faults_seen)
+        return true;
+    if (h->said_window == 0 || now_ns - h->said_window >= 1000000000ull) {
+        h->said_window = now_ns;
+        h->said = 0;
+    }
+    if (h->said < 5) {
+        char more[64] = "";
+        if (h->quiet > 0)
+            snprintf(more, sizeof more, " (%u more since the last message)",
+                     h->quiet);
+        if (faults != h->faults_seen)
+            report(h,
+                   "%s: shrunk while the daemon was using it (SIGBUS "
+                   "caught, %d so far); making a new edit queue%s",
+                   gc_world_edits_name(h->world), (int)faults, more);
+        else
+            report(h, "%s; making a new edit queue%s", err.msg, more);
+        h->said++;
+        h->quiet = 0;
+    } else {
+        h->quiet++;
+    }
+    h->faults_seen = faults;
+    h->counts.queue_resets++;
+    if (gc_world_reset_edits(h->world, &err) != GC_OK) {
+        report(h, "%s: no more edits until the daemon restarts", err.msg);
+        return false;
+    }
+    return true;
+}
+
+int
+gc_host_edits(gc_host *h, uint64_t now_ns, unsigned long queue_faults,
+              size_t *changed_out)
+{
+    const gc_cell *changed = NULL;
+    size_t n_changed = 0;
+    int rc = GC_OK;
+    if (changed_out != NULL)
+        *changed_out = 0;
+    if (h->counts.edits_on)
+        h->counts.edits_on = check_queue(h, now_ns, queue_faults);
+    if (h->counts.edits_on)
+        rc = gc_edit_applier_drain(h->edits, h->world, h->grid, now_ns,
+                                   &changed, &n_changed);
+    if (rc != GC_OK || n_changed == 0)
+        return rc;
+    /* The agents these cells touch plan again in the coming tick. */
+    if (h->sim != NULL)
+        rc = gc_sim_grid_changed(h->sim, changed, n_changed);
+    h->counts.edit_batches++;
+    if (changed_out != NULL)
+        *changed_out = n_changed;
+    return rc;
+}
+
+/* Follow the viewer's trace request (it asks through the edit queue, the
+ * program records it in the world) and publish a finished trace. */
+static void
+trace_step(gc_host *h)
+{
+    uint32_t want, gen;
+    gc_world_trace_request(h->world, &want, &gen);
+    if (want != h->trace_agent &&
+        gc_sim_trace_agent(h->sim, want, h->trace_cap) == GC_OK)
+        h->trace_agent = want;
+    uint32_t who;
+    const gc_trace *tr = gc_sim_take_trace(h->sim, &who);
+    if (tr == NULL)
+        return;
+    size_t n = tr->len < h->trace_cap ? tr->len : h->trace_cap;
+    for (size_t k = 0; k < n; k++) {
+        h->trace_buf[k].cell = tr->events[k].cell;
+        h->trace_buf[k].kind = tr->events[k].kind;
+    }
+    gc_world_trace_publish(h->world, who, 0, h->counts.ticks, h->trace_buf,
+                           tr->truncated ? h->trace_cap + 1 : n);
+}
+
+int
+gc_host_tick(gc_host *h)
+{
+    if (h->sim != NULL) {
+        trace_step(h);
+        int rc = gc_sim_tick(h->sim);
+        if (rc != GC_OK)
+            return rc;
+    }
+    h->counts.ticks++;
+    gc_world_set_tick(h->world, h->counts.ticks);
+    return GC_OK;
+}
+
+void
+gc_host_publish_agents(gc_host *h)
+{
+    if (h->sim == NULL)
+        return;
+    gc_world_snap *snap = gc_world_agents_begin(h->world);
+    if (snap == NULL)
+        return;
+    const gc_sim *sim = h->sim;
+    float speed = gc_sim_motion(sim)->speed;
+    size_t n = gc_sim_agent_count(sim);
+    gc_world_agent rec;
+    for (size_t i = 0; i < n; i++) {
+        const gc_agent *a = gc_sim_agent(sim, i);
+        memset(&rec, 0, sizeof rec);
+        rec.id = (uint32_t)i;
+        rec.x = a->pos.x;
+        rec.y = a->pos.y;
+        rec.heading = a->heading;
+        rec.speed = a->state == GC_AGENT_MOVING ? speed : 0.0f;
+        rec.goal_x = a->goal.x;
+        rec.goal_y = a->goal.y;
+        rec.state = a->state;
+        uint32_t left = gc_agent_remaining(a);
+        rec.path_len = left;
+        for (uint32_t k = 0; k < left && k < GC_WORLD_PATH_POINTS; k++)
+            rec.path[k] = a->wp[a->wp_next + k];
+        gc_world_agent_store(snap, (uint32_t)i, &rec);
+    }
+    gc_world_agents_publish(h->world, (uint32_t)n);
+}
+
+void
+gc_host_publish_records(gc_host *h, const gc_world_agent *recs, uint32_t n)
+{
+    gc_world_snap *snap = gc_world_agents_begin(h->world);
+    if (snap == NULL)
+        return;
+    uint32_t cap = gc_world_agent_capacity(h->world);
+    if (n > cap)
+        n = cap;
+    memset(h->by_state, 0, sizeof h->by_state);
+    for (uint32_t i = 0; i < n; i++) {
+        gc_world_agent_store(snap, i, &recs[i]);
+        if (recs[i].state < 8)
+            h->by_state[recs[i].state]++;
+    }
+    gc_world_agents_publish(h->world, n);
+}
+
+void
+gc_host_publish_stats(gc_host *h, const gc_host_window *win, gc_sim_stats *out)
+{
+    gc_world_stats ws;
+    memset(&ws, 0, sizeof ws);
+    double secs = win->secs;
+    ws.uptime_ns = win->uptime_ns;
+    ws.ticks_per_s = secs > 0 ? (double)win->ticks / secs : 0.0;
+    ws.overruns = win->overruns;
+    if (h->sim != NULL) {
+        gc_sim_stats st;
+        gc_sim_stats_window(h->sim, &st);
+        h->counts.searches_total += st.searches;
+        ws.tick = st.ticks;
+        for (int k = 0; k < GC_AGENT_NSTATES && k < 8; k++)
+            ws.agents[k] = st.by_state[k];
+        ws.searches_total = h->counts.searches_total;
+        ws.searches_per_s = secs > 0 ? (double)st.searches / secs : 0.0;
+        ws.search_us_mean = st.search_us_mean;
+        ws.search_us_p99 = st.search_us_p99;
+        ws.expanded_mean =
+            st.searches ? (double)st.expanded / (double)st.searches : 0.0;
+        if (out != NULL)
+            *out = st;
+    } else {
+        ws.tick = h->counts.ticks;
+        memcpy(ws.agents, h->by_state, sizeof ws.agents);
+        if (out != NULL)
+            memset(out, 0, sizeof *out);
+    }
+    gc_edit_counts ec;
+    gc_edit_applier_counts(h->edits, &ec);
+    ws.edits_accepted = ec.accepted;
+    ws.edits_rejected = ec.rejected;
+    gc_world_stats_publish(h->world, &ws);
+}
+
+void
+gc_host_counts_get(const gc_host *h, gc_host_counts *out)
+{
+    *out = h->counts;
+}
+
+const gc_edit_applier *
+gc_host_applier(const gc_host *h)
+{
+    return h->edits;
+}

@@ -1,0 +1,470 @@
+/*
+ * sim-plan.c: the plan queues, one agent's search, and replanning after
+ * the grid changed.
+ *
+ * Planning.  An agent that needs a path is put on its gc_sim_worker's FIFO
+ * queue (at most once: the QUEUED flag); each tick a gc_sim_worker pops at most
+ * `plan_budget` of them, and with a time budget (real time) stops when the
+ * tick's planning time is spent, so a burst of requests is served fairly
+ * over the following ticks and a tick's cost stays bounded.  An agent
+ * waiting for a path does not move.
+ *
+ * Grid changes.  Between ticks the loop tells the sim which cells changed.
+ * Every moving agent whose remaining walk touches one stops and goes on an
+ * urgent queue, served first in the next tick regardless of the count
+ * budget (in real time up to twice the time budget).  The remaining walk
+ * starts where the agent actually is: the stretch from its position to its
+ * next waypoint is walked exactly (a segment that starts anywhere in a
+ * cell), the later segments between cell centres cell by cell with
+ * gc_supercover, the same walk that prices smoothed segments.  An agent
+ * standing in a new wall is moved to the centre of the nearest passable
+ * cell, or marked STUCK when there is none.  Stuck and unreachable agents,
+ * and agents still walking a partial path, try again after every change:
+ * the change may have opened a way.
+ *
+ * Goals that moved out of reach.  A wander goal belongs to the agent's own
+ * component; when an edit cuts the agent off from it, the planner draws a
+ * new one in the agent's new component, in the tick that replans it.  A
+ * goal someone else set (point, scen) that lies out of reach gets the
+ * partial path to the cell nearest the goal, and the agent is counted
+ * UNREACHABLE when it gets there; it never spins.
+ */
+#include "config.h"
+
+#include "sim_int.h"
+#include "grid_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void
+gc_sim_enqueue(gc_sim *s, uint32_t i, bool urgent)
+{
+    if (s->flags[i] & GC_SIM_F_QUEUED)
+        return;
+    gc_sim_worker *w = &s->workers[i % (uint32_t)s->nworkers];
+    /* Capacity is the gc_sim_worker's agent count and an agent is queued at
+     * most once (in one of the two rings), so neither ring can overflow. */
+    if (urgent) {
+        w->urgent[(w->uhead + w->ulen) % w->qcap] = i;
+        w->ulen++;
+    } else {
+        w->queue[(w->qhead + w->qlen) % w->qcap] = i;
+        w->qlen++;
+    }
+    s->flags[i] |= GC_SIM_F_QUEUED;
+}
+
+static void
+enqueue(gc_sim *s, uint32_t i)
+{
+    gc_sim_enqueue(s, i, false);
+}
+
+static uint32_t
+ring_pop(uint32_t *ring, uint32_t cap, uint32_t *head, uint32_t *len)
+{
+    uint32_t i = ring[*head];
+    *head = (*head + 1) % cap;
+    (*len)--;
+    return i;
+}
+
+/*
+ * The passable cell the agent stands in.  An agent walks segments between
+ * cell centres, so it may stand exactly on a cell border or corner beside a
+ * wall; then it is in every cell whose closed square contains it, and any
+ * passable one of those will do (the walk from there to that cell's centre
+ * stays inside the cell).  False when all of them are impassable.
+ */
+bool
+gc_sim_own_cell(const gc_grid *g, gc_vec2 p, gc_cell *out)
+{
+    gc_cell c = gc_grid_world_to_cell(g, p);
+    *out = c;
+    if (gc_grid_passable(g, c.x, c.y))
+        return true;
+    float fx = p.x / g->cell_size, fy = p.y / g->cell_size;
+    bool bx = fx == floorf(fx), by = fy == floorf(fy);
+    for (int dy = by ? -1 : 0; dy <= 0; dy++)
+        for (int dx = bx ? -1 : 0; dx <= 0; dx++) {
+            gc_cell n = {c.x + dx, c.y + dy};
+            if (gc_grid_passable(g, n.x, n.y)) {
+                *out = n;
+                return true;
+            }
+        }
+    return false;
+}
+
+static void
+plan(gc_sim *s, gc_sim_worker *w, uint32_t i)
+{
+    gc_agent *a = &s->agents[i];
+    gc_cell start;
+    gc_sim_own_cell(s->grid, a->pos, &start);
+    gc_astar_opts o;
+    gc_astar_opts_init(&o);
+    o.diag = s->cfg.diag;
+    o.smooth = s->cfg.smooth;
+    o.nav = s->nav;
+    /* A wander goal is a cell of the agent's own component by definition:
+     * when an edit cut the agent off from it, draw a new one there now
+     * (a search for the old one could only fail: issue 14). */
+    if (s->cfg.goals == GC_GOALS_WANDER &&
+        !gc_sim_same_component(s, start, a->goal))
+        a->goal = gc_sim_random_goal(s, i, start);
+    /* Wander goals come from the agent's own component: no partial path is
+     * ever needed, and without one the search takes its fastest form (jump
+     * point search on a uniform-cost map).  Other goals need one only when
+     * they lie in another component; in the agent's own the path is found
+     * (there is no expansion cap), so ask for none there either. */
+    o.partial = s->cfg.goals != GC_GOALS_WANDER &&
+                gc_nav_component(s->nav, o.diag, start) !=
+                    gc_nav_component(s->nav, o.diag, a->goal);
+    bool traced = i == s->trace_agent && s->trace.events != NULL;
+    if (traced)
+        o.trace = &s->trace;
+    gc_astar_stats st;
+    int rc =
+        gc_astar_find(w->astar, s->grid, start, a->goal, &o, &w->path, &st);
+    if (traced) {
+        /* The path found, after the search's own events. */
+        for (size_t k = 0; k < w->path.len; k++) {
+            if (s->trace.len == s->trace.cap) {
+                s->trace.truncated = true;
+                break;
+            }
+            gc_cell c = w->path.cells[k];
+            s->trace.events[s->trace.len++] = (gc_trace_event){
+                (uint32_t)gc_grid_index(s->grid, c.x, c.y), GC_TRACE_PATH};
+        }
+        s->trace_fresh = true;
+    }
+
+    w->win.searches++;
+    w->win.expanded += st.expanded;
+    if (s->flags[i] & GC_SIM_F_REPLAN) {
+        /* s->ticks counts finished ticks: this is tick s->ticks + 1. */
+        uint64_t dt = s->ticks + 1 - s->stop_tick[i];
+        uint64_t dns = gc_sim_mono_ns() - s->stop_ns[i];
+        w->win.replans++;
+        w->win.replan_ns_sum += dns;
+        if (dns > w->win.replan_ns_max)
+            w->win.replan_ns_max = dns;
+        if (dt > w->win.replan_ticks_max)
+            w->win.replan_ticks_max = dt;
+    }
+    gc_sim_hist_add(&w->hwin, (double)st.ns / 1000.0);
+    s->flags[i] &= (uint8_t) ~(GC_SIM_F_REPLAN | GC_SIM_F_PARTIAL);
+
+    if (rc == GC_OK || ((rc == GC_EUNREACHABLE || rc == GC_ELIMIT) &&
+                        st.partial && w->path.len > 0)) {
+        int e = gc_agent_set_path(a, s->grid, &w->path);
+        if (e != GC_OK) {
+            if (w->error == 0)
+                w->error = e;
+            enqueue(s, i); /* try again next tick */
+            return;
+        }
+        if (rc != GC_OK)
+            s->flags[i] |= GC_SIM_F_PARTIAL;
+        return;
+    }
+    gc_agent_clear_path(a);
+    if (rc == GC_EBLOCKED && !gc_grid_passable(s->grid, start.x, start.y))
+        a->state = GC_AGENT_STUCK;
+    else
+        a->state = GC_AGENT_UNREACHABLE;
+}
+
+void
+gc_sim_on_arrival(gc_sim *s, gc_sim_worker *w, uint32_t i)
+{
+    gc_agent *a = &s->agents[i];
+    if (s->flags[i] & GC_SIM_F_PARTIAL) {
+        a->state = GC_AGENT_UNREACHABLE;
+        s->flags[i] &= (uint8_t)~GC_SIM_F_PARTIAL;
+        return;
+    }
+    w->win.arrivals++;
+    if (s->cfg.goals == GC_GOALS_WANDER && s->cfg.wander_repeat) {
+        gc_cell here;
+        gc_sim_own_cell(s->grid, a->pos, &here);
+        a->goal = gc_sim_random_goal(s, i, here);
+        a->state = GC_AGENT_WAITING;
+        enqueue(s, i);
+    }
+}
+
+/* ---- grid changes ----------------------------------------------------------
+ */
+
+static bool
+changed_at(const gc_sim *s, gc_cell c)
+{
+    return gc_grid_in_bounds(s->grid, c.x, c.y) &&
+           s->changed[gc_grid_index(s->grid, c.x, c.y)];
+}
+
+/*
+ * Does the straight stretch from p to q (world positions; p anywhere, q a
+ * waypoint) pass through a changed cell?  A grid traversal of the exact
+ * segment (Amanatides and Woo) in cell coordinates, conservative where
+ * float rounding could matter: through a corner, both cells beside it
+ * count.
+ */
+static bool
+stretch_touched(const gc_sim *s, gc_vec2 p, gc_vec2 q)
+{
+    const double cs = s->grid->cell_size;
+    double px = p.x / cs, py = p.y / cs, qx = q.x / cs, qy = q.y / cs;
+    gc_cell c = {(int32_t)floor(px), (int32_t)floor(py)};
+    const gc_cell end = {(int32_t)floor(qx), (int32_t)floor(qy)};
+    double dx = qx - px, dy = qy - py, len = hypot(dx, dy);
+    int sx = dx > 0 ? 1 : (dx < 0 ? -1 : 0);
+    int sy = dy > 0 ? 1 : (dy < 0 ? -1 : 0);
+    double tdx = sx ? 1.0 / fabs(dx) : INFINITY;
+    double tdy = sy ? 1.0 / fabs(dy) : INFINITY;
+    double tmx = sx > 0   ? ((double)c.x + 1 - px) * tdx
+                 : sx < 0 ? (px - (double)c.x) * tdx
+                          : INFINITY;
+    double tmy = sy > 0   ? ((double)c.y + 1 - py) * tdy
+                 : sy < 0 ? (py - (double)c.y) * tdy
+                          : INFINITY;
+    /* Each step moves one cell towards `end`; the bound only guards
+     * against a float surprise. */
+    int64_t steps = 2 + (int64_t)llabs((long long)end.x - c.x) +
+                    (int64_t)llabs((long long)end.y - c.y);
+    for (int64_t k = 0; k <= steps; k++) {
+        if (changed_at(s, c))
+            return true;
+        if ((c.x == end.x && c.y == end.y) || (tmx > 1.0 && tmy > 1.0))
+            break;
+        if (fabs(tmx - tmy) * len < 1e-4) {
+            /* Through a corner, or within float noise (a ten-thousandth
+             * of a cell) of one: the cells on both sides count. */
+            if (changed_at(s, (gc_cell){c.x + sx, c.y}) ||
+                changed_at(s, (gc_cell){c.x, c.y + sy}))
+                return true;
+            c.x += sx;
+            c.y += sy;
+            tmx += tdx;
+            tmy += tdy;
+        } else if (tmx < tmy) {
+            c.x += sx;
+            tmx += tdx;
+        } else {
+            c.y += sy;
+            tmy += tdy;
+        }
+    }
+    return changed_at(s, end);
+}
+
+/*
+ * Does the rest of the agent's walk touch a changed cell?  From where it
+ * stands: its own cell, then the exact stretch from its position to the
+ * waypoint it walks to (not from its cell's centre: mid-way along a long
+ * smoothed segment the two lines can be half a cell apart, and a wall on
+ * the real one was missed), then every later segment between cell centres
+ * cell by cell along its supercover, so an edit beside a long smoothed
+ * segment replans nobody.
+ */
+static bool
+path_touched(const gc_sim *s, const gc_agent *a)
+{
+    const gc_grid *g = s->grid;
+    gc_cell prev;
+    if (!gc_sim_own_cell(g, a->pos, &prev) || changed_at(s, prev))
+        return true;
+    if (a->wp_next >= a->wp_len)
+        return false;
+    if (stretch_touched(s, a->pos, a->wp[a->wp_next]))
+        return true;
+    prev = gc_grid_world_to_cell(g, a->wp[a->wp_next]);
+    for (uint32_t k = a->wp_next + 1; k < a->wp_len; k++) {
+        gc_cell c = gc_grid_world_to_cell(g, a->wp[k]);
+        gc_supercover it;
+        gc_supercover_init(&it, prev, c);
+        gc_cell t;
+        bool entered;
+        while (gc_supercover_next(&it, &t, &entered))
+            if (changed_at(s, t))
+                return true;
+        prev = c;
+    }
+    return false;
+}
+
+/*
+ * Move an agent whose cell became impassable to the centre of the nearest
+ * passable cell (straight-line distance from where it stands), searching
+ * rings of growing radius.  False when none lies within `max_r` cells.
+ */
+static bool
+eject(gc_sim *s, gc_agent *a, int32_t max_r)
+{
+    const gc_grid *g = s->grid;
+    gc_cell c = gc_grid_world_to_cell(g, a->pos);
+    double best = INFINITY;
+    gc_cell to = c;
+    for (int32_t r = 1; r <= max_r && r - 1 <= best / g->cell_size; r++) {
+        for (int32_t dy = -r; dy <= r; dy++)
+            for (int32_t dx = -r; dx <= r; dx++) {
+                if (abs(dx) != r && abs(dy) != r)
+                    continue; /* ring only */
+                gc_cell n = {c.x + dx, c.y + dy};
+                if (!gc_grid_passable(g, n.x, n.y))
+                    continue;
+                gc_vec2 p = gc_grid_cell_center(g, n);
+                double d = hypot(p.x - a->pos.x, p.y - a->pos.y);
+                if (d < best) {
+                    best = d;
+                    to = n;
+                }
+            }
+    }
+    if (!isfinite(best))
+        return false;
+    a->pos = gc_grid_cell_center(g, to);
+    a->travelled += best;
+    return true;
+}
+
+static bool
+standing_in_wall(const gc_sim *s, const gc_agent *a)
+{
+    gc_cell c;
+    return !gc_sim_own_cell(s->grid, a->pos, &c);
+}
+
+int
+gc_sim_grid_changed(gc_sim *s, const gc_cell *cells, size_t n)
+{
+    int rc = gc_nav_update(s->nav, s->grid);
+    if (rc == GC_OK)
+        rc = gc_sim_build_components(s);
+    if (rc == GC_OK && s->stop_ns == NULL) {
+        s->stop_ns = calloc(s->n ? s->n : 1, sizeof *s->stop_ns);
+        s->stop_tick = calloc(s->n ? s->n : 1, sizeof *s->stop_tick);
+        if (s->stop_ns == NULL || s->stop_tick == NULL)
+            rc = GC_ENOMEM;
+    }
+    uint64_t now = gc_sim_mono_ns();
+    if (rc == GC_OK && cells != NULL && s->changed == NULL) {
+        s->changed =
+            calloc((size_t)s->grid->width * (size_t)s->grid->height, 1);
+        if (s->changed == NULL)
+            rc = GC_ENOMEM;
+    }
+    if (rc != GC_OK)
+        return rc;
+    for (size_t k = 0; cells != NULL && k < n; k++)
+        if (gc_grid_in_bounds(s->grid, cells[k].x, cells[k].y))
+            s->changed[gc_grid_index(s->grid, cells[k].x, cells[k].y)] = 1;
+    int32_t max_r =
+        s->grid->width > s->grid->height ? s->grid->width : s->grid->height;
+    for (uint32_t i = 0; i < s->n; i++) {
+        gc_agent *a = &s->agents[i];
+        bool replan = false;
+        if (standing_in_wall(s, a)) {
+            gc_agent_clear_path(a);
+            if (!eject(s, a, max_r)) {
+                a->state = GC_AGENT_STUCK;
+                continue;
+            }
+            replan = a->state != GC_AGENT_IDLE;
+        } else if (a->state == GC_AGENT_MOVING) {
+            /* One walking a partial path is planned again after any
+             * change: the change may have opened a way to its goal. */
+            replan = cells == NULL || (s->flags[i] & GC_SIM_F_PARTIAL) ||
+                     path_touched(s, a);
+        } else if (a->state == GC_AGENT_STUCK ||
+                   a->state == GC_AGENT_UNREACHABLE) {
+            /* The change may have opened a way: try again. */
+            replan = true;
+        }
+        if (!replan)
+            continue;
+        gc_agent_clear_path(a);
+        a->state = GC_AGENT_WAITING;
+        if (!(s->flags[i] & GC_SIM_F_REPLAN)) {
+            s->stop_ns[i] = now;
+            s->stop_tick[i] = s->ticks;
+        }
+        s->flags[i] |= GC_SIM_F_REPLAN;
+        s->flags[i] &= (uint8_t)~GC_SIM_F_PARTIAL;
+        gc_sim_enqueue(s, i, true);
+    }
+    for (size_t k = 0; cells != NULL && k < n; k++)
+        if (gc_grid_in_bounds(s->grid, cells[k].x, cells[k].y))
+            s->changed[gc_grid_index(s->grid, cells[k].x, cells[k].y)] = 0;
+    return GC_OK;
+}
+
+/* ---- tracing ------------------------------------------------------------ */
+
+int
+gc_sim_trace_agent(gc_sim *s, uint32_t agent, size_t cap)
+{
+    if (agent >= s->n) {
+        s->trace_agent = UINT32_MAX;
+        return agent == UINT32_MAX ? GC_OK : GC_ERANGE;
+    }
+    if (s->trace.events == NULL || s->trace.cap < cap) {
+        gc_trace_event *ev = realloc(s->trace.events, cap * sizeof *ev);
+        if (ev == NULL)
+            return GC_ENOMEM;
+        s->trace.events = ev;
+        s->trace.cap = cap;
+    }
+    s->trace_agent = agent;
+    s->trace_fresh = false;
+    /* Plan it again now, so the viewer sees a search without waiting for
+     * the agent's next arrival. */
+    gc_agent *a = &s->agents[agent];
+    if (a->state == GC_AGENT_MOVING) {
+        gc_agent_clear_path(a);
+        a->state = GC_AGENT_WAITING;
+        gc_sim_enqueue(s, agent, true);
+    }
+    return GC_OK;
+}
+
+const gc_trace *
+gc_sim_take_trace(gc_sim *s, uint32_t *agent)
+{
+    if (!s->trace_fresh)
+        return NULL;
+    s->trace_fresh = false;
+    *agent = s->trace_agent;
+    return &s->trace;
+}
+
+void
+gc_sim_plan_queued(gc_sim_worker *w)
+{
+    gc_sim *s = w->sim;
+    uint64_t t0 = s->cfg.plan_time_ns ? gc_sim_mono_ns() : 0;
+    /* Agents stopped by a grid change go first and ignore the count
+     * budget; in real time they too stop at twice the planning time (about
+     * a tick), so an edit flood cannot stall the loop: the rest stay
+     * stopped and go first next tick. */
+    while (w->ulen > 0) {
+        if (s->cfg.plan_time_ns &&
+            gc_sim_mono_ns() - t0 >= 2 * s->cfg.plan_time_ns)
+            break;
+        uint32_t i = ring_pop(w->urgent, w->qcap, &w->uhead, &w->ulen);
+        s->flags[i] &= (uint8_t)~GC_SIM_F_QUEUED;
+        plan(s, w, i);
+    }
+    for (uint32_t k = 0; k < s->cfg.plan_budget && w->qlen > 0; k++) {
+        if (s->cfg.plan_time_ns && gc_sim_mono_ns() - t0 >= s->cfg.plan_time_ns)
+            break;
+        uint32_t i = ring_pop(w->queue, w->qcap, &w->qhead, &w->qlen);
+        s->flags[i] &= (uint8_t)~GC_SIM_F_QUEUED;
+        plan(s, w, i);
+    }
+}

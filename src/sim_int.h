@@ -1,0 +1,138 @@
+/*
+ * sim_int.h: what the files of the simulation share (sim.c, sim-plan.c,
+ * sim-goals.c, sim-stats.c).
+ *
+ * One concept over several files, tmux style: sim.c owns the handle, the
+ * tick and the worker gate; sim-plan.c the plan queues, the search of one
+ * agent and the replanning after grid changes; sim-goals.c components,
+ * random numbers, placement and goals; sim-stats.c the histogram and the
+ * counters.  Every field below says who writes it and when; the gate's
+ * mutex gives the happens-before edges between the loop (between ticks)
+ * and the workers (during a tick), so nothing here needs atomics.
+ */
+#ifndef GRIDCROWD_SIM_INT_H
+#define GRIDCROWD_SIM_INT_H
+
+#include <gridcrowd/sim.h>
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Per-agent flags beside gc_agent (s->flags[i]): written by the loop
+ * between ticks and by the agent's own worker during a tick. */
+enum {
+    GC_SIM_F_QUEUED = 1u << 0,  /* on its worker's plan queue */
+    GC_SIM_F_PARTIAL = 1u << 1, /* walking a partial path: unreachable on
+                                   arrival */
+    GC_SIM_F_REPLAN = 1u << 2   /* queued because the grid changed */
+};
+
+/*
+ * Search-time histogram in microseconds: exact 1 us buckets below 1024 us,
+ * then 64 buckets per octave (1.1% wide) up to 2^20 us; the last bucket
+ * holds everything slower.  Percentiles are bucket upper bounds.
+ */
+#define GC_SIM_H_LINEAR 1024
+#define GC_SIM_H_SUB 64
+#define GC_SIM_H_OCTAVES 10
+#define GC_SIM_H_BUCKETS (GC_SIM_H_LINEAR + GC_SIM_H_SUB * GC_SIM_H_OCTAVES + 1)
+
+typedef struct gc_sim_hist {
+    uint32_t b[GC_SIM_H_BUCKETS];
+    uint64_t n;
+    double sum_us;
+} gc_sim_hist;
+
+typedef struct gc_sim_counters {
+    uint64_t searches, expanded, arrivals, replans;
+    /* From a grid change stopping an agent to its new plan. */
+    uint64_t replan_ticks_max, replan_ns_sum, replan_ns_max;
+} gc_sim_counters;
+
+/* One worker thread.  Everything in it is written by that worker during a
+ * tick and by the loop only between ticks (stats, queues on a change). */
+typedef struct gc_sim_worker {
+    gc_sim *sim;
+    int id;
+    pthread_t thread;
+    bool started;
+    gc_astar *astar;
+    gc_path path;
+    /* Plan queues: agent indices, FIFO rings of capacity = own agent count.
+     * `urgent` holds agents stopped by a grid change: all of them are
+     * served on the next tick, ahead of the budgeted `queue`. */
+    uint32_t *queue, *urgent;
+    uint32_t qcap, qhead, qlen, uhead, ulen;
+    gc_sim_counters win, total;
+    gc_sim_hist hwin, htotal;
+    int error; /* first gc_err a worker could not handle (ENOMEM) */
+} gc_sim_worker;
+
+struct gc_sim {
+    gc_grid *grid;
+    gc_nav *nav;       /* rebuilt by the loop between ticks, read in ticks */
+    gc_sim_config cfg; /* motion defaults resolved to world units */
+    float dt;
+    uint32_t n;
+    gc_agent *agents; /* agent i: its worker in a tick, the loop between */
+    uint8_t *flags;   /* GC_SIM_F_*, as the agents */
+    uint64_t *rng;    /* per-agent goal generators, as the agents */
+    /* Passable cells grouped by component (nav labels, cfg.diag rule):
+     * cells of label L are comp_cells[comp_off[L] .. comp_off[L + 1]).
+     * Rebuilt by the loop between ticks, read-only in ticks. */
+    uint32_t *comp_cells;
+    uint32_t *comp_off;
+    uint32_t comp_labels;
+    uint8_t *changed; /* 1 for cells changed by the current edit batch */
+    /* When each agent was stopped for a replan (set by the loop between
+     * ticks, read by the owning worker). */
+    uint64_t *stop_ns, *stop_tick;
+    /* Trace of the requested agent's next search.  Set between ticks by
+     * the loop; during a tick only the worker owning trace_agent writes
+     * trace and trace_fresh. */
+    uint32_t trace_agent;
+    gc_trace trace;
+    bool trace_fresh;
+    int nworkers;
+    gc_sim_worker *workers;
+    /* The gate: phase, done and quit are protected by gate_mu. */
+    pthread_mutex_t gate_mu;
+    pthread_cond_t gate_go, gate_done;
+    bool gate;
+    uint64_t phase;
+    int done;
+    bool quit;
+    uint64_t ticks; /* finished ticks; written by the loop only */
+};
+
+/* ---- sim-goals.c: random numbers, components, placement, goals ---- */
+
+uint64_t gc_sim_splitmix(uint64_t *s);
+uint32_t gc_sim_rand_below(uint64_t *s, uint32_t n);
+uint64_t gc_sim_mono_ns(void);
+/* Group the passable cells by component (GC_ENOMEM). */
+int gc_sim_build_components(gc_sim *s);
+/* A random cell of c's component (c itself when it has none). */
+gc_cell gc_sim_random_goal(gc_sim *s, uint32_t agent, gc_cell c);
+/* Whether `goal` lies in the component of `from`. */
+bool gc_sim_same_component(const gc_sim *s, gc_cell from, gc_cell goal);
+/* Place the agents and give them their first goals (gc_sim_new). */
+int gc_sim_place_agents(gc_sim *s, gc_error *err);
+
+/* ---- sim-plan.c: queues, planning, grid changes ---- */
+
+/* Put agent i on its worker's queue (urgent: served first, no budget). */
+void gc_sim_enqueue(gc_sim *s, uint32_t i, bool urgent);
+/* The passable cell the agent at p stands in (false: all are walls). */
+bool gc_sim_own_cell(const gc_grid *g, gc_vec2 p, gc_cell *out);
+/* Serve the worker's queues within the tick's budgets. */
+void gc_sim_plan_queued(gc_sim_worker *w);
+/* What happens when agent i arrives (next wander goal, unreachable). */
+void gc_sim_on_arrival(gc_sim *s, gc_sim_worker *w, uint32_t i);
+
+/* ---- sim-stats.c ---- */
+
+void gc_sim_hist_add(gc_sim_hist *h, double us);
+
+#endif

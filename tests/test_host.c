@@ -1,0 +1,254 @@
+/*
+ * test_host.c: the library's host, as a program that embeds gc_sim uses it
+ * (gridcrowd/host.h): a world made in this process, edits pushed through
+ * the real queue, ticks, and a reader attached the way the viewer attaches
+ * that sees the sim's agents, the tick, the statistics and the changed
+ * cells.  Also: a queue someone shrank is made again and reported; a host
+ * without a sim publishes the records it is given.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <gridcrowd/edits.h>
+#include <gridcrowd/host.h>
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+static char name[64];
+
+static uint64_t
+now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static gc_world *
+make_world(uint32_t agents)
+{
+    snprintf(name, sizeof name, "gct%d-host", (int)getpid());
+    gc_world_config wc;
+    memset(&wc, 0, sizeof wc);
+    wc.name = name;
+    wc.width = 21;
+    wc.height = 10;
+    wc.agent_capacity = agents;
+    gc_world *w;
+    gc_error err;
+    assert_int_equal(gc_world_create(&w, &wc, NULL, &err), GC_OK);
+    return w;
+}
+
+typedef struct said {
+    int n;
+    char last[256];
+} said;
+
+static void
+on_report(void *arg, const char *line)
+{
+    said *s = arg;
+    s->n++;
+    snprintf(s->last, sizeof s->last, "%s", line);
+}
+
+static void
+push_column(gc_world *w, int32_t x, uint32_t type)
+{
+    gc_edit e;
+    memset(&e, 0, sizeof e);
+    e.op = GC_EDIT_RECT;
+    e.type = type;
+    e.x0 = x;
+    e.y0 = 0;
+    e.x1 = x;
+    e.y1 = 9;
+    assert_int_equal(gc_edits_push(w, &e, 0), GC_OK);
+}
+
+static void
+test_embedded_sim_publishes(void **state)
+{
+    (void)state;
+    gc_world *w = make_world(20);
+    gc_grid *map, *grid;
+    assert_int_equal(gc_grid_new(&map, 21, 10), GC_OK);
+    gc_grid_set(map, 0, 0, GC_CELL_OBSTACLE);
+    assert_int_equal(gc_host_grid(w, map, &grid), GC_OK);
+    assert_int_equal(gc_grid_get(grid, 0, 0), GC_CELL_OBSTACLE);
+
+    gc_sim_config c;
+    gc_sim_config_init(&c);
+    c.agents = 20;
+    gc_sim *sim;
+    gc_error err;
+    assert_int_equal(gc_sim_new(&sim, grid, &c, &err), GC_OK);
+    said s = {0, ""};
+    gc_host_config hc = {w, grid, sim, on_report, &s};
+    gc_host *h;
+    assert_int_equal(gc_host_new(&h, &hc), GC_OK);
+
+    gc_world *r;
+    assert_int_equal(gc_world_attach(&r, name, GC_WORLD_ATTACH_EDITS, &err),
+                     GC_OK);
+    for (int t = 0; t < 30; t++) {
+        size_t changed = 99;
+        assert_int_equal(gc_host_edits(h, now_ns(), 0, &changed), GC_OK);
+        assert_int_equal(changed, 0);
+        assert_int_equal(gc_host_tick(h), GC_OK);
+        gc_host_publish_agents(h);
+    }
+    assert_int_equal(gc_world_tick(r), 30);
+    gc_world_agent recs[20];
+    size_t n = 0;
+    assert_int_equal(gc_world_read_agents(r, recs, 20, &n, NULL), GC_OK);
+    assert_int_equal(n, 20);
+    for (size_t i = 0; i < n; i++) {
+        const gc_agent *a = gc_sim_agent(sim, i);
+        assert_int_equal(recs[i].id, i);
+        assert_float_equal(recs[i].x, a->pos.x, 0);
+        assert_float_equal(recs[i].y, a->pos.y, 0);
+        assert_int_equal(recs[i].state, a->state);
+        assert_int_equal(recs[i].path_len, gc_agent_remaining(a));
+    }
+
+    /* An edit through the real queue: drained, applied, told to the sim. */
+    push_column(r, 10, GC_CELL_OBSTACLE);
+    size_t changed = 0;
+    assert_int_equal(gc_host_edits(h, now_ns(), 0, &changed), GC_OK);
+    assert_int_equal(changed, 10);
+    assert_int_equal(gc_grid_get(grid, 10, 5), GC_CELL_OBSTACLE);
+    for (int t = 0; t < 60; t++) {
+        assert_int_equal(gc_host_edits(h, now_ns(), 0, NULL), GC_OK);
+        assert_int_equal(gc_host_tick(h), GC_OK);
+        for (size_t i = 0; i < 20; i++) {
+            gc_cell at = gc_grid_world_to_cell(grid, gc_sim_agent(sim, i)->pos);
+            assert_true(at.x != 10 || gc_sim_agent(sim, i)->pos.x == 10.0f ||
+                        gc_sim_agent(sim, i)->pos.x == 11.0f);
+        }
+    }
+    gc_host_publish_agents(h);
+    uint8_t cells[21 * 10];
+    assert_int_equal(gc_world_read_cells(r, cells, NULL), GC_OK);
+    assert_int_equal(cells[5 * 21 + 10], GC_CELL_OBSTACLE);
+
+    /* Statistics of a window, as a reader sees them. */
+    gc_host_window win = {1.0, 60, 2000000000ull, 3};
+    gc_sim_stats st;
+    gc_host_publish_stats(h, &win, &st);
+    gc_world_stats ws;
+    assert_int_equal(gc_world_read_stats(r, &ws), GC_OK);
+    assert_int_equal(ws.tick, 90);
+    assert_int_equal(ws.uptime_ns, 2000000000ull);
+    assert_float_equal(ws.ticks_per_s, 60.0, 1e-9);
+    assert_int_equal(ws.overruns, 3);
+    uint64_t sum = 0;
+    for (int k = 0; k < 8; k++)
+        sum += ws.agents[k];
+    assert_int_equal(sum, 20);
+    assert_true(ws.searches_total > 0);
+    assert_int_equal(ws.searches_total, st.searches);
+    assert_int_equal(ws.edits_accepted, 1);
+    gc_host_counts hcnt;
+    gc_host_counts_get(h, &hcnt);
+    assert_int_equal(hcnt.ticks, 90);
+    assert_int_equal(hcnt.edit_batches, 1);
+    assert_int_equal(hcnt.queue_resets, 0);
+    assert_true(hcnt.edits_on);
+    assert_int_equal(s.n, 0);
+
+    /* Someone shrinks the queue: made again, said once, edits go on. */
+    char path[128];
+    snprintf(path, sizeof path, "/%s.edits", name);
+    int fd = shm_open(path, O_RDWR, 0);
+    assert_true(fd >= 0);
+    assert_int_equal(ftruncate(fd, 0), 0);
+    close(fd);
+    gc_world_close(r);
+    assert_int_equal(gc_host_edits(h, now_ns(), 0, NULL), GC_OK);
+    gc_host_counts_get(h, &hcnt);
+    assert_int_equal(hcnt.queue_resets, 1);
+    assert_int_equal(s.n, 1);
+    assert_non_null(strstr(s.last, "making a new edit queue"));
+    assert_int_equal(gc_world_attach(&r, name, GC_WORLD_ATTACH_EDITS, &err),
+                     GC_OK);
+    push_column(r, 10, GC_CELL_WALKABLE);
+    assert_int_equal(gc_host_edits(h, now_ns(), 0, &changed), GC_OK);
+    assert_int_equal(changed, 10);
+    /* A fault the program's SIGBUS guard caught: made again too. */
+    gc_world_close(r);
+    assert_int_equal(gc_host_edits(h, now_ns(), 1, NULL), GC_OK);
+    gc_host_counts_get(h, &hcnt);
+    assert_int_equal(hcnt.queue_resets, 2);
+    assert_non_null(strstr(s.last, "SIGBUS caught, 1 so far"));
+
+    gc_host_free(h);
+    gc_sim_free(sim);
+    gc_grid_free(grid);
+    gc_grid_free(map);
+    gc_world_destroy(w);
+}
+
+static void
+test_records_without_sim(void **state)
+{
+    (void)state;
+    gc_world *w = make_world(4);
+    gc_grid *grid;
+    assert_int_equal(gc_host_grid(w, NULL, &grid), GC_OK);
+    gc_host_config hc = {w, grid, NULL, NULL, NULL};
+    gc_host *h;
+    assert_int_equal(gc_host_new(&h, &hc), GC_OK);
+    gc_world_agent recs[5];
+    memset(recs, 0, sizeof recs);
+    for (uint32_t i = 0; i < 5; i++) {
+        recs[i].id = i;
+        recs[i].x = 1.5f + (float)i;
+        recs[i].y = 2.5f;
+        recs[i].state = i < 3 ? GC_AGENT_MOVING : GC_AGENT_ARRIVED;
+    }
+    gc_host_publish_records(h, recs, 5); /* one past capacity: dropped */
+    assert_int_equal(gc_host_tick(h), GC_OK);
+    gc_host_window win = {0.5, 15, 500000000ull, 0};
+    gc_host_publish_stats(h, &win, NULL);
+
+    gc_world *r;
+    gc_error err;
+    assert_int_equal(gc_world_attach(&r, name, 0, &err), GC_OK);
+    gc_world_agent got[4];
+    size_t n = 0;
+    assert_int_equal(gc_world_read_agents(r, got, 4, &n, NULL), GC_OK);
+    assert_int_equal(n, 4);
+    assert_float_equal(got[3].x, 4.5f, 0);
+    gc_world_stats ws;
+    assert_int_equal(gc_world_read_stats(r, &ws), GC_OK);
+    assert_int_equal(ws.tick, 1);
+    assert_float_equal(ws.ticks_per_s, 30.0, 1e-9);
+    assert_int_equal(ws.agents[GC_AGENT_MOVING], 3);
+    assert_int_equal(ws.agents[GC_AGENT_ARRIVED], 1);
+    assert_int_equal(gc_world_tick(r), 1);
+    gc_world_close(r);
+    gc_host_free(h);
+    gc_grid_free(grid);
+    gc_world_destroy(w);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_embedded_sim_publishes),
+        cmocka_unit_test(test_records_without_sim),
+    };
+    return cmocka_run_group_tests_name("host", tests, NULL, NULL);
+}
