@@ -39,14 +39,6 @@ gc_sim_rand_below(uint64_t *s, uint32_t n)
     return (uint32_t)(((gc_sim_splitmix(s) >> 32) * (uint64_t)n) >> 32);
 }
 
-uint64_t
-gc_sim_mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* ---- components ------------------------------------------------------------
  */
 

@@ -31,6 +31,8 @@
  */
 #include "config.h"
 
+#include <gridcrowd/util.h>
+
 #include "sim_int.h"
 #include "grid_int.h"
 
@@ -148,7 +150,7 @@ plan(gc_sim *s, gc_sim_worker *w, uint32_t i)
     if (s->flags[i] & GC_SIM_F_REPLAN) {
         /* s->ticks counts finished ticks: this is tick s->ticks + 1. */
         uint64_t dt = s->ticks + 1 - s->stop_tick[i];
-        uint64_t dns = gc_sim_mono_ns() - s->stop_ns[i];
+        uint64_t dns = gc_clock_ns() - s->stop_ns[i];
         w->win.replans++;
         w->win.replan_ns_sum += dns;
         if (dns > w->win.replan_ns_max)
@@ -352,7 +354,7 @@ gc_sim_grid_changed(gc_sim *s, const gc_cell *cells, size_t n)
         if (s->stop_ns == NULL || s->stop_tick == NULL)
             rc = GC_ENOMEM;
     }
-    uint64_t now = gc_sim_mono_ns();
+    uint64_t now = gc_clock_ns();
     if (rc == GC_OK && cells != NULL && s->changed == NULL) {
         s->changed =
             calloc((size_t)s->grid->width * (size_t)s->grid->height, 1);
@@ -447,21 +449,21 @@ void
 gc_sim_plan_queued(gc_sim_worker *w)
 {
     gc_sim *s = w->sim;
-    uint64_t t0 = s->cfg.plan_time_ns ? gc_sim_mono_ns() : 0;
+    uint64_t t0 = s->cfg.plan_time_ns ? gc_clock_ns() : 0;
     /* Agents stopped by a grid change go first and ignore the count
      * budget; in real time they too stop at twice the planning time (about
      * a tick), so an edit flood cannot stall the loop: the rest stay
      * stopped and go first next tick. */
     while (w->ulen > 0) {
         if (s->cfg.plan_time_ns &&
-            gc_sim_mono_ns() - t0 >= 2 * s->cfg.plan_time_ns)
+            gc_clock_ns() - t0 >= 2 * s->cfg.plan_time_ns)
             break;
         uint32_t i = ring_pop(w->urgent, w->qcap, &w->uhead, &w->ulen);
         s->flags[i] &= (uint8_t)~GC_SIM_F_QUEUED;
         plan(s, w, i);
     }
     for (uint32_t k = 0; k < s->cfg.plan_budget && w->qlen > 0; k++) {
-        if (s->cfg.plan_time_ns && gc_sim_mono_ns() - t0 >= s->cfg.plan_time_ns)
+        if (s->cfg.plan_time_ns && gc_clock_ns() - t0 >= s->cfg.plan_time_ns)
             break;
         uint32_t i = ring_pop(w->queue, w->qcap, &w->qhead, &w->qlen);
         s->flags[i] &= (uint8_t)~GC_SIM_F_QUEUED;

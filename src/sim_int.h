@@ -110,7 +110,6 @@ struct gc_sim {
 
 uint64_t gc_sim_splitmix(uint64_t *s);
 uint32_t gc_sim_rand_below(uint64_t *s, uint32_t n);
-uint64_t gc_sim_mono_ns(void);
 /* Group the passable cells by component (GC_ENOMEM). */
 int gc_sim_build_components(gc_sim *s);
 /* A random cell of c's component (c itself when it has none). */

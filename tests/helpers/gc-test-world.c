@@ -41,6 +41,7 @@
 
 #include <gridcrowd/host.h>
 #include <gridcrowd/mapio.h>
+#include <gridcrowd/util.h>
 #include <gridcrowd/world.h>
 
 #include <errno.h>
@@ -239,20 +240,10 @@ out:
     free(ev);
 }
 
-static uint64_t
-now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
 static double
 now_s(void)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+    return (double)gc_clock_ns() * 1e-9;
 }
 
 /* Tick at `hz` until a signal: edits, trace, motion, publish (the
@@ -276,7 +267,7 @@ run(fake *f, double hz)
                !stop_flag)
             ;
         /* A failed drain leaves the edits for the next tick. */
-        gc_host_edits(f->host, now_ns(), 0, NULL);
+        gc_host_edits(f->host, gc_clock_ns(), 0, NULL);
         uint32_t want;
         gc_world_trace_request(f->w, &want, NULL);
         if (want != f->traced) {

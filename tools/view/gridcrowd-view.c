@@ -12,6 +12,7 @@
 
 #include "view.h"
 
+#include <gridcrowd/util.h>
 #include <gridcrowd/version.h>
 
 #include <errno.h>
@@ -78,9 +79,7 @@ static const char help_text[] =
 static double
 now_s(void)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+    return (double)gc_clock_ns() * 1e-9;
 }
 
 static int
