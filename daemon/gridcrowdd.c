@@ -68,12 +68,12 @@ on_signal(int sig)
  * The SIGBUS guard.  Anyone allowed to edit can shrink the queue object,
  * and touching a mapping past its object's new end raises SIGBUS.  The
  * daemon checks the object's size before each drain
- * (gc_world_edits_intact), but a shrink can land between that check and
+ * (gc_queue_intact), but a shrink can land between that check and
  * the drain, or while a new queue is being made.  So while the simulation
  * thread works on the queue (guard_on; the agent threads are parked then,
  * and nothing else it touches can shrink: the world is the daemon's
  * alone), the handler puts an anonymous zero page over the faulting page
- * and returns, and the access reads zeros: gc_edits_pop takes nothing
+ * and returns, and the access reads zeros: gc_queue_pop takes nothing
  * from a header without its magic, and before the next drain the daemon
  * sees the hit (guard_hits) and makes a new queue.  Any other SIGBUS is a
  * real crash: the handler restores the default action and the access
@@ -790,7 +790,7 @@ check_queue(gc_world *w)
     static uint64_t window;
     static unsigned said, quiet;
     gc_error err;
-    int rc = gc_world_edits_intact(w, &err);
+    int rc = gc_queue_intact(gc_world_queue(w), &err);
     sig_atomic_t hits = guard_hits;
     if (rc == GC_OK && hits == hits_seen)
         return true;
@@ -807,7 +807,7 @@ check_queue(gc_world *w)
         if (hits != hits_seen)
             msg("%s: shrunk while the daemon was using it (SIGBUS caught, "
                 "%d so far); making a new edit queue%s",
-                gc_world_edits_name(w), (int)hits, more);
+                gc_queue_name(gc_world_queue(w)), (int)hits, more);
         else
             msg("%s; making a new edit queue%s", err.msg, more);
         said++;
@@ -817,7 +817,7 @@ check_queue(gc_world *w)
     }
     hits_seen = hits;
     queue_resets++;
-    if (gc_world_reset_edits(w, &err) != GC_OK) {
+    if (gc_queue_reset(gc_world_queue(w), &err) != GC_OK) {
         msg("%s: no more edits until the daemon restarts", err.msg);
         return false;
     }
@@ -1178,7 +1178,7 @@ main(int argc, char **argv)
     if (took.world)
         report_takeover(gc_world_name(world), took.world_pid);
     if (took.edits)
-        report_takeover(gc_world_edits_name(world), took.edits_pid);
+        report_takeover(gc_queue_name(gc_world_queue(world)), took.edits_pid);
 
     /* The simulation runs on the cells in shared memory. */
     rc = gc_world_grid(world, &grid);

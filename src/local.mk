@@ -9,7 +9,9 @@ gridcrowdinclude_HEADERS = \
 	include/gridcrowd/agent.h \
 	include/gridcrowd/sim.h \
 	include/gridcrowd/edits.h \
-	include/gridcrowd/world.h
+	include/gridcrowd/queue.h \
+	include/gridcrowd/world.h \
+	include/gridcrowd/world-layout.h
 
 libgridcrowd_la_SOURCES = \
 	%reldir%/error.c \
@@ -20,7 +22,11 @@ libgridcrowd_la_SOURCES = \
 	%reldir%/smooth.c \
 	%reldir%/agent.c \
 	%reldir%/sim.c \
+	%reldir%/shm.c %reldir%/world_int.h \
+	%reldir%/world-layout.c \
 	%reldir%/world.c \
+	%reldir%/world-snapshot.c \
+	%reldir%/queue.c \
 	%reldir%/edits.c
 libgridcrowd_la_LDFLAGS = -version-info $(GC_LT_VERSION) $(AM_LDFLAGS)
 libgridcrowd_la_LIBADD = $(PTHREAD_LIBS) $(LIBS)

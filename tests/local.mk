@@ -56,6 +56,7 @@ TESTS += $(unit_tests)
 %canon_reldir%_test_sim_LDADD = $(test_ldadd)
 
 %canon_reldir%_test_world_SOURCES = %reldir%/test_world.c src/world.c \
+	src/shm.c src/world-layout.c src/world-snapshot.c src/queue.c \
 	src/grid.c src/agent.c src/error.c
 %canon_reldir%_test_world_CFLAGS = $(test_cflags)
 %canon_reldir%_test_world_LDADD = $(CMOCKA_LIBS) -lm

@@ -24,6 +24,7 @@
 #include <cmocka.h>
 
 #include <gridcrowd/edits.h>
+#include <gridcrowd/world-layout.h>
 #include <gridcrowd/world.h>
 
 #include <errno.h>
@@ -107,7 +108,7 @@ start(fixture *f)
     int rc = gc_world_create(&f->owner, &f->cfg, NULL, &err);
     if (rc != GC_OK)
         fail_msg("create: %s", err.msg);
-    rc = gc_world_attach(&f->tool, f->name, GC_WORLD_ATTACH_EDITS, &err);
+    rc = gc_world_attach(&f->tool, f->name, GC_WORLD_ATTACH_QUEUE, &err);
     if (rc != GC_OK)
         fail_msg("attach: %s", err.msg);
     assert_int_equal(gc_world_grid(f->owner, &f->grid), GC_OK);
@@ -125,7 +126,7 @@ mono_ns(void)
 static uint64_t
 push(fixture *f, gc_edit e)
 {
-    assert_int_equal(gc_edits_push(f->tool, &e, SEC), GC_OK);
+    assert_int_equal(gc_queue_push(gc_world_queue(f->tool), &e, SEC), GC_OK);
     return e.position;
 }
 
@@ -733,8 +734,8 @@ test_reject_corrupt(void **state)
     fixture *f = *state;
     start(f);
     uint64_t pos = push(f, set(1, 1, 1));
-    gc_edits_header *h = gc_world_edits(f->tool);
-    gc_edit_entry *ent = (gc_edit_entry *)(void *)((uint8_t *)h + 256);
+    gc_queue_header *h = gc_queue_hdr(gc_world_queue(f->tool));
+    gc_queue_entry *ent = (gc_queue_entry *)(void *)((uint8_t *)h + 256);
     ent[pos & (h->capacity - 1)].x0 = 2;
     push(f, set(3, 3, 1));
     drained d = drain(f);
@@ -779,7 +780,7 @@ test_untrusted_queue_header(void **state)
     f->cfg.claim_timeout_ms = 2000;
     f->acfg.batch_timeout_ms = 10; /* raised to 2 s + 1 s */
     start(f);
-    gc_edits_header *h = gc_world_edits(f->tool);
+    gc_queue_header *h = gc_queue_hdr(gc_world_queue(f->tool));
     h->capacity = 1u << 31;
     h->claim_timeout_ns = UINT64_MAX;
     atomic_store(&h->head, 12345);
@@ -1059,7 +1060,7 @@ flood_main(void *arg)
     flood *fl = arg;
     for (int i = 0; i < fl->n; i++) {
         gc_edit e = set(i % 16, (i / 16) % 12, (uint32_t)(1 + i % 3));
-        int rc = gc_edits_push(fl->w, &e, 10 * SEC);
+        int rc = gc_queue_push(gc_world_queue(fl->w), &e, 10 * SEC);
         if (rc != GC_OK) {
             fl->rc = rc;
             return NULL;
@@ -1167,10 +1168,10 @@ claim_and_die_child(const char *name)
     }
     /* No helper (a run outside make check): do what it does. */
     gc_world *w;
-    if (gc_world_attach(&w, name, GC_WORLD_ATTACH_EDITS, NULL) != GC_OK)
+    if (gc_world_attach(&w, name, GC_WORLD_ATTACH_QUEUE, NULL) != GC_OK)
         _exit(1);
-    gc_edits_header *h = gc_world_edits(w);
-    gc_edit_entry *ent = (gc_edit_entry *)(void *)((uint8_t *)h + 256);
+    gc_queue_header *h = gc_queue_hdr(gc_world_queue(w));
+    gc_queue_entry *ent = (gc_queue_entry *)(void *)((uint8_t *)h + 256);
     uint64_t pos = atomic_load(&h->tail);
     if (atomic_load(&ent[pos & (h->capacity - 1)].seq) != pos ||
         !atomic_compare_exchange_strong(&h->tail, &pos, pos + 1))
@@ -1303,7 +1304,7 @@ random_edit(producer *p, int32_t w, int32_t h)
 static bool
 model_push(producer *p, gc_edit e)
 {
-    int rc = gc_edits_push(p->w, &e, 30 * SEC);
+    int rc = gc_queue_push(gc_world_queue(p->w), &e, 30 * SEC);
     if (rc != GC_OK) {
         p->rc = rc;
         return false;
@@ -1386,7 +1387,7 @@ test_model(void **state)
     pthread_t t[MODEL_THREADS];
     for (int i = 0; i < MODEL_THREADS; i++) {
         assert_int_equal(
-            gc_world_attach(&handles[i], f->name, GC_WORLD_ATTACH_EDITS, NULL),
+            gc_world_attach(&handles[i], f->name, GC_WORLD_ATTACH_QUEUE, NULL),
             GC_OK);
         p[i] = (producer){.w = handles[i],
                           .id = i + 1,
@@ -1407,7 +1408,7 @@ test_model(void **state)
         int done = 0;
         for (int i = 0; i < MODEL_THREADS; i++)
             done += atomic_load_explicit(&p[i].finished, memory_order_acquire);
-        if (done == MODEL_THREADS && gc_edits_pending(f->owner) == 0)
+        if (done == MODEL_THREADS && gc_queue_pending(gc_world_queue(f->owner)) == 0)
             break;
         assert_true(mono_ns() < deadline);
         read_cells(f, before);

@@ -2,8 +2,8 @@
  * gridcrowd/edits.h: what goes through the edit queue, and the daemon's
  * side of it: checking and applying edits between ticks.
  *
- * The queue itself (a bounded ring in /NAME.edits, gc_edits_push and
- * gc_edits_pop) is in world.h.  This header gives the entries their
+ * The queue itself (a bounded ring in /NAME.edits, gc_queue_push and
+ * gc_queue_pop) is in world.h.  This header gives the entries their
  * meaning.  An edit is untrusted input: every field is checked before
  * anything is applied, and a bad entry is counted by reason, never applied.
  *

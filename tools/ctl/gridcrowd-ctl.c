@@ -155,7 +155,7 @@ attach(gc_world **w, bool edits, const char *what)
 {
     gc_error err;
     int rc =
-        gc_world_attach(w, shm_name, edits ? GC_WORLD_ATTACH_EDITS : 0, &err);
+        gc_world_attach(w, shm_name, edits ? GC_WORLD_ATTACH_QUEUE : 0, &err);
     if (rc != GC_OK)
         return fail(attach_exit(rc), what, "%s", err.msg);
     if (edits) {
@@ -383,7 +383,7 @@ new_batch_id(void)
 static int
 send_edit(gc_world *w, gc_edit *e, const char *what)
 {
-    int rc = gc_edits_push(w, e, timeout_ns());
+    int rc = gc_queue_push(gc_world_queue(w), e, timeout_ns());
     switch (rc) {
     case GC_OK:
         return EX_OK;
@@ -391,14 +391,14 @@ send_edit(gc_world *w, gc_edit *e, const char *what)
         return fail(EX_TIMEOUT, what,
                     "edit queue %s stayed full for %g s; is the daemon "
                     "running?",
-                    gc_world_edits_name(w), timeout_s);
+                    gc_queue_name(gc_world_queue(w)), timeout_s);
     case GC_ETIMEOUT:
         return fail(EX_TIMEOUT, what,
                     "the daemon dropped the edit: this process took longer "
                     "than the queue's claim timeout to write it");
     case GC_ECORRUPT:
         return fail(EX_REFUSED, what, "edit queue %s is corrupt",
-                    gc_world_edits_name(w));
+                    gc_queue_name(gc_world_queue(w)));
     }
     return fail(EX_FAILED, what, "%s", gc_strerror(rc));
 }
@@ -540,13 +540,8 @@ cmd_status(const char *cmd, int n, char **args, cmd_opts *o)
                                                 : GC_AGENT_NSTATES]++;
     free(ag);
 
-    const gc_world_header *h = gc_world_hdr(w);
-    uint64_t acc =
-                 atomic_load_explicit(&h->edits_accepted, memory_order_relaxed),
-             rej =
-                 atomic_load_explicit(&h->edits_rejected, memory_order_relaxed),
-             pend =
-                 atomic_load_explicit(&h->edits_pending, memory_order_relaxed);
+    uint64_t acc, rej, pend;
+    gc_world_edit_counts(w, &acc, &rej, &pend);
     bool alive = gc_world_owner_alive(w);
     long pid = (long)gc_world_pid(w);
     const char *state = gc_world_state_name(gc_world_state(w));
@@ -923,7 +918,7 @@ cmd_sync(const char *cmd, int n, char **args, cmd_opts *o)
     int rc = attach(&w, true, cmd);
     if (rc != EX_OK)
         return rc;
-    rc = wait_applied(w, gc_edits_tail(w), cmd);
+    rc = wait_applied(w, gc_queue_tail(gc_world_queue(w)), cmd);
     gc_world_close(w);
     return rc;
 }
