@@ -147,7 +147,7 @@ gc_world_stats_publish(gc_world *w, const gc_world_stats *st)
 }
 
 int
-gc_world_trace_publish(gc_world *w, uint32_t agent, uint32_t generation,
+gc_world_trace_publish(gc_world *w, uint32_t agent, uint32_t salt,
                        uint64_t tick, const gc_world_trace_event *ev, size_t n)
 {
     if (!w->owner)
@@ -158,7 +158,7 @@ gc_world_trace_publish(gc_world *w, uint32_t agent, uint32_t generation,
     seq_write_begin(&t->seq);
     atomic_store_explicit(&t->tick, tick, memory_order_relaxed);
     atomic_store_explicit(&t->agent, agent, memory_order_relaxed);
-    atomic_store_explicit(&t->agent_generation, generation,
+    atomic_store_explicit(&t->agent_salt, salt,
                           memory_order_relaxed);
     atomic_store_explicit(&t->count, (uint32_t)m, memory_order_relaxed);
     atomic_store_explicit(&t->truncated, m < n, memory_order_relaxed);
@@ -174,12 +174,12 @@ gc_world_trace_publish(gc_world *w, uint32_t agent, uint32_t generation,
 }
 
 int
-gc_world_set_trace_request(gc_world *w, uint32_t agent, uint32_t generation)
+gc_world_set_trace_request(gc_world *w, uint32_t agent, uint32_t salt)
 {
     if (!w->owner)
         return GC_EPERM;
     gc_world_trace_hdr *t = world_trace_hdr(w);
-    atomic_store_explicit(&t->request_generation, generation,
+    atomic_store_explicit(&t->request_salt, salt,
                           memory_order_relaxed);
     atomic_store_explicit(&t->request_agent, agent, memory_order_relaxed);
     return GC_OK;
@@ -293,7 +293,7 @@ gc_world_read_trace(const gc_world *w, gc_world_trace_info *info,
             in.seq = s1 >> 1;
             in.tick = atomic_load_explicit(&t->tick, memory_order_relaxed);
             in.agent = atomic_load_explicit(&t->agent, memory_order_relaxed);
-            in.generation = atomic_load_explicit(&t->agent_generation,
+            in.salt = atomic_load_explicit(&t->agent_salt,
                                                  memory_order_relaxed);
             uint32_t c = atomic_load_explicit(&t->count, memory_order_relaxed);
             in.truncated =
@@ -321,12 +321,12 @@ gc_world_read_trace(const gc_world *w, gc_world_trace_info *info,
 }
 
 void
-gc_world_trace_request(const gc_world *w, uint32_t *agent, uint32_t *generation)
+gc_world_trace_request(const gc_world *w, uint32_t *agent, uint32_t *salt)
 {
     gc_world_trace_hdr *t = world_trace_hdr(w);
     if (agent != NULL)
         *agent = atomic_load_explicit(&t->request_agent, memory_order_relaxed);
-    if (generation != NULL)
-        *generation =
-            atomic_load_explicit(&t->request_generation, memory_order_relaxed);
+    if (salt != NULL)
+        *salt =
+            atomic_load_explicit(&t->request_salt, memory_order_relaxed);
 }

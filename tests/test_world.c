@@ -981,7 +981,7 @@ agent_rec(uint32_t i, uint64_t n)
     gc_world_agent a;
     memset(&a, 0, sizeof a);
     a.id = i;
-    a.generation = (uint32_t)n;
+    a.salt = (uint32_t)n;
     a.x = (float)n;
     a.y = (float)n + 0.5f;
     a.heading = -(float)n;
@@ -1244,7 +1244,7 @@ test_stats_trace(void **state)
     assert_int_equal(info.seq, 1);
     assert_int_equal(info.tick, 77);
     assert_int_equal(info.agent, 4);
-    assert_int_equal(info.generation, 2);
+    assert_int_equal(info.salt, 2);
     assert_int_equal(info.count, 10);
     assert_false(info.truncated);
     assert_memory_equal(out, ev, 10 * sizeof ev[0]);
@@ -1314,7 +1314,7 @@ stats_reader_main(void *arg)
         if (gc_world_read_trace(r->w, &info, ev, TRACE_N) == GC_OK &&
             info.seq > 0) {
             r->reads++;
-            if (info.tick != info.agent || info.generation != info.agent ||
+            if (info.tick != info.agent || info.salt != info.agent ||
                 info.count != info.tick % TRACE_N)
                 r->torn++;
             for (size_t i = 0; i < info.count; i++)

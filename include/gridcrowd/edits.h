@@ -24,7 +24,7 @@
  *                  END itself not counted, 0..GC_EDIT_MAX_BATCH); type, y0,
  *                  x1 and y1 are 0
  *   GC_EDIT_TRACE  ask the daemon to record the searches of agent x0
- *                  (generation y0, both read as uint32) for the viewer;
+ *                  (salt y0, both read as uint32) for the viewer;
  *                  x0 = GC_WORLD_NO_AGENT (UINT32_MAX): none; type, x1, y1
  *                  and batch are 0
  * `type` is a GC_CELL_* value.  Fields an operation does not use must be

@@ -159,14 +159,14 @@ typedef struct gc_world_trace_hdr {
     _Atomic uint64_t seq;
     _Atomic uint64_t tick;  /* tick of the traced search */
     _Atomic uint32_t agent; /* traced agent, or GC_WORLD_NO_AGENT */
-    _Atomic uint32_t agent_generation;
+    _Atomic uint32_t agent_salt; /* its gc_world_agent.salt */
     _Atomic uint32_t count;     /* events stored, <= trace_capacity */
     _Atomic uint32_t truncated; /* 1: the search had more events */
     /* The agent whose searches should be traced.  Written by the daemon
      * (relaxed), on behalf of the viewer, which asks through the edit queue:
      * the viewer cannot write the world.  Not part of the seqlock. */
     _Atomic uint32_t request_agent;
-    _Atomic uint32_t request_generation;
+    _Atomic uint32_t request_salt;
     uint32_t reserved[6];
 } gc_world_trace_hdr;
 

@@ -72,7 +72,10 @@ const char *gc_world_state_name(unsigned state);
  */
 typedef struct gc_world_agent {
     uint32_t id;            /* agent index */
-    uint32_t generation;    /* bumped when the index is reused */
+    uint32_t salt;          /* names this occupant of the index, so that
+                               a stale reference fails cleanly once
+                               agents can be removed and indices reused;
+                               always 0 until removal exists */
     float x, y;             /* position, world units */
     float heading;          /* radians, atan2(dy, dx), world y down */
     float speed;            /* world units per second */
@@ -301,13 +304,12 @@ int gc_world_stats_publish(gc_world *w, const gc_world_stats *st);
  * Publish the trace of one search of `agent`: the first trace_capacity of
  * the n events are stored and `truncated` is set when there were more.
  */
-int gc_world_trace_publish(gc_world *w, uint32_t agent, uint32_t generation,
+int gc_world_trace_publish(gc_world *w, uint32_t agent, uint32_t salt,
                            uint64_t tick, const gc_world_trace_event *ev,
                            size_t n);
 
 /* Record which agent the viewer asked to trace (GC_WORLD_NO_AGENT: none). */
-int gc_world_set_trace_request(gc_world *w, uint32_t agent,
-                               uint32_t generation);
+int gc_world_set_trace_request(gc_world *w, uint32_t agent, uint32_t salt);
 
 /* ---- Reading (anyone) -------------------------------------------------- */
 /*
@@ -337,7 +339,7 @@ typedef struct gc_world_trace_info {
     uint64_t seq; /* traces published so far (0: none) */
     uint64_t tick;
     uint32_t agent; /* GC_WORLD_NO_AGENT when none */
-    uint32_t generation;
+    uint32_t salt;  /* the traced agent's gc_world_agent.salt */
     size_t count;   /* events copied to out */
     bool truncated; /* the search had more events than were stored or
                        than fitted in out */
@@ -350,7 +352,7 @@ int gc_world_read_trace(const gc_world *w, gc_world_trace_info *info,
 
 /* The trace request (relaxed loads). */
 void gc_world_trace_request(const gc_world *w, uint32_t *agent,
-                            uint32_t *generation);
+                            uint32_t *salt);
 
 #ifdef __cplusplus
 }

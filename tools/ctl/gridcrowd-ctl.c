@@ -643,7 +643,7 @@ cmd_trace(const char *cmd, int n, char **args, cmd_opts *o)
     int rc = attach(&w, true, what);
     if (rc != EX_OK)
         return rc;
-    uint32_t cap = gc_world_agent_capacity(w), generation = 0;
+    uint32_t cap = gc_world_agent_capacity(w), salt = 0;
     if (agent != GC_WORLD_NO_AGENT && agent >= cap) {
         gc_world_close(w);
         return fail(EX_REJECTED, what,
@@ -652,18 +652,18 @@ cmd_trace(const char *cmd, int n, char **args, cmd_opts *o)
                     agent, cap);
     }
     if (agent != GC_WORLD_NO_AGENT) {
-        /* Trace the agent now in that slot: its generation. */
+        /* Trace the agent now in that slot: its salt. */
         gc_world_agent *ag = calloc(cap, sizeof *ag);
         size_t count = 0;
         if (ag != NULL &&
             gc_world_read_agents(w, ag, cap, &count, NULL) == GC_OK)
             for (size_t i = 0; i < count; i++)
                 if (ag[i].id == agent)
-                    generation = ag[i].generation;
+                    salt = ag[i].salt;
         free(ag);
     }
     gc_edit e = {
-        .op = GC_EDIT_TRACE, .x0 = (int32_t)agent, .y0 = (int32_t)generation};
+        .op = GC_EDIT_TRACE, .x0 = (int32_t)agent, .y0 = (int32_t)salt};
     rc = send_all(w, &e, 1, true, o->sync, what);
     gc_world_close(w);
     return rc;
