@@ -60,6 +60,8 @@ queue_entries(const gc_queue *q)
 void
 gc_queue_init(gc_queue *q, uint32_t capacity, uint64_t start)
 {
+    GC_ASSERT_OWNER(q); /* only the daemon makes a queue */
+    assert(capacity >= 2 && (capacity & (capacity - 1)) == 0);
     q->cap = capacity;
     q->head = start;
     q->stalled = false;
@@ -191,6 +193,8 @@ gc_queue_push(gc_queue *q, gc_edit *e, uint64_t timeout_ns)
 static void
 queue_release(gc_queue *q, gc_queue_entry *slot, uint64_t pos)
 {
+    GC_ASSERT_OWNER(q); /* the consumer's fields are the owner's */
+    assert(pos == q->head);
     atomic_store_explicit(&slot->seq, pos + q->cap, memory_order_release);
     q->head = pos + 1;
     atomic_store_explicit(&queue_hdr(q)->head, pos + 1, memory_order_release);

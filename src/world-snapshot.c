@@ -37,6 +37,8 @@ static void
 seq_write_begin(_Atomic uint64_t *seq)
 {
     uint64_t s = atomic_load_explicit(seq, memory_order_relaxed);
+    /* One writer: nobody else can be half-way through a write. */
+    assert((s & 1) == 0);
     atomic_store_explicit(seq, s | 1, memory_order_release);
     atomic_thread_fence(memory_order_release);
 }
@@ -45,6 +47,7 @@ static void
 seq_write_end(_Atomic uint64_t *seq)
 {
     uint64_t s = atomic_load_explicit(seq, memory_order_relaxed);
+    assert((s & 1) == 1); /* a write we began */
     atomic_store_explicit(seq, (s | 1) + 1, memory_order_release);
 }
 
@@ -82,6 +85,8 @@ gc_world_agents_begin(gc_world *w)
         return NULL;
     gc_world_agents_hdr *ah = world_agents_hdr(w);
     uint64_t s = atomic_load_explicit(&ah->seq, memory_order_relaxed);
+    /* The snapshot's seq is odd exactly while our snapshot is open. */
+    assert((s & 1) == (w->snap.open ? 1u : 0u));
     if (!w->snap.open) {
         /* Odd: "filling snapshot s/2 + 1".  Release (not relaxed) so that a
          * reader that loads this value still synchronizes with the publish
@@ -105,6 +110,7 @@ gc_world_agent_store(gc_world_snap *s, uint32_t i, const gc_world_agent *rec)
         return GC_ERANGE;
     uint64_t words[GC_WORLD_AGENT_WORDS];
     memcpy(words, rec, sizeof words);
+    assert(s->slots != NULL); /* set by the owner's begin */
     gc_world_agent_slot *slot = &s->slots[i];
     for (size_t k = 0; k < GC_WORLD_AGENT_WORDS; k++)
         atomic_store_explicit(&slot->word[k], words[k], memory_order_relaxed);
@@ -122,6 +128,7 @@ gc_world_agents_publish(gc_world *w, uint32_t count)
         return GC_ERANGE;
     gc_world_agents_hdr *ah = world_agents_hdr(w);
     uint64_t s = atomic_load_explicit(&ah->seq, memory_order_relaxed);
+    assert((s & 1) == 1); /* opened by gc_world_agents_begin */
     atomic_store_explicit(&ah->count[(s >> 1) & 1], count,
                           memory_order_relaxed);
     atomic_store_explicit(&world_hdr(w)->agent_count, count,
@@ -158,8 +165,7 @@ gc_world_trace_publish(gc_world *w, uint32_t agent, uint32_t salt,
     seq_write_begin(&t->seq);
     atomic_store_explicit(&t->tick, tick, memory_order_relaxed);
     atomic_store_explicit(&t->agent, agent, memory_order_relaxed);
-    atomic_store_explicit(&t->agent_salt, salt,
-                          memory_order_relaxed);
+    atomic_store_explicit(&t->agent_salt, salt, memory_order_relaxed);
     atomic_store_explicit(&t->count, (uint32_t)m, memory_order_relaxed);
     atomic_store_explicit(&t->truncated, m < n, memory_order_relaxed);
     for (size_t i = 0; i < m; i++) {
@@ -179,8 +185,7 @@ gc_world_set_trace_request(gc_world *w, uint32_t agent, uint32_t salt)
     if (!w->owner)
         return GC_EPERM;
     gc_world_trace_hdr *t = world_trace_hdr(w);
-    atomic_store_explicit(&t->request_salt, salt,
-                          memory_order_relaxed);
+    atomic_store_explicit(&t->request_salt, salt, memory_order_relaxed);
     atomic_store_explicit(&t->request_agent, agent, memory_order_relaxed);
     return GC_OK;
 }
@@ -293,8 +298,8 @@ gc_world_read_trace(const gc_world *w, gc_world_trace_info *info,
             in.seq = s1 >> 1;
             in.tick = atomic_load_explicit(&t->tick, memory_order_relaxed);
             in.agent = atomic_load_explicit(&t->agent, memory_order_relaxed);
-            in.salt = atomic_load_explicit(&t->agent_salt,
-                                                 memory_order_relaxed);
+            in.salt =
+                atomic_load_explicit(&t->agent_salt, memory_order_relaxed);
             uint32_t c = atomic_load_explicit(&t->count, memory_order_relaxed);
             in.truncated =
                 atomic_load_explicit(&t->truncated, memory_order_relaxed) != 0;
@@ -327,6 +332,5 @@ gc_world_trace_request(const gc_world *w, uint32_t *agent, uint32_t *salt)
     if (agent != NULL)
         *agent = atomic_load_explicit(&t->request_agent, memory_order_relaxed);
     if (salt != NULL)
-        *salt =
-            atomic_load_explicit(&t->request_salt, memory_order_relaxed);
+        *salt = atomic_load_explicit(&t->request_salt, memory_order_relaxed);
 }

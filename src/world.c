@@ -164,6 +164,7 @@ check_config(const gc_world_config *cfg, gc_layout *l, uint32_t *edits_cap,
 static void
 init_world(gc_world *w)
 {
+    GC_ASSERT_OWNER(w); /* readers map the world read-only */
     gc_world_header *h = world_hdr(w);
     const gc_layout *l = &w->lay;
     h->version = GC_WORLD_VERSION;
