@@ -9,6 +9,7 @@ gridcrowdinclude_HEADERS = \
 	include/gridcrowd/agent.h \
 	include/gridcrowd/sim.h \
 	include/gridcrowd/edits.h \
+	include/gridcrowd/edit-client.h \
 	include/gridcrowd/queue.h \
 	include/gridcrowd/world.h \
 	include/gridcrowd/world-layout.h
@@ -27,6 +28,7 @@ libgridcrowd_la_SOURCES = \
 	%reldir%/world.c \
 	%reldir%/world-snapshot.c \
 	%reldir%/queue.c \
-	%reldir%/edits.c
+	%reldir%/edits.c \
+	%reldir%/edit-client.c
 libgridcrowd_la_LDFLAGS = -version-info $(GC_LT_VERSION) $(AM_LDFLAGS)
 libgridcrowd_la_LIBADD = $(PTHREAD_LIBS) $(LIBS)

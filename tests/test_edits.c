@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <gridcrowd/edit-client.h>
 #include <gridcrowd/edits.h>
 #include <gridcrowd/world-layout.h>
 #include <gridcrowd/world.h>
@@ -193,6 +194,12 @@ counts(fixture *f)
     assert_int_equal(atomic_load(&h->edits_rejected), c.rejected);
     assert_int_equal(atomic_load(&h->edits_pending), c.pending);
     assert_int_equal(gc_world_edits_applied(f->tool), c.applied);
+    /* And the accessor says the same as the raw header. */
+    uint64_t acc, rej, pend;
+    gc_world_edit_counts(f->tool, &acc, &rej, &pend);
+    assert_int_equal(acc, c.accepted);
+    assert_int_equal(rej, c.rejected);
+    assert_int_equal(pend, c.pending);
     return c;
 }
 
@@ -1475,6 +1482,100 @@ test_model(void **state)
     free(after);
 }
 
+/* ---- The client half (edit-client.h) ------------------------------------- */
+
+/* gc_edit_send: a batch shares one id, ends with its count, applies in one
+ * drain; --each sends them bare; gc_edit_wait sees them applied. */
+static void
+test_client_send(void **state)
+{
+    fixture *f = *state;
+    start(f);
+    gc_queue *q = gc_world_queue(f->tool);
+    gc_edit e[3] = {set(1, 1, 1), set(2, 2, 2),
+                    ed(GC_EDIT_RECT, 3, 4, 4, 5, 6, 0)};
+    gc_edit_sent s;
+    assert_int_equal(gc_edit_send(q, e, 3, 0, SEC, &s), GC_OK);
+    assert_int_equal(s.sent, 3);
+    assert_int_not_equal(s.batch, 0);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(e[i].batch, s.batch);
+        assert_int_equal(e[i].position, (uint64_t)i);
+    }
+    assert_int_equal(s.wait_for, 4); /* after the END at position 3 */
+    /* Nothing applied yet: a short wait times out. */
+    assert_int_equal(gc_edit_wait(f->tool, s.wait_for, SEC / 50),
+                     GC_ETIMEOUT);
+    assert_int_equal(gc_edit_count_applied(f->tool, e, 3), 0);
+    drained d = drain(f);
+    assert_int_equal(d.n, 1 + 1 + 6);
+    assert_int_equal(d.gen_after, d.gen_before + 1);
+    assert_int_equal(counts(f).batches_applied, 1);
+    assert_int_equal(gc_edit_wait(f->tool, s.wait_for, SEC), GC_OK);
+    assert_int_equal(gc_edit_count_applied(f->tool, e, 3), 3);
+
+    /* One by one: no batch, no END. */
+    gc_edit one[2] = {set(0, 0, 1), set(0, 1, 1)};
+    assert_int_equal(gc_edit_send(q, one, 2, GC_EDIT_SEND_EACH, SEC, &s),
+                     GC_OK);
+    assert_int_equal(s.batch, 0);
+    assert_int_equal(one[0].batch, 0);
+    assert_int_equal(s.wait_for, one[1].position + 1);
+    drain(f);
+    assert_int_equal(counts(f).batches_applied, 1);
+    assert_int_equal(gc_edit_wait(f->tool, s.wait_for, SEC), GC_OK);
+
+    /* A batch that cannot be one is refused before anything is sent; a
+     * world without a queue cannot send. */
+    assert_int_equal(gc_edit_send(q, e, GC_EDIT_MAX_BATCH + 1, 0, SEC, &s),
+                     GC_ETOOBIG);
+    assert_int_equal(s.sent, 0);
+    assert_int_equal(gc_edit_send(NULL, e, 1, 0, SEC, &s), GC_EINVAL);
+    /* A batch id is never 0. */
+    for (int i = 0; i < 100; i++)
+        assert_int_not_equal(gc_edit_batch_id(), 0);
+}
+
+/* gc_edit_diff: the edits turn cur into want, touch only differing cells,
+ * merge runs into rectangles, and send a lone cell as SET. */
+static void
+test_client_diff(void **state)
+{
+    (void)state;
+    enum { W = 7, H = 5 };
+    uint8_t cur[W * H] = {0}, want[W * H] = {0};
+    for (int y = 1; y <= 3; y++) /* a 3x3 block of walls */
+        for (int x = 2; x <= 4; x++)
+            want[y * W + x] = GC_CELL_OBSTACLE;
+    want[0 * W + 6] = GC_CELL_LOW;          /* a lone cell */
+    cur[4 * W + 0] = want[4 * W + 0] = 2;   /* same on both sides */
+    gc_edit *e = NULL;
+    size_t n = 0;
+    uint64_t cells = 0;
+    assert_int_equal(gc_edit_diff(cur, want, W, H, &e, &n, &cells), GC_OK);
+    assert_int_equal(cells, 9 + 1);
+    assert_int_equal(n, 2);
+    /* Apply them by hand: cur becomes want, and each edit checks. */
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(gc_edit_check(&e[i], W, H, NULL), GC_OK);
+        int32_t x1 = e[i].op == GC_EDIT_SET ? e[i].x0 : e[i].x1;
+        int32_t y1 = e[i].op == GC_EDIT_SET ? e[i].y0 : e[i].y1;
+        if (e[i].op == GC_EDIT_SET)
+            assert_int_equal(e[i].x0, 6);
+        for (int32_t y = e[i].y0; y <= y1; y++)
+            for (int32_t x = e[i].x0; x <= x1; x++)
+                cur[y * W + x] = (uint8_t)e[i].type;
+    }
+    assert_memory_equal(cur, want, sizeof cur);
+    free(e);
+    /* Nothing to change: no edits. */
+    assert_int_equal(gc_edit_diff(cur, want, W, H, &e, &n, &cells), GC_OK);
+    assert_int_equal(n, 0);
+    assert_int_equal(cells, 0);
+    free(e);
+    assert_int_equal(gc_edit_diff(cur, want, 0, H, &e, &n, NULL), GC_EINVAL);
+}
+
 int
 main(void)
 {
@@ -1502,6 +1603,8 @@ main(void)
         cmocka_unit_test_setup_teardown(test_arguments, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dead_claim, setup, teardown),
         cmocka_unit_test_setup_teardown(test_model, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_client_send, setup, teardown),
+        cmocka_unit_test(test_client_diff),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -26,6 +26,7 @@
 #include "config.h"
 
 #include <gridcrowd/agent.h>
+#include <gridcrowd/edit-client.h>
 #include <gridcrowd/edits.h>
 #include <gridcrowd/mapio.h>
 #include <gridcrowd/world.h>
@@ -80,14 +81,6 @@ fail(int code, const char *what, const char *fmt, ...)
     va_end(ap);
     fputc('\n', stderr);
     return code;
-}
-
-static uint64_t
-mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 static uint64_t
@@ -361,32 +354,13 @@ join_args(char *buf, size_t size, const char *cmd, int n, char **args)
         len += (size_t)snprintf(buf + len, size - len, " %s", args[i]);
 }
 
-/* A batch id for this process: random-ish and never 0, so that a reused
- * pid does not meet the batch of the process that had it before. */
-static uint32_t
-new_batch_id(void)
-{
-    uint64_t h = mono_ns() ^ ((uint64_t)getpid() << 32);
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    h ^= (uint64_t)ts.tv_nsec * UINT64_C(0x9e3779b97f4a7c15);
-    h ^= h >> 31;
-    h *= UINT64_C(0xbf58476d1ce4e5b9);
-    h ^= h >> 29;
-    uint32_t id = (uint32_t)h;
-    return id != 0 ? id : 1;
-}
-
 /* ---- Sending and waiting ------------------------------------------------- */
 
-/* Push one edit; on failure print why and return the exit code. */
+/* Say why pushing an edit failed; return the exit code. */
 static int
-send_edit(gc_world *w, gc_edit *e, const char *what)
+push_error(gc_world *w, int rc, const char *what)
 {
-    int rc = gc_queue_push(gc_world_queue(w), e, timeout_ns());
     switch (rc) {
-    case GC_OK:
-        return EX_OK;
     case GC_EFULL:
         return fail(EX_TIMEOUT, what,
                     "edit queue %s stayed full for %g s; is the daemon "
@@ -404,80 +378,74 @@ send_edit(gc_world *w, gc_edit *e, const char *what)
 }
 
 /*
- * Wait until the daemon has dealt with every queue position below `upto`,
- * then print the grid generation.  EX_TIMEOUT after the timeout,
- * EX_NODAEMON if the daemon goes away meanwhile.
+ * Wait until the daemon has dealt with every queue position below `upto`
+ * (gc_edit_wait), then print the grid generation.  EX_TIMEOUT after the
+ * timeout, EX_NODAEMON if the daemon goes away meanwhile.
  */
 static int
 wait_applied(gc_world *w, uint64_t upto, const char *what)
 {
-    const uint64_t start = mono_ns(), limit = timeout_ns();
-    uint64_t nap_ns = 1000000, last_check = start;
-    for (;;) {
-        if (gc_world_edits_applied(w) >= upto) {
-            printf("%" PRIu64 "\n", gc_world_generation(w));
-            return fflush(stdout) == 0
-                       ? EX_OK
-                       : fail(EX_FAILED, what, "%s", strerror(errno));
-        }
-        uint64_t now = mono_ns();
-        if (now - start >= limit)
-            return fail(EX_TIMEOUT, what,
-                        "timed out after %g s: the daemon has applied edits "
-                        "up to queue position %" PRIu64
-                        ", waiting for %" PRIu64,
-                        timeout_s, gc_world_edits_applied(w), upto);
-        if (now - last_check >= 100000000u) {
-            last_check = now;
-            if (!gc_world_owner_alive(w) ||
-                gc_world_state(w) == GC_WORLD_STOPPING)
-                return fail(EX_NODAEMON, what,
-                            "the daemon (pid %ld) went away before applying "
-                            "the edits",
-                            (long)gc_world_pid(w));
-        }
-        struct timespec ts = {0, (long)nap_ns};
-        nanosleep(&ts, NULL);
-        if (nap_ns < 20000000)
-            nap_ns = nap_ns * 2 > 20000000 ? 20000000 : nap_ns * 2;
+    int rc = gc_edit_wait(w, upto, timeout_ns());
+    switch (rc) {
+    case GC_OK:
+        printf("%" PRIu64 "\n", gc_world_generation(w));
+        return fflush(stdout) == 0
+                   ? EX_OK
+                   : fail(EX_FAILED, what, "%s", strerror(errno));
+    case GC_ETIMEOUT:
+        return fail(EX_TIMEOUT, what,
+                    "timed out after %g s: the daemon has applied edits "
+                    "up to queue position %" PRIu64 ", waiting for %" PRIu64,
+                    timeout_s, gc_world_edits_applied(w), upto);
+    case GC_ENOENT:
+        return fail(EX_NODAEMON, what,
+                    "the daemon (pid %ld) went away before applying the "
+                    "edits",
+                    (long)gc_world_pid(w));
     }
+    return fail(EX_FAILED, what, "%s", gc_strerror(rc));
+}
+
+/* After an --each send that timed out: how far it got. */
+static void
+say_progress(gc_world *w, const gc_edit *ed, size_t sent, size_t n,
+             const char *what)
+{
+    fprintf(stderr, "%s: %s: %zu of %zu edits sent, %zu of them applied\n",
+            PROG, what, sent, n, gc_edit_count_applied(w, ed, sent));
 }
 
 /*
- * Send n checked edits: one batch (BATCH_END with the count) unless
- * `each`, then wait when `sync`.  A batch is all or nothing: if sending
- * stops halfway, the daemon drops what it got after its batch timeout.
+ * Send n checked edits (gc_edit_send): one batch unless `each`, then wait
+ * when `sync`.  A batch is all or nothing: if sending stops halfway, the
+ * daemon drops what it got after its batch timeout.
  */
 static int
 send_all(gc_world *w, gc_edit *ed, size_t n, bool each, bool sync,
          const char *what)
 {
-    uint64_t last = 0;
-    uint32_t batch = each || n <= 1 ? 0 : new_batch_id();
-    int rc = EX_OK;
-    for (size_t i = 0; i < n; i++) {
-        ed[i].batch = batch;
-        if ((rc = send_edit(w, &ed[i], what)) != EX_OK) {
-            if (batch != 0 && rc == EX_TIMEOUT && i > 0)
-                fprintf(stderr,
-                        "%s: %s: the batch was not completed, so none of "
-                        "it will be applied\n",
-                        PROG, what);
-            return rc;
-        }
-        last = ed[i].position;
-    }
-    if (batch != 0) {
-        gc_edit end = {
-            .op = GC_EDIT_BATCH_END, .x0 = (int32_t)n, .batch = batch};
-        if ((rc = send_edit(w, &end, what)) != EX_OK)
-            return rc;
-        last = end.position;
+    gc_edit_sent sent;
+    int rc = gc_edit_send(gc_world_queue(w), ed, n,
+                          each ? GC_EDIT_SEND_EACH : 0, timeout_ns(), &sent);
+    if (rc != GC_OK) {
+        int ex = push_error(w, rc, what);
+        if (sent.batch != 0 && ex == EX_TIMEOUT && sent.sent > 0 &&
+            sent.sent < n)
+            fprintf(stderr,
+                    "%s: %s: the batch was not completed, so none of "
+                    "it will be applied\n",
+                    PROG, what);
+        else if (sent.batch == 0 && n > 1 && ex == EX_TIMEOUT)
+            say_progress(w, ed, sent.sent, n, what);
+        return ex;
     }
     if (!sync)
         return EX_OK;
     /* Nothing sent: nothing to wait for, but say where the grid is. */
-    return wait_applied(w, n > 0 ? last + 1 : 0, what);
+    int ex = wait_applied(w, sent.wait_for, what);
+    if (ex == EX_TIMEOUT && sent.batch == 0 && n > 1)
+        say_progress(w, ed, sent.sent, n, what);
+    return ex;
 }
 
 /* ---- Commands ------------------------------------------------------------ */
@@ -669,7 +637,7 @@ cmd_trace(const char *cmd, int n, char **args, cmd_opts *o)
     return rc;
 }
 
-/* A growable list of edits. */
+/* A growable list of edits, for the batch file. */
 typedef struct edit_list {
     gc_edit *e;
     size_t n, cap;
@@ -690,69 +658,6 @@ edit_list_add(edit_list *l, const gc_edit *e)
     return true;
 }
 
-/*
- * The edits that turn `cur` into `want` (both w x h), touching only cells
- * that differ: horizontal runs of one type, merged downwards into
- * rectangles while the row below has the same run.
- */
-static bool
-diff_edits(const uint8_t *cur, const uint8_t *want, int32_t w, int32_t h,
-           edit_list *out, uint64_t *cells)
-{
-    /* Rectangles still open from the row above, in x order. */
-    edit_list open = {0}, next = {0};
-    bool ok = true;
-    *cells = 0;
-    for (int32_t y = 0; y <= h && ok; y++) {
-        size_t k = 0; /* next open rectangle to match */
-        next.n = 0;
-        for (int32_t x = 0; y < h && x < w && ok;) {
-            size_t i = (size_t)y * (size_t)w + (size_t)x;
-            if (cur[i] == want[i]) {
-                x++;
-                continue;
-            }
-            int32_t x1 = x;
-            while (x1 + 1 < w &&
-                   cur[i + (size_t)(x1 + 1 - x)] !=
-                       want[i + (size_t)(x1 + 1 - x)] &&
-                   want[i + (size_t)(x1 + 1 - x)] == want[i])
-                x1++;
-            *cells += (uint64_t)(x1 - x + 1);
-            gc_edit r = {.op = GC_EDIT_RECT,
-                         .type = want[i],
-                         .x0 = x,
-                         .y0 = y,
-                         .x1 = x1,
-                         .y1 = y};
-            /* Close the open rectangles that end left of this run. */
-            while (k < open.n && open.e[k].x0 < x)
-                ok = ok && edit_list_add(out, &open.e[k++]);
-            if (k < open.n && open.e[k].x0 == x && open.e[k].x1 == x1 &&
-                open.e[k].type == r.type) {
-                r.y0 = open.e[k].y0; /* extend it down */
-                k++;
-            }
-            ok = ok && edit_list_add(&next, &r);
-            x = x1 + 1;
-        }
-        while (k < open.n && ok)
-            ok = edit_list_add(out, &open.e[k++]);
-        edit_list t = open;
-        open = next;
-        next = t;
-    }
-    free(open.e);
-    free(next.e);
-    /* A single cell goes as SET. */
-    for (size_t i = 0; i < out->n; i++)
-        if (out->e[i].x0 == out->e[i].x1 && out->e[i].y0 == out->e[i].y1) {
-            out->e[i].op = GC_EDIT_SET;
-            out->e[i].x1 = out->e[i].y1 = 0;
-        }
-    return ok;
-}
-
 static int
 cmd_apply(const char *cmd, int n, char **args, cmd_opts *o)
 {
@@ -771,7 +676,8 @@ cmd_apply(const char *cmd, int n, char **args, cmd_opts *o)
     }
     const int32_t W = gc_world_width(w), H = gc_world_height(w);
     uint8_t *cur = NULL;
-    edit_list l = {0};
+    gc_edit *ed = NULL;
+    size_t ned = 0;
     uint64_t cells = 0;
     if (map->width != W || map->height != H) {
         rc = fail(EX_REJECTED, what,
@@ -790,24 +696,24 @@ cmd_apply(const char *cmd, int n, char **args, cmd_opts *o)
                   gc_world_name(w), read_why(r));
         goto out;
     }
-    if (!diff_edits(cur, map->cells, W, H, &l, &cells)) {
+    if (gc_edit_diff(cur, map->cells, W, H, &ed, &ned, &cells) != GC_OK) {
         rc = fail(EX_FAILED, what, "out of memory");
         goto out;
     }
-    if (l.n > GC_EDIT_MAX_BATCH) {
+    if (ned > GC_EDIT_MAX_BATCH) {
         rc = fail(EX_REJECTED, what,
                   "the changes need %zu edits, more than one batch may hold "
                   "(%u); apply the map in parts",
-                  l.n, GC_EDIT_MAX_BATCH);
+                  ned, GC_EDIT_MAX_BATCH);
         goto out;
     }
-    rc = send_all(w, l.e, l.n, false, o->sync, what);
+    rc = send_all(w, ed, ned, false, o->sync, what);
     if (rc == EX_OK)
         fprintf(o->sync ? stderr : stdout,
                 "%s: sent %" PRIu64 " cell%s in %zu edit%s\n", what, cells,
-                cells == 1 ? "" : "s", l.n, l.n == 1 ? "" : "s");
+                cells == 1 ? "" : "s", ned, ned == 1 ? "" : "s");
 out:
-    free(l.e);
+    free(ed);
     free(cur);
     gc_grid_free(map);
     gc_world_close(w);

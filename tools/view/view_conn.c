@@ -19,6 +19,8 @@
 
 #include "view.h"
 
+#include <gridcrowd/edit-client.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -197,7 +199,8 @@ view_conn_push(view_conn *c, gc_edit *e)
         return GC_EINVAL;
     if (!c->can_edit)
         return GC_EPERM;
-    return gc_queue_push(gc_world_queue(c->w), e, VIEW_PUSH_TIMEOUT_NS);
+    return gc_edit_send(gc_world_queue(c->w), e, 1, GC_EDIT_SEND_EACH,
+                        VIEW_PUSH_TIMEOUT_NS, NULL);
 }
 
 long
