@@ -288,3 +288,46 @@ gc_shm_attach(const char *name, bool writable, int *fdp, uint8_t **basep,
     *sizep = size;
     return check(*basep, size, name, arg, err);
 }
+
+/* ---- Removing what a dead owner left ------------------------------------- */
+
+int
+gc_shm_lock_stale(const gc_shm_spec *spec, int *fdp, pid_t *pid, gc_error *err)
+{
+    const char *name = spec->name;
+    *fdp = -1;
+    *pid = 0;
+    int fd = shm_open(name, O_RDONLY, 0);
+    if (fd < 0)
+        return errno == ENOENT ? GC_OK
+                               : gc_shm_open_error(errno, name, "opening", err);
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        int e = errno;
+        pid_t live = recorded_pid(fd, spec->magic, spec->pid_off);
+        close(fd);
+        if (e != EWOULDBLOCK)
+            return gc_shm_sys_error(e, name, "locking", err);
+        *pid = live;
+        if (live > 0)
+            return gc_error_set(err, GC_EBUSY, NULL, 0, 0,
+                                "shared-memory object %s is held by live "
+                                "process %ld: not removing it",
+                                name, (long)live);
+        return gc_error_set(err, GC_EBUSY, NULL, 0, 0,
+                            "shared-memory object %s is held by a live "
+                            "process that has not written its pid yet: not "
+                            "removing it",
+                            name);
+    }
+    uint64_t found;
+    if (!ours_to_take(fd, spec->magic, &found)) {
+        close(fd);
+        return gc_error_set(err, GC_EEXIST, NULL, 0, 0,
+                            "shared-memory object %s is not a gridcrowd %s "
+                            "(magic 0x%016" PRIx64 "): not removing it",
+                            name, spec->kind, found);
+    }
+    *pid = recorded_pid(fd, spec->magic, spec->pid_off);
+    *fdp = fd;
+    return GC_OK;
+}

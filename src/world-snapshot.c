@@ -131,6 +131,10 @@ gc_world_agents_publish(gc_world *w, uint32_t count)
     assert((s & 1) == 1); /* opened by gc_world_agents_begin */
     atomic_store_explicit(&ah->count[(s >> 1) & 1], count,
                           memory_order_relaxed);
+    atomic_store_explicit(
+        &ah->tick[(s >> 1) & 1],
+        atomic_load_explicit(&world_hdr(w)->tick, memory_order_relaxed),
+        memory_order_relaxed);
     atomic_store_explicit(&world_hdr(w)->agent_count, count,
                           memory_order_relaxed);
     atomic_store_explicit(&ah->seq, s + 1, memory_order_release);
@@ -221,17 +225,26 @@ int
 gc_world_read_agents(const gc_world *w, gc_world_agent *out, size_t cap,
                      size_t *count, uint64_t *seq)
 {
+    return gc_world_read_agents_at(w, out, cap, count, seq, NULL);
+}
+
+int
+gc_world_read_agents_at(const gc_world *w, gc_world_agent *out, size_t cap,
+                        size_t *count, uint64_t *seq, uint64_t *tick)
+{
     gc_world_agents_hdr *ah = world_agents_hdr(w);
     const uint32_t capacity = w->lay.capacity;
     for (int attempt = 0; attempt < GC_WORLD_READ_ATTEMPTS; attempt++) {
         uint64_t s1 = atomic_load_explicit(&ah->seq, memory_order_acquire);
         uint64_t n = s1 >> 1;
         size_t got = 0;
+        uint64_t t = 0;
         bool bad = false;
         if (n > 0) {
             unsigned b = (unsigned)((n - 1) & 1);
             uint32_t c =
                 atomic_load_explicit(&ah->count[b], memory_order_relaxed);
+            t = atomic_load_explicit(&ah->tick[b], memory_order_relaxed);
             if (c > capacity) {
                 bad = true;
                 c = 0;
@@ -256,6 +269,8 @@ gc_world_read_agents(const gc_world *w, gc_world_agent *out, size_t cap,
             *count = got;
             if (seq != NULL)
                 *seq = n;
+            if (tick != NULL)
+                *tick = t;
             return GC_OK;
         }
         sched_yield();

@@ -569,3 +569,63 @@ gc_world_section_at(const gc_world *w, int which, size_t *size)
         *size = (size_t)sz;
     return w->base + off;
 }
+
+/* ---- Cleaning up after a dead daemon ------------------------------------- */
+
+int
+gc_world_clean(const char *name, gc_world_takeover *removed, gc_error *err)
+{
+    gc_world_takeover rm = {0};
+    if (removed != NULL)
+        *removed = rm;
+    gc_world *w = world_alloc(); /* for its names only */
+    if (w == NULL)
+        return gc_error_set(err, GC_ENOMEM, NULL, 0, 0, "out of memory");
+    int rc = make_names(w, name, err);
+    int wfd = -1, qfd = -1;
+    gc_shm_spec ws = {w->name,
+                      "world",
+                      0,
+                      false,
+                      0,
+                      0,
+                      GC_WORLD_MAGIC,
+                      offsetof(gc_world_header, pid)};
+    gc_shm_spec qs = {w->queue.name,
+                      "edit queue",
+                      0,
+                      false,
+                      0,
+                      0,
+                      GC_QUEUE_MAGIC,
+                      offsetof(gc_queue_header, pid)};
+    /* Both locked before either goes: a live daemon keeps both. */
+    if (rc == GC_OK)
+        rc = gc_shm_lock_stale(&ws, &wfd, &rm.world_pid, err);
+    if (rc == GC_OK)
+        rc = gc_shm_lock_stale(&qs, &qfd, &rm.edits_pid, err);
+    if (rc == GC_OK && wfd < 0 && qfd < 0)
+        rc = gc_error_set(err, GC_ENOENT, NULL, 0, 0,
+                          "nothing to remove: neither %s nor %s exists",
+                          w->name, w->queue.name);
+    if (rc == GC_OK && wfd >= 0) {
+        if (shm_unlink(w->name) != 0 && errno != ENOENT)
+            rc = gc_shm_sys_error(errno, w->name, "removing", err);
+        else
+            rm.world = true;
+    }
+    if (rc == GC_OK && qfd >= 0) {
+        if (shm_unlink(w->queue.name) != 0 && errno != ENOENT)
+            rc = gc_shm_sys_error(errno, w->queue.name, "removing", err);
+        else
+            rm.edits = true;
+    }
+    if (wfd >= 0)
+        close(wfd);
+    if (qfd >= 0)
+        close(qfd);
+    free(w);
+    if (removed != NULL)
+        *removed = rm;
+    return rc;
+}

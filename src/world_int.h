@@ -77,6 +77,12 @@ typedef int (*gc_shm_check)(const uint8_t *p, size_t size, const char *name,
  * *basep may be set: the caller unmaps and closes. */
 int gc_shm_attach(const char *name, bool writable, int *fdp, uint8_t **basep,
                   size_t *sizep, gc_shm_check check, void *arg, gc_error *err);
+/* Lock an existing object nobody holds and that a gridcrowd daemon left
+ * (to unlink it while holding the lock): *fdp, *pid (0 if none recorded);
+ * *fdp is -1 when there is no such object.  GC_EBUSY (a live owner: *pid
+ * names it when known), GC_EEXIST (someone else's object). */
+int gc_shm_lock_stale(const gc_shm_spec *spec, int *fdp, pid_t *pid,
+                      gc_error *err);
 /* mmap a whole object, MAP_SHARED. */
 int gc_shm_map(int fd, size_t size, int prot, const char *name, uint8_t **out,
                gc_error *err);

@@ -87,6 +87,8 @@ shell_tests = \
 	%reldir%/edits-ctl.test \
 	%reldir%/edits-concurrent.test \
 	%reldir%/edits-dead-writer.test \
+	%reldir%/ctl-clean.test \
+	%reldir%/ctl-input.test \
 	%reldir%/fault-queue.test \
 	%reldir%/fault-kill9.test \
 	%reldir%/fault-garbage.test \

@@ -1036,11 +1036,21 @@ test_snapshot_roundtrip(void **state)
     /* The next snapshot goes to the other buffer; the one after that back
      * to the first.  Counts may shrink and grow. */
     publish(f->owner, 2, 16);
+    /* Each snapshot keeps the tick it was published at, whatever the
+     * header's tick says later. */
+    assert_int_equal(gc_world_set_tick(f->owner, 41), GC_OK);
     publish(f->owner, 3, 2);
+    assert_int_equal(gc_world_set_tick(f->owner, 42), GC_OK);
     assert_int_equal(gc_world_read_agents(f->reader, out, 20, &count, &seq),
                      GC_OK);
     assert_int_equal(count, 2);
     assert_int_equal(seq, 3);
+    uint64_t tick = 0;
+    assert_int_equal(
+        gc_world_read_agents_at(f->reader, out, 20, &count, &seq, &tick),
+        GC_OK);
+    assert_int_equal(tick, 41);
+    assert_int_equal(count, 2);
     gc_world_agent a = agent_rec(1, 3);
     assert_memory_equal(&out[1], &a, sizeof a);
     assert_string_equal(gc_agent_state_name(out[1].state), "arrived");

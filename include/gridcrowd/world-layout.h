@@ -136,7 +136,11 @@ typedef struct gc_world_agent_slot {
 typedef struct gc_world_agents_hdr {
     _Atomic uint64_t seq;
     _Atomic uint32_t count[2]; /* agents in each buffer; relaxed */
-    uint64_t reserved[6];
+    _Atomic uint64_t tick[2];  /* the tick each buffer was taken at (the
+                                  header's tick when it was published);
+                                  relaxed, read inside seq.  Was reserved:
+                                  0 from an older daemon */
+    uint64_t reserved[4];
 } gc_world_agents_hdr;
 
 #define GC_WORLD_STATS_WORDS (sizeof(gc_world_stats) / sizeof(uint64_t))

@@ -196,6 +196,19 @@ int gc_world_attach(gc_world **out, const char *name, unsigned flags,
  */
 int gc_world_validate(const void *base, size_t size, gc_error *err);
 
+/*
+ * Remove what a dead daemon left under `name` (NULL: the default): /NAME
+ * and /NAME.edits, each one that exists, when no live process holds it and
+ * it is a gridcrowd object of its kind (or has no magic yet).  *removed
+ * (may be NULL) says which went and the pids their headers named.  A live
+ * daemon keeps both: GC_EBUSY, naming its pid ("... is held by live process
+ * 1234: not removing it"), and nothing is removed.  GC_ENOENT when neither
+ * exists; GC_EEXIST for an object that is not ours; GC_EINVAL (bad name),
+ * GC_EPERM, GC_ESYS.
+ */
+int gc_world_clean(const char *name, gc_world_takeover *removed,
+                   gc_error *err);
+
 /* Unmap and close; the objects stay.  NULL is allowed. */
 void gc_world_close(gc_world *w);
 
@@ -330,6 +343,12 @@ int gc_world_read_cells(const gc_world *w, uint8_t *buf, uint64_t *generation);
  */
 int gc_world_read_agents(const gc_world *w, gc_world_agent *out, size_t cap,
                          size_t *count, uint64_t *seq);
+
+/* The same, and the tick the snapshot was taken at (the world's tick when
+ * the daemon published it; may be NULL) to *tick. */
+int gc_world_read_agents_at(const gc_world *w, gc_world_agent *out,
+                            size_t cap, size_t *count, uint64_t *seq,
+                            uint64_t *tick);
 
 /* Copy the latest statistics (all zero before the first publish). */
 int gc_world_read_stats(const gc_world *w, gc_world_stats *out);

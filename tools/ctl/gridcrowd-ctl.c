@@ -733,6 +733,31 @@ trim(char *s)
     return s;
 }
 
+/*
+ * Read one line of at most size - 1 bytes into buf, without its newline.
+ * Returns 1 for a line, 0 at the end of the input, -1 for a line too long,
+ * -2 for a NUL byte (a text file has none: stop there rather than take the
+ * rest as a blank line, so that /dev/zero ends at its first byte), -3 for
+ * a read error.
+ */
+static int
+read_line(FILE *in, char *buf, size_t size)
+{
+    size_t len = 0;
+    int c;
+    while ((c = getc(in)) != EOF && c != '\n') {
+        if (c == '\0')
+            return -2;
+        if (len == size - 1)
+            return -1;
+        buf[len++] = (char)c;
+    }
+    buf[len] = '\0';
+    if (c == EOF && (ferror(in) || len == 0))
+        return ferror(in) ? -3 : 0;
+    return 1;
+}
+
 static int
 cmd_batch(const char *cmd, int n, char **args, cmd_opts *o)
 {
@@ -751,11 +776,17 @@ cmd_batch(const char *cmd, int n, char **args, cmd_opts *o)
     snprintf(what, sizeof what, "%s %s", cmd, path);
     if ((rc = attach(&w, true, what)) != EX_OK)
         goto out;
-    while (fgets(line, sizeof line, in) != NULL) {
+    int got;
+    while ((got = read_line(in, line, sizeof line)) > 0 || got == -1 ||
+           got == -2) {
         lineno++;
-        size_t len = strlen(line);
-        if (len == sizeof line - 1 && line[len - 1] != '\n') {
+        if (got == -1) {
             rc = fail(EX_USAGE, cmd, "%s:%d: line too long", label, lineno);
+            goto out;
+        }
+        if (got == -2) {
+            rc = fail(EX_USAGE, cmd, "%s:%d: NUL byte: not a text file", label,
+                      lineno);
             goto out;
         }
         char *s = trim(line);
@@ -797,7 +828,7 @@ cmd_batch(const char *cmd, int n, char **args, cmd_opts *o)
             goto out;
         }
     }
-    if (ferror(in)) {
+    if (got == -3) {
         rc = fail(EX_USAGE, cmd, "%s: %s", label, strerror(errno));
         goto out;
     }
@@ -838,8 +869,9 @@ cmd_agents(const char *cmd, int n, char **args, cmd_opts *o)
         return rc;
     size_t cap = gc_world_agent_capacity(w), count = 0;
     gc_world_agent *a = calloc(cap ? cap : 1, sizeof *a);
-    int r =
-        a == NULL ? GC_ENOMEM : gc_world_read_agents(w, a, cap, &count, NULL);
+    uint64_t tick = 0; /* the tick the snapshot was taken at */
+    int r = a == NULL ? GC_ENOMEM
+                      : gc_world_read_agents_at(w, a, cap, &count, NULL, &tick);
     if (r != GC_OK) {
         free(a);
         rc = fail(r == GC_EBUSY    ? EX_TIMEOUT
@@ -853,7 +885,7 @@ cmd_agents(const char *cmd, int n, char **args, cmd_opts *o)
     if (o->json)
         putchar('[');
     else if (o->csv)
-        puts("id,x,y,heading,state,goal_x,goal_y");
+        puts("tick,id,x,y,heading,state,goal_x,goal_y");
     else
         printf("%6s %10s %10s %8s %-11s %6s %6s\n", "id", "x", "y", "heading",
                "state", "goal_x", "goal_y");
@@ -871,9 +903,10 @@ cmd_agents(const char *cmd, int n, char **args, cmd_opts *o)
                    ", \"goal_y\": %" PRId32 "}",
                    state, g->goal_x, g->goal_y);
         } else if (o->csv) {
-            printf("%" PRIu32 ",%.9g,%.9g,%.9g,%s,%" PRId32 ",%" PRId32 "\n",
-                   g->id, (double)g->x, (double)g->y, (double)g->heading, state,
-                   g->goal_x, g->goal_y);
+            printf("%" PRIu64 ",%" PRIu32 ",%.9g,%.9g,%.9g,%s,%" PRId32
+                   ",%" PRId32 "\n",
+                   tick, g->id, (double)g->x, (double)g->y, (double)g->heading,
+                   state, g->goal_x, g->goal_y);
         } else {
             printf("%6" PRIu32 " %10.3f %10.3f %8.3f %-11s %6" PRId32
                    " %6" PRId32 "\n",
@@ -922,6 +955,43 @@ cmd_cells(const char *cmd, int n, char **args, cmd_opts *o)
     return rc;
 }
 
+/* Remove the objects of a daemon that died without removing them (kill -9,
+ * a crash): never a live daemon's. */
+static int
+cmd_clean(const char *cmd, int n, char **args, cmd_opts *o)
+{
+    (void)n, (void)args, (void)o;
+    gc_world_takeover rm;
+    gc_error err;
+    int r = gc_world_clean(shm_name, &rm, &err);
+    switch (r) {
+    case GC_OK:
+        break;
+    case GC_ENOENT:
+        return fail(EX_NODAEMON, cmd, "%s", err.msg);
+    case GC_EBUSY:
+    case GC_EEXIST:
+    case GC_EPERM:
+        return fail(EX_REFUSED, cmd, "%s", err.msg);
+    case GC_EINVAL:
+        return fail(EX_USAGE, cmd, "%s", err.msg);
+    default:
+        return fail(EX_FAILED, cmd, "%s", err.msg);
+    }
+    pid_t pid = rm.world_pid > 0 ? rm.world_pid : rm.edits_pid;
+    char name[GC_WORLD_NAME_MAX + 2];
+    const char *base = shm_name ? shm_name : GC_WORLD_DEFAULT_NAME;
+    snprintf(name, sizeof name, "/%s", base[0] == '/' ? base + 1 : base);
+    printf("removed%s%s%s%s%s", rm.world ? " " : "", rm.world ? name : "",
+           rm.edits ? " " : "", rm.edits ? name : "",
+           rm.edits ? GC_QUEUE_SUFFIX : "");
+    if (pid > 0)
+        printf(", left by process %ld", (long)pid);
+    putchar('\n');
+    return fflush(stdout) == 0 ? EX_OK
+                               : fail(EX_FAILED, cmd, "%s", strerror(errno));
+}
+
 /* ---- Main ---------------------------------------------------------------- */
 
 static const struct command {
@@ -940,6 +1010,7 @@ static const struct command {
     {"agents", cmd_agents, O_JSON | O_CSV, 0, 0},
     {"cells", cmd_cells, 0, 0, 0},
     {"trace", cmd_trace, O_SYNC | O_TIMEOUT, 1, 1},
+    {"clean", cmd_clean, 0, 0, 0},
 };
 
 static void
@@ -971,10 +1042,13 @@ help(FILE *f)
         "                           applied, print the grid generation\n"
         "  agents [--json|--csv]    one row per agent: id, x, y (world "
         "units),\n"
-        "                           heading (radians), state, goal cell\n"
+        "                           heading (radians), state, goal cell;\n"
+        "                           --csv starts each row with the tick\n"
         "  cells                    print the live grid in map format\n"
         "  trace AGENT|none         ask the daemon to trace an agent's "
         "searches\n"
+        "  clean                    remove the objects a dead daemon left\n"
+        "                           behind (never a live daemon's)\n"
         "\n"
         "TYPE is a name: walkable (free, open), obstacle (wall, blocked),\n"
         "high (high-cost, swamp), low (low-cost, road); or a map glyph:\n"
@@ -996,7 +1070,8 @@ help(FILE *f)
         "  1  no daemon: no such world, or its daemon is gone or stopping\n"
         "  2  bad arguments, or a file that cannot be read or parsed\n"
         "  3  the world or queue was refused (bad magic, version or layout),\n"
-        "     permission was denied, or the queue was resized under it\n"
+        "     permission was denied, or the queue was resized under it;\n"
+        "     clean: the daemon is alive, or the object is not gridcrowd's\n"
         "  4  an edit was refused before sending: outside the map, unknown\n"
         "     type, too big, map of another size\n"
         "  5  timeout: the queue stayed full, sync timed out, or the daemon\n"
