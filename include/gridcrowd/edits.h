@@ -3,7 +3,8 @@
  * side of it: checking and applying edits between ticks.
  *
  * The queue itself (a bounded ring in /NAME.edits, gc_queue_push and
- * gc_queue_pop) is in world.h.  This header gives the entries their
+ * gc_queue_pop) is in queue.h, and the client half (batches, waiting,
+ * diffing a map) in edit-client.h.  This header gives the entries their
  * meaning.  An edit is untrusted input: every field is checked before
  * anything is applied, and a bad entry is counted by reason, never applied.
  *

@@ -11,12 +11,12 @@
  * (gc_edit_check) so that a mistake gets a clear message and exit code 4
  * instead of a silent rejection; the daemon checks again anyway.
  *
- * Waiting for edits: the world header's edits_applied says up to which
- * queue position the daemon has applied or rejected everything.  An edit
- * command with --sync waits until it passes the position of the command's
- * last entry; `sync` waits until it reaches the queue's tail as it was when
- * sync started, i.e. for every edit anyone queued before.  Both poll, 1 ms
- * at first growing to 20 ms, and notice a daemon that went away.
+ * Sending and waiting are the library's (gridcrowd/edit-client.h): batches,
+ * waiting until the daemon applied the edits, diffing a map; this file only
+ * turns their results into messages and exit codes.  An edit command with
+ * --sync waits until the world's edits_applied passes the position of the
+ * command's last entry; `sync` waits until it reaches the queue's tail as
+ * it was when sync started, i.e. for every edit anyone queued before.
  *
  * Options after the command are parsed here rather than by getopt_long,
  * because coordinates may be negative ("set -1 0 wall" must say "outside
