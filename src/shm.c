@@ -104,6 +104,72 @@ ours_to_take(int fd, uint64_t magic, uint64_t *found)
     return n < (ssize_t)sizeof m || m == 0 || m == magic;
 }
 
+/* What settle_fresh returns when the object was replaced under us. */
+#define RETRY 1
+
+/*
+ * Our O_EXCL open of spec->name gave fd: lock it, make sure it is still the
+ * object under the name, give it its group, mode and size.  GC_OK (fd is
+ * ours), RETRY (fd closed: another daemon replaced it, look again), or an
+ * error (fd closed, the object unlinked).
+ */
+static int
+settle_fresh(const gc_shm_spec *spec, int fd, gc_error *err)
+{
+    const char *name = spec->name;
+    struct stat st;
+    int e;
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        /* Another daemon found our fresh, empty object and is
+         * replacing it; what it makes we will find next round. */
+        e = errno;
+        close(fd);
+        if (e == EWOULDBLOCK)
+            return RETRY;
+        return gc_shm_sys_error(e, name, "locking", err);
+    }
+    if (fstat(fd, &st) != 0) {
+        e = errno;
+        shm_unlink(name);
+        close(fd);
+        return gc_shm_sys_error(e, name, "fstat of", err);
+    }
+    if (st.st_nlink == 0) { /* replaced before we locked it */
+        close(fd);
+        return RETRY;
+    }
+    /* The group first: fchmod then gives the group its bits. */
+    if (spec->set_group && fchown(fd, (uid_t)-1, spec->group) != 0) {
+        e = errno;
+        shm_unlink(name);
+        close(fd);
+        if (e == EPERM || e == EACCES)
+            return gc_error_set(
+                err, GC_EPERM, NULL, 0, 0,
+                "setting the group of %s to gid %ld: %s (the "
+                "daemon must be root or a member of that group)",
+                name, (long)spec->group, strerror(e));
+        return gc_error_set(err, GC_ESYS, NULL, 0, 0,
+                            "setting the group of %s to gid %ld: %s", name,
+                            (long)spec->group, strerror(e));
+    }
+    if (fchmod(fd, spec->mode) != 0) {
+        e = errno;
+        shm_unlink(name);
+        close(fd);
+        return gc_shm_sys_error(e, name, "setting the mode of", err);
+    }
+    if (ftruncate(fd, (off_t)spec->size) != 0) {
+        e = errno;
+        shm_unlink(name);
+        close(fd);
+        return gc_error_set(err, GC_ESYS, NULL, 0, 0,
+                            "sizing %s to %" PRIu64 " bytes: %s", name,
+                            spec->size, strerror(e));
+    }
+    return GC_OK;
+}
+
 /*
  * Make `spec->name` ours: a new, locked, sized object.  Existing objects are
  * taken over when nobody holds their lock (*took, *stale_pid).  Returns the
@@ -117,58 +183,12 @@ gc_shm_own(const gc_shm_spec *spec, int *fdp, bool *took, pid_t *stale_pid,
     for (int attempt = 0; attempt < 8; attempt++) {
         int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, spec->mode);
         if (fd >= 0) {
-            struct stat st;
-            int e;
-            if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-                /* Another daemon found our fresh, empty object and is
-                 * replacing it; what it makes we will find next round. */
-                e = errno;
-                close(fd);
-                if (e == EWOULDBLOCK)
-                    continue;
-                return gc_shm_sys_error(e, name, "locking", err);
-            }
-            if (fstat(fd, &st) != 0) {
-                e = errno;
-                shm_unlink(name);
-                close(fd);
-                return gc_shm_sys_error(e, name, "fstat of", err);
-            }
-            if (st.st_nlink == 0) { /* replaced before we locked it */
-                close(fd);
+            int rc = settle_fresh(spec, fd, err);
+            if (rc == RETRY)
                 continue;
-            }
-            /* The group first: fchmod then gives the group its bits. */
-            if (spec->set_group && fchown(fd, (uid_t)-1, spec->group) != 0) {
-                e = errno;
-                shm_unlink(name);
-                close(fd);
-                if (e == EPERM || e == EACCES)
-                    return gc_error_set(
-                        err, GC_EPERM, NULL, 0, 0,
-                        "setting the group of %s to gid %ld: %s (the "
-                        "daemon must be root or a member of that group)",
-                        name, (long)spec->group, strerror(e));
-                return gc_error_set(err, GC_ESYS, NULL, 0, 0,
-                                    "setting the group of %s to gid %ld: %s",
-                                    name, (long)spec->group, strerror(e));
-            }
-            if (fchmod(fd, spec->mode) != 0) {
-                e = errno;
-                shm_unlink(name);
-                close(fd);
-                return gc_shm_sys_error(e, name, "setting the mode of", err);
-            }
-            if (ftruncate(fd, (off_t)spec->size) != 0) {
-                e = errno;
-                shm_unlink(name);
-                close(fd);
-                return gc_error_set(err, GC_ESYS, NULL, 0, 0,
-                                    "sizing %s to %" PRIu64 " bytes: %s", name,
-                                    spec->size, strerror(e));
-            }
-            *fdp = fd;
-            return GC_OK;
+            if (rc == GC_OK)
+                *fdp = fd;
+            return rc;
         }
         if (errno != EEXIST)
             return gc_shm_open_error(errno, name, "creating", err);
