@@ -448,7 +448,7 @@ gc_queue_unmap(gc_queue *q)
 const char *
 gc_queue_name(const gc_queue *q)
 {
-    return q->name;
+    return q != NULL ? q->name : "(no edit queue)";
 }
 
 gc_queue_header *

@@ -55,7 +55,7 @@ typedef struct gc_edit {
  */
 int gc_queue_validate(const void *base, size_t size, gc_error *err);
 
-/* "/NAME.edits". */
+/* "/NAME.edits" (for messages; a placeholder for NULL). */
 const char *gc_queue_name(const gc_queue *q);
 
 /*
