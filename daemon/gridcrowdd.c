@@ -72,12 +72,12 @@ on_signal(int sig)
  * The SIGBUS guard.  Anyone allowed to edit can shrink the queue object,
  * and touching a mapping past its object's new end raises SIGBUS.  The
  * host checks the object's size before each drain
- * (gc_world_edits_intact), but a shrink can land between that check and
+ * (gc_queue_intact), but a shrink can land between that check and
  * the drain, or while a new queue is being made.  So while the simulation
  * thread is in gc_host_edits (guard_on; the agent threads are parked then,
  * and nothing else it touches can shrink: the world is the daemon's
  * alone), the handler puts an anonymous zero page over the faulting page
- * and returns, and the access reads zeros: gc_edits_pop takes nothing
+ * and returns, and the access reads zeros: gc_queue_pop takes nothing
  * from a header without its magic, and before the next drain the daemon
  * passes the hits (guard_hits) to the host, which makes a new queue.  Any
  * other SIGBUS is a real crash: the handler restores the default action
@@ -1030,7 +1030,7 @@ main(int argc, char **argv)
     if (took.world)
         report_takeover(gc_world_name(world), took.world_pid);
     if (took.edits)
-        report_takeover(gc_world_edits_name(world), took.edits_pid);
+        report_takeover(gc_queue_name(gc_world_queue(world)), took.edits_pid);
 
     /* The simulation runs on the cells in shared memory. */
     rc = gc_host_grid(world, map, &grid);

@@ -10,7 +10,7 @@
  *   an index before it has been checked against the map.  The queue
  *   header's own fields (capacity, claim timeout, head) are never read:
  *   producers can write that object, so the handle's copies are used.
- * - Exactly once.  The ring hands out each position once (gc_edits_pop
+ * - Exactly once.  The ring hands out each position once (gc_queue_pop
  *   frees the slot as it copies the entry out), so an entry arrives at most
  *   once; an unbatched entry is applied when it arrives, and a batch's
  *   entries are copied into the applier and applied once, when their END
@@ -582,8 +582,9 @@ track_init(gc_edit_applier *a, int32_t width, int32_t height)
 static void
 queue_limits(const gc_world *w, uint64_t *cap, uint64_t *claim_ns)
 {
-    uint64_t c = gc_edits_capacity(w), t = gc_edits_claim_timeout_ns(w);
-    *cap = c < 2 ? 2 : c > GC_EDITS_MAX_CAPACITY ? GC_EDITS_MAX_CAPACITY : c;
+    const gc_queue *q = gc_world_queue(w);
+    uint64_t c = gc_queue_capacity(q), t = gc_queue_claim_timeout_ns(q);
+    *cap = c < 2 ? 2 : c > GC_QUEUE_MAX_CAPACITY ? GC_QUEUE_MAX_CAPACITY : c;
     const uint64_t hour = UINT64_C(3600000000000);
     *claim_ns = t > hour ? hour : t;
 }
@@ -601,7 +602,8 @@ gc_edit_applier_drain(gc_edit_applier *a, gc_world *w, gc_grid *g,
         return GC_EINVAL;
     if (!gc_world_is_owner(w))
         return GC_EPERM;
-    if (gc_world_edits(w) == NULL || g->width != gc_world_width(w) ||
+    gc_queue *q = gc_world_queue(w);
+    if (gc_queue_capacity(q) == 0 || g->width != gc_world_width(w) ||
         g->height != gc_world_height(w))
         return GC_EINVAL;
     int rc = track_init(a, g->width, g->height);
@@ -625,7 +627,7 @@ gc_edit_applier_drain(gc_edit_applier *a, gc_world *w, gc_grid *g,
     for (uint64_t pops = 0;
          pops < max_pops && a->cell_writes < a->cfg.cell_budget; pops++) {
         gc_edit e;
-        rc = gc_edits_pop(w, &e);
+        rc = gc_queue_pop(q, &e);
         if (rc == 0) {
             emptied = true;
             break;
@@ -638,7 +640,7 @@ gc_edit_applier_drain(gc_edit_applier *a, gc_world *w, gc_grid *g,
             handle(a, w, &e, now_ns);
         else
             break; /* GC_EBADMAGIC: the queue object was damaged; the
-                      daemon checks it (gc_world_edits_intact) */
+                      daemon checks it (gc_queue_intact) */
     }
     /* Only a batch with nothing of it left in the queue can be late. */
     if (emptied)
@@ -663,7 +665,7 @@ gc_edit_applier_drain(gc_edit_applier *a, gc_world *w, gc_grid *g,
 
     /* Everything before the head has been dealt with, except what waits in
      * a batch. */
-    uint64_t applied = gc_edits_head(w);
+    uint64_t applied = gc_queue_head(q);
     for (uint32_t i = 0; a->open > 0 && i < a->cfg.max_open_batches; i++) {
         const batch *b = &a->batches[i];
         if (b->used && b->n > 0 && b->first_pos < applied)
@@ -672,7 +674,7 @@ gc_edit_applier_drain(gc_edit_applier *a, gc_world *w, gc_grid *g,
     if (applied < a->counts.applied)
         applied = a->counts.applied; /* never backwards */
     a->counts.applied = applied;
-    a->counts.pending = gc_edits_pending(w) + a->staged_total;
+    a->counts.pending = gc_queue_pending(q) + a->staged_total;
     gc_world_set_edit_counts(w, a->counts.accepted, a->counts.rejected,
                              a->counts.pending);
     gc_world_set_edits_applied(w, applied);

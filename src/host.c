@@ -21,6 +21,7 @@
 #include "config.h"
 
 #include <gridcrowd/host.h>
+#include <gridcrowd/queue.h>
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -141,7 +142,7 @@ static bool
 check_queue(gc_host *h, uint64_t now_ns, unsigned long faults)
 {
     gc_error err;
-    int rc = gc_world_edits_intact(h->world, &err);
+    int rc = gc_queue_intact(gc_world_queue(h->world), &err);
     if (rc == GC_OK && faults == h->faults_seen)
         return true;
     if (h->said_window == 0 || now_ns - h->said_window >= 1000000000ull) {
@@ -157,7 +158,7 @@ check_queue(gc_host *h, uint64_t now_ns, unsigned long faults)
             report(h,
                    "%s: shrunk while the daemon was using it (SIGBUS "
                    "caught, %d so far); making a new edit queue%s",
-                   gc_world_edits_name(h->world), (int)faults, more);
+                   gc_queue_name(gc_world_queue(h->world)), (int)faults, more);
         else
             report(h, "%s; making a new edit queue%s", err.msg, more);
         h->said++;
@@ -167,7 +168,7 @@ check_queue(gc_host *h, uint64_t now_ns, unsigned long faults)
     }
     h->faults_seen = faults;
     h->counts.queue_resets++;
-    if (gc_world_reset_edits(h->world, &err) != GC_OK) {
+    if (gc_queue_reset(gc_world_queue(h->world), &err) != GC_OK) {
         report(h, "%s: no more edits until the daemon restarts", err.msg);
         return false;
     }

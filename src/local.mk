@@ -11,7 +11,10 @@ gridcrowdinclude_HEADERS = \
 	include/gridcrowd/sim.h \
 	include/gridcrowd/util.h \
 	include/gridcrowd/edits.h \
+	include/gridcrowd/edit-client.h \
+	include/gridcrowd/queue.h \
 	include/gridcrowd/world.h \
+	include/gridcrowd/world-layout.h \
 	include/gridcrowd/host.h
 nodist_gridcrowdinclude_HEADERS = include/gridcrowd/version.h
 
@@ -33,8 +36,13 @@ libgridcrowd_core_la_SOURCES = \
 	%reldir%/agent.c \
 	%reldir%/sim.c %reldir%/sim-plan.c %reldir%/sim-goals.c \
 	%reldir%/sim-stats.c %reldir%/sim_int.h \
+	%reldir%/shm.c %reldir%/world_int.h \
+	%reldir%/world-layout.c \
 	%reldir%/world.c \
+	%reldir%/world-snapshot.c \
+	%reldir%/queue.c \
 	%reldir%/edits.c \
+	%reldir%/edit-client.c \
 	%reldir%/version.c \
 	%reldir%/util.c \
 	%reldir%/host.c

@@ -63,6 +63,7 @@ TESTS += $(unit_tests)
 %canon_reldir%_test_host_LDADD = $(test_ldadd)
 
 %canon_reldir%_test_world_SOURCES = %reldir%/test_world.c src/world.c \
+	src/shm.c src/world-layout.c src/world-snapshot.c src/queue.c \
 	src/grid.c src/agent.c src/error.c
 %canon_reldir%_test_world_CFLAGS = $(test_cflags)
 %canon_reldir%_test_world_LDADD = $(CMOCKA_LIBS) -lm
@@ -80,7 +81,6 @@ endif
 EXTRA_DIST += %reldir%/data/tiny.map %reldir%/data/tiny.scen
 
 # test_cxx: every public header compiles as C++ and links with C linkage.
-# world.h and edits.h join when GC_TEST_WORLD_CXX is defined (see the test).
 if HAVE_CXX
 check_PROGRAMS += %reldir%/test_cxx
 TESTS += %reldir%/test_cxx
@@ -111,6 +111,8 @@ shell_tests = \
 	%reldir%/edits-ctl.test \
 	%reldir%/edits-concurrent.test \
 	%reldir%/edits-dead-writer.test \
+	%reldir%/ctl-clean.test \
+	%reldir%/ctl-input.test \
 	%reldir%/fault-queue.test \
 	%reldir%/fault-kill9.test \
 	%reldir%/fault-garbage.test \

@@ -2,10 +2,9 @@
 //
 // Every public header is included and a few functions are called: if a
 // header lost its GC_BEGIN_DECLS, the C++ compiler would mangle the names
-// and this program would not link.  world.h (and edits.h, which includes
-// it) still hold the _Atomic shared-memory layout, which is not C++; they
-// are included only with GC_TEST_WORLD_CXX defined, to be switched on once
-// that layout has its own C-only header.
+// and this program would not link.  The one header left out is
+// world-layout.h, the raw _Atomic shared-memory layout, which is C only
+// (it says so with #error under C++).
 #include <gridcrowd/agent.h>
 #include <gridcrowd/astar.h>
 #include <gridcrowd/common.h>
@@ -15,11 +14,11 @@
 #include <gridcrowd/sim.h>
 #include <gridcrowd/util.h>
 #include <gridcrowd/version.h>
-#ifdef GC_TEST_WORLD_CXX
+#include <gridcrowd/edit-client.h>
 #include <gridcrowd/edits.h>
 #include <gridcrowd/host.h>
+#include <gridcrowd/queue.h>
 #include <gridcrowd/world.h>
-#endif
 
 #include <cstdio>
 #include <cstring>

@@ -23,7 +23,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <gridcrowd/edit-client.h>
 #include <gridcrowd/edits.h>
+#include <gridcrowd/world-layout.h>
 #include <gridcrowd/world.h>
 
 #include <errno.h>
@@ -107,7 +109,7 @@ start(fixture *f)
     int rc = gc_world_create(&f->owner, &f->cfg, NULL, &err);
     if (rc != GC_OK)
         fail_msg("create: %s", err.msg);
-    rc = gc_world_attach(&f->tool, f->name, GC_WORLD_ATTACH_EDITS, &err);
+    rc = gc_world_attach(&f->tool, f->name, GC_WORLD_ATTACH_QUEUE, &err);
     if (rc != GC_OK)
         fail_msg("attach: %s", err.msg);
     assert_int_equal(gc_world_grid(f->owner, &f->grid), GC_OK);
@@ -125,7 +127,7 @@ mono_ns(void)
 static uint64_t
 push(fixture *f, gc_edit e)
 {
-    assert_int_equal(gc_edits_push(f->tool, &e, SEC), GC_OK);
+    assert_int_equal(gc_queue_push(gc_world_queue(f->tool), &e, SEC), GC_OK);
     return e.position;
 }
 
@@ -192,6 +194,12 @@ counts(fixture *f)
     assert_int_equal(atomic_load(&h->edits_rejected), c.rejected);
     assert_int_equal(atomic_load(&h->edits_pending), c.pending);
     assert_int_equal(gc_world_edits_applied(f->tool), c.applied);
+    /* And the accessor says the same as the raw header. */
+    uint64_t acc, rej, pend;
+    gc_world_edit_counts(f->tool, &acc, &rej, &pend);
+    assert_int_equal(acc, c.accepted);
+    assert_int_equal(rej, c.rejected);
+    assert_int_equal(pend, c.pending);
     return c;
 }
 
@@ -733,8 +741,8 @@ test_reject_corrupt(void **state)
     fixture *f = *state;
     start(f);
     uint64_t pos = push(f, set(1, 1, 1));
-    gc_edits_header *h = gc_world_edits(f->tool);
-    gc_edit_entry *ent = (gc_edit_entry *)(void *)((uint8_t *)h + 256);
+    gc_queue_header *h = gc_queue_hdr(gc_world_queue(f->tool));
+    gc_queue_entry *ent = (gc_queue_entry *)(void *)((uint8_t *)h + 256);
     ent[pos & (h->capacity - 1)].x0 = 2;
     push(f, set(3, 3, 1));
     drained d = drain(f);
@@ -779,7 +787,7 @@ test_untrusted_queue_header(void **state)
     f->cfg.claim_timeout_ms = 2000;
     f->acfg.batch_timeout_ms = 10; /* raised to 2 s + 1 s */
     start(f);
-    gc_edits_header *h = gc_world_edits(f->tool);
+    gc_queue_header *h = gc_queue_hdr(gc_world_queue(f->tool));
     h->capacity = 1u << 31;
     h->claim_timeout_ns = UINT64_MAX;
     atomic_store(&h->head, 12345);
@@ -1059,7 +1067,7 @@ flood_main(void *arg)
     flood *fl = arg;
     for (int i = 0; i < fl->n; i++) {
         gc_edit e = set(i % 16, (i / 16) % 12, (uint32_t)(1 + i % 3));
-        int rc = gc_edits_push(fl->w, &e, 10 * SEC);
+        int rc = gc_queue_push(gc_world_queue(fl->w), &e, 10 * SEC);
         if (rc != GC_OK) {
             fl->rc = rc;
             return NULL;
@@ -1167,10 +1175,10 @@ claim_and_die_child(const char *name)
     }
     /* No helper (a run outside make check): do what it does. */
     gc_world *w;
-    if (gc_world_attach(&w, name, GC_WORLD_ATTACH_EDITS, NULL) != GC_OK)
+    if (gc_world_attach(&w, name, GC_WORLD_ATTACH_QUEUE, NULL) != GC_OK)
         _exit(1);
-    gc_edits_header *h = gc_world_edits(w);
-    gc_edit_entry *ent = (gc_edit_entry *)(void *)((uint8_t *)h + 256);
+    gc_queue_header *h = gc_queue_hdr(gc_world_queue(w));
+    gc_queue_entry *ent = (gc_queue_entry *)(void *)((uint8_t *)h + 256);
     uint64_t pos = atomic_load(&h->tail);
     if (atomic_load(&ent[pos & (h->capacity - 1)].seq) != pos ||
         !atomic_compare_exchange_strong(&h->tail, &pos, pos + 1))
@@ -1303,7 +1311,7 @@ random_edit(producer *p, int32_t w, int32_t h)
 static bool
 model_push(producer *p, gc_edit e)
 {
-    int rc = gc_edits_push(p->w, &e, 30 * SEC);
+    int rc = gc_queue_push(gc_world_queue(p->w), &e, 30 * SEC);
     if (rc != GC_OK) {
         p->rc = rc;
         return false;
@@ -1386,7 +1394,7 @@ test_model(void **state)
     pthread_t t[MODEL_THREADS];
     for (int i = 0; i < MODEL_THREADS; i++) {
         assert_int_equal(
-            gc_world_attach(&handles[i], f->name, GC_WORLD_ATTACH_EDITS, NULL),
+            gc_world_attach(&handles[i], f->name, GC_WORLD_ATTACH_QUEUE, NULL),
             GC_OK);
         p[i] = (producer){.w = handles[i],
                           .id = i + 1,
@@ -1407,7 +1415,7 @@ test_model(void **state)
         int done = 0;
         for (int i = 0; i < MODEL_THREADS; i++)
             done += atomic_load_explicit(&p[i].finished, memory_order_acquire);
-        if (done == MODEL_THREADS && gc_edits_pending(f->owner) == 0)
+        if (done == MODEL_THREADS && gc_queue_pending(gc_world_queue(f->owner)) == 0)
             break;
         assert_true(mono_ns() < deadline);
         read_cells(f, before);
@@ -1474,6 +1482,100 @@ test_model(void **state)
     free(after);
 }
 
+/* ---- The client half (edit-client.h) ------------------------------------- */
+
+/* gc_edit_send: a batch shares one id, ends with its count, applies in one
+ * drain; --each sends them bare; gc_edit_wait sees them applied. */
+static void
+test_client_send(void **state)
+{
+    fixture *f = *state;
+    start(f);
+    gc_queue *q = gc_world_queue(f->tool);
+    gc_edit e[3] = {set(1, 1, 1), set(2, 2, 2),
+                    ed(GC_EDIT_RECT, 3, 4, 4, 5, 6, 0)};
+    gc_edit_sent s;
+    assert_int_equal(gc_edit_send(q, e, 3, 0, SEC, &s), GC_OK);
+    assert_int_equal(s.sent, 3);
+    assert_int_not_equal(s.batch, 0);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(e[i].batch, s.batch);
+        assert_int_equal(e[i].position, (uint64_t)i);
+    }
+    assert_int_equal(s.wait_for, 4); /* after the END at position 3 */
+    /* Nothing applied yet: a short wait times out. */
+    assert_int_equal(gc_edit_wait(f->tool, s.wait_for, SEC / 50),
+                     GC_ETIMEOUT);
+    assert_int_equal(gc_edit_count_applied(f->tool, e, 3), 0);
+    drained d = drain(f);
+    assert_int_equal(d.n, 1 + 1 + 6);
+    assert_int_equal(d.gen_after, d.gen_before + 1);
+    assert_int_equal(counts(f).batches_applied, 1);
+    assert_int_equal(gc_edit_wait(f->tool, s.wait_for, SEC), GC_OK);
+    assert_int_equal(gc_edit_count_applied(f->tool, e, 3), 3);
+
+    /* One by one: no batch, no END. */
+    gc_edit one[2] = {set(0, 0, 1), set(0, 1, 1)};
+    assert_int_equal(gc_edit_send(q, one, 2, GC_EDIT_SEND_EACH, SEC, &s),
+                     GC_OK);
+    assert_int_equal(s.batch, 0);
+    assert_int_equal(one[0].batch, 0);
+    assert_int_equal(s.wait_for, one[1].position + 1);
+    drain(f);
+    assert_int_equal(counts(f).batches_applied, 1);
+    assert_int_equal(gc_edit_wait(f->tool, s.wait_for, SEC), GC_OK);
+
+    /* A batch that cannot be one is refused before anything is sent; a
+     * world without a queue cannot send. */
+    assert_int_equal(gc_edit_send(q, e, GC_EDIT_MAX_BATCH + 1, 0, SEC, &s),
+                     GC_ETOOBIG);
+    assert_int_equal(s.sent, 0);
+    assert_int_equal(gc_edit_send(NULL, e, 1, 0, SEC, &s), GC_EINVAL);
+    /* A batch id is never 0. */
+    for (int i = 0; i < 100; i++)
+        assert_int_not_equal(gc_edit_batch_id(), 0);
+}
+
+/* gc_edit_diff: the edits turn cur into want, touch only differing cells,
+ * merge runs into rectangles, and send a lone cell as SET. */
+static void
+test_client_diff(void **state)
+{
+    (void)state;
+    enum { W = 7, H = 5 };
+    uint8_t cur[W * H] = {0}, want[W * H] = {0};
+    for (int y = 1; y <= 3; y++) /* a 3x3 block of walls */
+        for (int x = 2; x <= 4; x++)
+            want[y * W + x] = GC_CELL_OBSTACLE;
+    want[0 * W + 6] = GC_CELL_LOW;          /* a lone cell */
+    cur[4 * W + 0] = want[4 * W + 0] = 2;   /* same on both sides */
+    gc_edit *e = NULL;
+    size_t n = 0;
+    uint64_t cells = 0;
+    assert_int_equal(gc_edit_diff(cur, want, W, H, &e, &n, &cells), GC_OK);
+    assert_int_equal(cells, 9 + 1);
+    assert_int_equal(n, 2);
+    /* Apply them by hand: cur becomes want, and each edit checks. */
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(gc_edit_check(&e[i], W, H, NULL), GC_OK);
+        int32_t x1 = e[i].op == GC_EDIT_SET ? e[i].x0 : e[i].x1;
+        int32_t y1 = e[i].op == GC_EDIT_SET ? e[i].y0 : e[i].y1;
+        if (e[i].op == GC_EDIT_SET)
+            assert_int_equal(e[i].x0, 6);
+        for (int32_t y = e[i].y0; y <= y1; y++)
+            for (int32_t x = e[i].x0; x <= x1; x++)
+                cur[y * W + x] = (uint8_t)e[i].type;
+    }
+    assert_memory_equal(cur, want, sizeof cur);
+    free(e);
+    /* Nothing to change: no edits. */
+    assert_int_equal(gc_edit_diff(cur, want, W, H, &e, &n, &cells), GC_OK);
+    assert_int_equal(n, 0);
+    assert_int_equal(cells, 0);
+    free(e);
+    assert_int_equal(gc_edit_diff(cur, want, 0, H, &e, &n, NULL), GC_EINVAL);
+}
+
 int
 main(void)
 {
@@ -1501,6 +1603,8 @@ main(void)
         cmocka_unit_test_setup_teardown(test_arguments, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dead_claim, setup, teardown),
         cmocka_unit_test_setup_teardown(test_model, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_client_send, setup, teardown),
+        cmocka_unit_test(test_client_diff),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

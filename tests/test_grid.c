@@ -20,6 +20,7 @@
 
 #include <gridcrowd/edits.h>
 #include <gridcrowd/grid.h>
+#include <gridcrowd/queue.h>
 #include <gridcrowd/world.h>
 
 #include <float.h>
@@ -487,7 +488,7 @@ test_line_walk_is_daemon_painting(void **state)
     gc_error err;
     if (gc_world_create(&owner, &cfg, NULL, &err) != GC_OK)
         fail_msg("create: %s", err.msg);
-    if (gc_world_attach(&tool, name, GC_WORLD_ATTACH_EDITS, &err) != GC_OK) {
+    if (gc_world_attach(&tool, name, GC_WORLD_ATTACH_QUEUE, &err) != GC_OK) {
         gc_world_destroy(owner);
         fail_msg("attach: %s", err.msg);
     }
@@ -510,8 +511,8 @@ test_line_walk_is_daemon_painting(void **state)
                             .y0 = a.y,
                             .x1 = b.x,
                             .y1 = b.y};
-            assert_int_equal(gc_edits_push(tool, &clear, 1000000000u), GC_OK);
-            assert_int_equal(gc_edits_push(tool, &line, 1000000000u), GC_OK);
+            assert_int_equal(gc_queue_push(gc_world_queue(tool), &clear, 1000000000u), GC_OK);
+            assert_int_equal(gc_queue_push(gc_world_queue(tool), &line, 1000000000u), GC_OK);
             struct timespec ts;
             clock_gettime(CLOCK_MONOTONIC, &ts);
             uint64_t now =

@@ -73,7 +73,7 @@ push_column(gc_world *w, int32_t x, uint32_t type)
     e.y0 = 0;
     e.x1 = x;
     e.y1 = 9;
-    assert_int_equal(gc_edits_push(w, &e, 0), GC_OK);
+    assert_int_equal(gc_queue_push(gc_world_queue(w), &e, 0), GC_OK);
 }
 
 static void
@@ -99,7 +99,7 @@ test_embedded_sim_publishes(void **state)
     assert_int_equal(gc_host_new(&h, &hc), GC_OK);
 
     gc_world *r;
-    assert_int_equal(gc_world_attach(&r, name, GC_WORLD_ATTACH_EDITS, &err),
+    assert_int_equal(gc_world_attach(&r, name, GC_WORLD_ATTACH_QUEUE, &err),
                      GC_OK);
     for (int t = 0; t < 30; t++) {
         size_t changed = 99;
@@ -180,7 +180,7 @@ test_embedded_sim_publishes(void **state)
     assert_int_equal(hcnt.queue_resets, 1);
     assert_int_equal(s.n, 1);
     assert_non_null(strstr(s.last, "making a new edit queue"));
-    assert_int_equal(gc_world_attach(&r, name, GC_WORLD_ATTACH_EDITS, &err),
+    assert_int_equal(gc_world_attach(&r, name, GC_WORLD_ATTACH_QUEUE, &err),
                      GC_OK);
     push_column(r, 10, GC_CELL_WALKABLE);
     assert_int_equal(gc_host_edits(h, now_ns(), 0, &changed), GC_OK);

@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <gridcrowd/world-layout.h>
 #include <gridcrowd/world.h>
 
 #include <errno.h>
@@ -229,7 +230,7 @@ test_names(void **state)
     assert_string_equal(gc_world_name(w), longname);
     char edits[320];
     snprintf(edits, sizeof edits, "%s.edits", longname);
-    assert_string_equal(gc_world_edits_name(w), edits);
+    assert_string_equal(gc_queue_name(gc_world_queue(w)), edits);
     gc_world_destroy(w);
 
     /* With or without the leading '/': the same object. */
@@ -318,7 +319,7 @@ test_create_attach(void **state)
     assert_true(gc_world_is_owner(f->owner));
     assert_false(gc_world_is_owner(f->reader));
     assert_true(gc_world_owner_alive(f->reader));
-    assert_null(gc_world_edits(f->reader));
+    assert_null(gc_queue_hdr(gc_world_queue(f->reader)));
 
     /* Sections by their validated offsets. */
     const uint8_t *base = gc_world_base(f->reader);
@@ -350,7 +351,7 @@ test_create_attach(void **state)
     assert_int_equal(gc_world_set_edits_applied(f->owner, 7), GC_OK);
     assert_int_equal(gc_world_set_edits_applied(f->reader, 8), GC_EPERM);
     assert_int_equal(gc_world_edits_applied(f->reader), 7);
-    assert_int_equal(gc_edits_tail(f->reader), 0); /* no queue attached */
+    assert_int_equal(gc_queue_tail(gc_world_queue(f->reader)), 0); /* no queue attached */
 
     /* Cells: the daemon edits through a gc_grid on the section. */
     gc_grid *g;
@@ -443,25 +444,25 @@ test_attach_edits(void **state)
     fixture *f = *state;
     f->cfg.edits_capacity = 64;
     create_owner(f);
-    attach_reader(f, GC_WORLD_ATTACH_EDITS);
-    gc_edits_header *e = gc_world_edits(f->reader);
+    attach_reader(f, GC_WORLD_ATTACH_QUEUE);
+    gc_queue_header *e = gc_queue_hdr(gc_world_queue(f->reader));
     assert_non_null(e);
-    assert_int_equal(atomic_load(&e->magic), GC_EDITS_MAGIC);
-    assert_int_equal(e->version, GC_EDITS_VERSION);
+    assert_int_equal(atomic_load(&e->magic), GC_QUEUE_MAGIC);
+    assert_int_equal(e->version, GC_QUEUE_VERSION);
     assert_int_equal(e->capacity, 64);
-    assert_int_equal(e->entry_size, sizeof(gc_edit_entry));
+    assert_int_equal(e->entry_size, sizeof(gc_queue_entry));
     assert_int_equal(e->total_size, 256 + 64 * 64);
-    assert_int_equal(gc_world_edits_size(f->reader), 256 + 64 * 64);
+    assert_int_equal(gc_queue_size(gc_world_queue(f->reader)), 256 + 64 * 64);
     assert_int_equal(e->pid, getpid());
     assert_int_equal(atomic_load(&e->head), 0);
     assert_int_equal(atomic_load(&e->tail), 0);
-    gc_edit_entry *ent = (gc_edit_entry *)(void *)((uint8_t *)e + 256);
+    gc_queue_entry *ent = (gc_queue_entry *)(void *)((uint8_t *)e + 256);
     for (uint64_t i = 0; i < 64; i++)
         assert_int_equal(atomic_load(&ent[i].seq), i);
     /* The queue is writable by whoever may open it. */
     atomic_store(&e->tail, 1);
-    assert_int_equal(atomic_load(&gc_world_edits(f->owner)->tail), 1);
-    assert_int_equal(gc_edits_validate(e, gc_world_edits_size(f->reader), NULL),
+    assert_int_equal(atomic_load(&gc_queue_hdr(gc_world_queue(f->owner))->tail), 1);
+    assert_int_equal(gc_queue_validate(e, gc_queue_size(gc_world_queue(f->reader)), NULL),
                      GC_OK);
 
     /* The default capacity. */
@@ -470,8 +471,8 @@ test_attach_edits(void **state)
     f->reader = NULL;
     f->cfg.edits_capacity = 0;
     create_owner(f);
-    assert_int_equal(gc_world_edits(f->owner)->capacity,
-                     GC_EDITS_DEFAULT_CAPACITY);
+    assert_int_equal(gc_queue_hdr(gc_world_queue(f->owner))->capacity,
+                     GC_QUEUE_DEFAULT_CAPACITY);
 }
 
 static void
@@ -485,10 +486,10 @@ test_attach_missing(void **state)
 
     /* A world without its queue, when the queue is asked for. */
     create_owner(f);
-    assert_int_equal(shm_unlink(gc_world_edits_name(f->owner)), 0);
+    assert_int_equal(shm_unlink(gc_queue_name(gc_world_queue(f->owner))), 0);
     gc_error err;
     gc_world *w;
-    assert_int_equal(gc_world_attach(&w, f->name, GC_WORLD_ATTACH_EDITS, &err),
+    assert_int_equal(gc_world_attach(&w, f->name, GC_WORLD_ATTACH_QUEUE, &err),
                      GC_ENOENT);
     snprintf(msg, sizeof msg,
              "no daemon: shared-memory object /%s.edits does not exist",
@@ -519,7 +520,7 @@ test_refuse_corrupt_objects(void **state)
              "\"GCWORLD1\"): not a gridcrowd world",
              f->name);
     expect_attach_error(f, GC_EBADMAGIC, msg);
-    atomic_store(&h->magic, GC_EDITS_MAGIC);
+    atomic_store(&h->magic, GC_QUEUE_MAGIC);
     snprintf(msg, sizeof msg,
              "/%s: this is a gridcrowd edit queue, not a world", f->name);
     expect_attach_error(f, GC_EBADMAGIC, msg);
@@ -656,15 +657,15 @@ test_refuse_corrupt_edits(void **state)
 {
     fixture *f = *state;
     create_owner(f);
-    gc_edits_header *e = gc_world_edits(f->owner);
-    gc_edits_header saved;
+    gc_queue_header *e = gc_queue_hdr(gc_world_queue(f->owner));
+    gc_queue_header saved;
     memcpy(&saved, e, sizeof saved);
     char msg[300];
     gc_error err;
     gc_world *w;
 
     e->capacity = 100;
-    assert_int_equal(gc_world_attach(&w, f->name, GC_WORLD_ATTACH_EDITS, &err),
+    assert_int_equal(gc_world_attach(&w, f->name, GC_WORLD_ATTACH_QUEUE, &err),
                      GC_ECORRUPT);
     snprintf(msg, sizeof msg,
              "/%s.edits: queue capacity 100 is not a power of two in "
@@ -674,7 +675,7 @@ test_refuse_corrupt_edits(void **state)
     memcpy(e, &saved, sizeof saved);
 
     e->pid = getpid() + 1;
-    assert_int_equal(gc_world_attach(&w, f->name, GC_WORLD_ATTACH_EDITS, &err),
+    assert_int_equal(gc_world_attach(&w, f->name, GC_WORLD_ATTACH_QUEUE, &err),
                      GC_ECORRUPT);
     snprintf(msg, sizeof msg,
              "/%s.edits: edit queue belongs to pid %ld, the world /%s to pid "
@@ -684,7 +685,7 @@ test_refuse_corrupt_edits(void **state)
     memcpy(e, &saved, sizeof saved);
 
     e->version = 2;
-    assert_int_equal(gc_world_attach(&w, f->name, GC_WORLD_ATTACH_EDITS, &err),
+    assert_int_equal(gc_world_attach(&w, f->name, GC_WORLD_ATTACH_QUEUE, &err),
                      GC_EVERSION);
     snprintf(msg, sizeof msg,
              "/%s.edits: edit queue layout version 2, but this program reads "
@@ -694,7 +695,7 @@ test_refuse_corrupt_edits(void **state)
     memcpy(e, &saved, sizeof saved);
 
     atomic_store(&e->magic, GC_WORLD_MAGIC);
-    assert_int_equal(gc_world_attach(&w, f->name, GC_WORLD_ATTACH_EDITS, &err),
+    assert_int_equal(gc_world_attach(&w, f->name, GC_WORLD_ATTACH_QUEUE, &err),
                      GC_EBADMAGIC);
     snprintf(msg, sizeof msg,
              "/%s.edits: this is a gridcrowd world, not an edit queue",
@@ -703,18 +704,18 @@ test_refuse_corrupt_edits(void **state)
     memcpy(e, &saved, sizeof saved);
 
     e->total_size += 64;
-    assert_int_equal(gc_edits_validate(e, gc_world_edits_size(f->owner), &err),
+    assert_int_equal(gc_queue_validate(e, gc_queue_size(gc_world_queue(f->owner)), &err),
                      GC_ECORRUPT);
     snprintf(msg, sizeof msg, "object is %zu bytes, header says %zu",
-             gc_world_edits_size(f->owner), gc_world_edits_size(f->owner) + 64);
+             gc_queue_size(gc_world_queue(f->owner)), gc_queue_size(gc_world_queue(f->owner)) + 64);
     assert_string_equal(err.msg, msg);
     memcpy(e, &saved, sizeof saved);
 
     /* A world is not a queue, and the other way round. */
-    assert_int_equal(gc_edits_validate(gc_world_base(f->owner),
+    assert_int_equal(gc_queue_validate(gc_world_base(f->owner),
                                        gc_world_size(f->owner), NULL),
                      GC_EBADMAGIC);
-    assert_int_equal(gc_world_validate(e, gc_world_edits_size(f->owner), NULL),
+    assert_int_equal(gc_world_validate(e, gc_queue_size(gc_world_queue(f->owner)), NULL),
                      GC_EBADMAGIC);
 }
 
@@ -800,7 +801,7 @@ test_takeover_dead_owner(void **state)
     assert_true(took.edits);
     assert_int_equal(took.world_pid, pid);
     assert_int_equal(took.edits_pid, pid);
-    attach_reader(f, GC_WORLD_ATTACH_EDITS);
+    attach_reader(f, GC_WORLD_ATTACH_QUEUE);
     assert_int_equal(gc_world_pid(f->reader), getpid());
 }
 
@@ -814,10 +815,10 @@ make_stale(const fixture *f, int which, pid_t pid, size_t size)
     assert_true(fd >= 0);
     assert_int_equal(ftruncate(fd, (off_t)size), 0);
     uint8_t buf[256] = {0};
-    uint64_t magic = which ? GC_EDITS_MAGIC : GC_WORLD_MAGIC;
+    uint64_t magic = which ? GC_QUEUE_MAGIC : GC_WORLD_MAGIC;
     int32_t p = (int32_t)pid;
     memcpy(buf, &magic, sizeof magic);
-    memcpy(buf + (which ? offsetof(gc_edits_header, pid)
+    memcpy(buf + (which ? offsetof(gc_queue_header, pid)
                         : offsetof(gc_world_header, pid)),
            &p, sizeof p);
     size_t n_write = size < sizeof buf ? size : sizeof buf;
@@ -911,7 +912,7 @@ test_refuse_live_owner(void **state)
     assert_string_equal(got, msg);
 
     /* The live world is untouched. */
-    attach_reader(f, GC_WORLD_ATTACH_EDITS);
+    attach_reader(f, GC_WORLD_ATTACH_QUEUE);
     assert_int_equal(gc_world_state(f->reader), GC_WORLD_RUNNING);
 }
 
@@ -980,7 +981,7 @@ agent_rec(uint32_t i, uint64_t n)
     gc_world_agent a;
     memset(&a, 0, sizeof a);
     a.id = i;
-    a.generation = (uint32_t)n;
+    a.salt = (uint32_t)n;
     a.x = (float)n;
     a.y = (float)n + 0.5f;
     a.heading = -(float)n;
@@ -1035,11 +1036,21 @@ test_snapshot_roundtrip(void **state)
     /* The next snapshot goes to the other buffer; the one after that back
      * to the first.  Counts may shrink and grow. */
     publish(f->owner, 2, 16);
+    /* Each snapshot keeps the tick it was published at, whatever the
+     * header's tick says later. */
+    assert_int_equal(gc_world_set_tick(f->owner, 41), GC_OK);
     publish(f->owner, 3, 2);
+    assert_int_equal(gc_world_set_tick(f->owner, 42), GC_OK);
     assert_int_equal(gc_world_read_agents(f->reader, out, 20, &count, &seq),
                      GC_OK);
     assert_int_equal(count, 2);
     assert_int_equal(seq, 3);
+    uint64_t tick = 0;
+    assert_int_equal(
+        gc_world_read_agents_at(f->reader, out, 20, &count, &seq, &tick),
+        GC_OK);
+    assert_int_equal(tick, 41);
+    assert_int_equal(count, 2);
     gc_world_agent a = agent_rec(1, 3);
     assert_memory_equal(&out[1], &a, sizeof a);
     assert_string_equal(gc_agent_state_name(out[1].state), "arrived");
@@ -1243,7 +1254,7 @@ test_stats_trace(void **state)
     assert_int_equal(info.seq, 1);
     assert_int_equal(info.tick, 77);
     assert_int_equal(info.agent, 4);
-    assert_int_equal(info.generation, 2);
+    assert_int_equal(info.salt, 2);
     assert_int_equal(info.count, 10);
     assert_false(info.truncated);
     assert_memory_equal(out, ev, 10 * sizeof ev[0]);
@@ -1313,7 +1324,7 @@ stats_reader_main(void *arg)
         if (gc_world_read_trace(r->w, &info, ev, TRACE_N) == GC_OK &&
             info.seq > 0) {
             r->reads++;
-            if (info.tick != info.agent || info.generation != info.agent ||
+            if (info.tick != info.agent || info.salt != info.agent ||
                 info.count != info.tick % TRACE_N)
                 r->torn++;
             for (size_t i = 0; i < info.count; i++)
@@ -1409,37 +1420,37 @@ test_edits_push_pop(void **state)
     fixture *f = *state;
     f->cfg.edits_capacity = 4;
     create_owner(f);
-    attach_reader(f, GC_WORLD_ATTACH_EDITS);
+    attach_reader(f, GC_WORLD_ATTACH_QUEUE);
     gc_edit e, got;
 
-    assert_int_equal(gc_edits_pop(f->owner, &got), 0);
-    assert_int_equal(gc_edits_pop(f->reader, &got), GC_EPERM);
+    assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), 0);
+    assert_int_equal(gc_queue_pop(gc_world_queue(f->reader), &got), GC_EPERM);
     for (uint64_t t = 1; t <= 3; t++) {
         e = edit_for(t);
-        assert_int_equal(gc_edits_push(f->reader, &e, 0), GC_OK);
+        assert_int_equal(gc_queue_push(gc_world_queue(f->reader), &e, 0), GC_OK);
         assert_int_equal(e.position, t - 1);
         assert_int_equal(e.sender_pid, getpid());
     }
-    assert_int_equal(gc_edits_pending(f->owner), 3);
-    assert_int_equal(gc_edits_tail(f->owner), 3);
+    assert_int_equal(gc_queue_pending(gc_world_queue(f->owner)), 3);
+    assert_int_equal(gc_queue_tail(gc_world_queue(f->owner)), 3);
     for (uint64_t t = 1; t <= 3; t++) {
-        assert_int_equal(gc_edits_pop(f->owner, &got), 1);
+        assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), 1);
         assert_true(edit_matches(&got, t));
         assert_int_equal(got.position, t - 1);
         assert_int_equal(got.sender_pid, getpid());
         assert_true(got.claim_ns > 0);
     }
-    assert_int_equal(gc_edits_pop(f->owner, &got), 0);
-    assert_int_equal(gc_edits_pending(f->reader), 0);
+    assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), 0);
+    assert_int_equal(gc_queue_pending(gc_world_queue(f->reader)), 0);
 
     /* Many laps round a ring of 4. */
     for (uint64_t t = 100; t < 200; t++) {
         e = edit_for(t);
-        assert_int_equal(gc_edits_push(f->reader, &e, 0), GC_OK);
+        assert_int_equal(gc_queue_push(gc_world_queue(f->reader), &e, 0), GC_OK);
         if (t % 3 == 0)
             continue;
-        while (gc_edits_pending(f->owner) > 0) {
-            assert_int_equal(gc_edits_pop(f->owner, &got), 1);
+        while (gc_queue_pending(gc_world_queue(f->owner)) > 0) {
+            assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), 1);
             assert_int_equal(got.position + 97, got.client_token);
         }
     }
@@ -1447,8 +1458,8 @@ test_edits_push_pop(void **state)
     /* Without the queue mapped there is nothing to push to. */
     gc_world *plain;
     assert_int_equal(gc_world_attach(&plain, f->name, 0, NULL), GC_OK);
-    assert_int_equal(gc_edits_push(plain, &e, 0), GC_EINVAL);
-    assert_int_equal(gc_edits_pending(plain), 0);
+    assert_int_equal(gc_queue_push(gc_world_queue(plain), &e, 0), GC_EINVAL);
+    assert_int_equal(gc_queue_pending(gc_world_queue(plain)), 0);
     gc_world_close(plain);
 }
 
@@ -1461,29 +1472,29 @@ test_edits_full(void **state)
     gc_edit e, got;
     for (uint64_t t = 0; t < 4; t++) {
         e = edit_for(t);
-        assert_int_equal(gc_edits_push(f->owner, &e, 0), GC_OK);
+        assert_int_equal(gc_queue_push(gc_world_queue(f->owner), &e, 0), GC_OK);
     }
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     e = edit_for(4);
-    assert_int_equal(gc_edits_push(f->owner, &e, 20 * 1000 * 1000), GC_EFULL);
+    assert_int_equal(gc_queue_push(gc_world_queue(f->owner), &e, 20 * 1000 * 1000), GC_EFULL);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double waited = (double)(t1.tv_sec - t0.tv_sec) +
                     (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
     assert_true(waited >= 0.019);
-    assert_int_equal(gc_edits_push(f->owner, &e, 0), GC_EFULL);
-    assert_int_equal(gc_edits_pop(f->owner, &got), 1);
-    assert_int_equal(gc_edits_push(f->owner, &e, 0), GC_OK);
+    assert_int_equal(gc_queue_push(gc_world_queue(f->owner), &e, 0), GC_EFULL);
+    assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), 1);
+    assert_int_equal(gc_queue_push(gc_world_queue(f->owner), &e, 0), GC_OK);
     assert_int_equal(e.position, 4);
 }
 
-/* Claim position `pos` the way gc_edits_push does, and stop there. */
+/* Claim position `pos` the way gc_queue_push does, and stop there. */
 static bool
-claim_only(gc_edits_header *h, uint64_t *posp)
+claim_only(gc_queue_header *h, uint64_t *posp)
 {
-    gc_edit_entry *ent = (gc_edit_entry *)(void *)((uint8_t *)h + 256);
+    gc_queue_entry *ent = (gc_queue_entry *)(void *)((uint8_t *)h + 256);
     uint64_t pos = atomic_load(&h->tail);
-    gc_edit_entry *slot = &ent[pos & (h->capacity - 1)];
+    gc_queue_entry *slot = &ent[pos & (h->capacity - 1)];
     if (atomic_load(&slot->seq) != pos ||
         !atomic_compare_exchange_strong(&h->tail, &pos, pos + 1))
         return false;
@@ -1511,9 +1522,9 @@ test_edits_dead_producer(void **state)
         uint64_t pos;
         char ok = 1;
         close(pfd[0]);
-        if (gc_world_attach(&w, f->name, GC_WORLD_ATTACH_EDITS, NULL) !=
+        if (gc_world_attach(&w, f->name, GC_WORLD_ATTACH_QUEUE, NULL) !=
                 GC_OK ||
-            !claim_only(gc_world_edits(w), &pos) || pos != 0)
+            !claim_only(gc_queue_hdr(gc_world_queue(w)), &pos) || pos != 0)
             ok = 0;
         if (write(pfd[1], &ok, 1) != 1)
             _exit(1);
@@ -1533,33 +1544,33 @@ test_edits_dead_producer(void **state)
 
     /* Others go on pushing behind it. */
     e = edit_for(11);
-    assert_int_equal(gc_edits_push(f->owner, &e, 0), GC_OK);
+    assert_int_equal(gc_queue_push(gc_world_queue(f->owner), &e, 0), GC_OK);
     assert_int_equal(e.position, 1);
-    assert_int_equal(gc_edits_pending(f->owner), 2);
+    assert_int_equal(gc_queue_pending(gc_world_queue(f->owner)), 2);
 
     /* The daemon waits the claim timeout, then skips the dead entry. */
-    assert_int_equal(gc_edits_pop(f->owner, &got), 0);
-    assert_int_equal(gc_edits_pop(f->owner, &got), 0);
+    assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), 0);
+    assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), 0);
     struct timespec nap = {0, 60 * 1000 * 1000};
     nanosleep(&nap, NULL);
-    assert_int_equal(gc_edits_pop(f->owner, &got), GC_ETIMEOUT);
+    assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), GC_ETIMEOUT);
     assert_int_equal(got.position, 0);
-    assert_int_equal(gc_edits_pop(f->owner, &got), 1);
+    assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), 1);
     assert_true(edit_matches(&got, 11));
-    assert_int_equal(gc_edits_pop(f->owner, &got), 0);
+    assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), 0);
 
     /* A producer that only stalled finds its late publish refused, so the
      * entry it thought it was adding is never applied, even once the slot
      * has gone round to a later lap. */
     uint64_t pos;
-    gc_edits_header *h = gc_world_edits(f->owner);
+    gc_queue_header *h = gc_queue_hdr(gc_world_queue(f->owner));
     assert_true(claim_only(h, &pos));
     assert_int_equal(pos, 2);
-    assert_int_equal(gc_edits_pop(f->owner, &got), 0);
+    assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), 0);
     nanosleep(&nap, NULL);
-    assert_int_equal(gc_edits_pop(f->owner, &got), GC_ETIMEOUT);
+    assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), GC_ETIMEOUT);
     assert_int_equal(got.position, 2);
-    gc_edit_entry *slot = (gc_edit_entry *)(void *)((uint8_t *)h + 256) + 2;
+    gc_queue_entry *slot = (gc_queue_entry *)(void *)((uint8_t *)h + 256) + 2;
     uint64_t expect = pos;
     assert_false(atomic_compare_exchange_strong(&slot->seq, &expect, pos + 1));
     assert_int_equal(expect, pos + 4);
@@ -1567,8 +1578,8 @@ test_edits_dead_producer(void **state)
     /* And the ring is whole: every slot is used again. */
     for (uint64_t t = 20; t < 30; t++) {
         e = edit_for(t);
-        assert_int_equal(gc_edits_push(f->owner, &e, 0), GC_OK);
-        assert_int_equal(gc_edits_pop(f->owner, &got), 1);
+        assert_int_equal(gc_queue_push(gc_world_queue(f->owner), &e, 0), GC_OK);
+        assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), 1);
         assert_true(edit_matches(&got, t));
     }
 }
@@ -1579,36 +1590,36 @@ test_edits_corrupt_entries(void **state)
     fixture *f = *state;
     f->cfg.edits_capacity = 4;
     create_owner(f);
-    gc_edits_header *h = gc_world_edits(f->owner);
-    gc_edit_entry *ent = (gc_edit_entry *)(void *)((uint8_t *)h + 256);
+    gc_queue_header *h = gc_queue_hdr(gc_world_queue(f->owner));
+    gc_queue_entry *ent = (gc_queue_entry *)(void *)((uint8_t *)h + 256);
     gc_edit e = edit_for(5), got;
 
     /* A published entry changed afterwards fails its check. */
-    assert_int_equal(gc_edits_push(f->owner, &e, 0), GC_OK);
+    assert_int_equal(gc_queue_push(gc_world_queue(f->owner), &e, 0), GC_OK);
     ent[0].x0 ^= 1;
-    assert_int_equal(gc_edits_pop(f->owner, &got), GC_ECORRUPT);
+    assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), GC_ECORRUPT);
     assert_int_equal(got.position, 0);
     /* A slot in no legal state is reclaimed, not waited on. */
     atomic_store(&ent[1].seq, 12345);
     atomic_store(&h->tail, 2);
-    assert_int_equal(gc_edits_pop(f->owner, &got), GC_ECORRUPT);
+    assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), GC_ECORRUPT);
     assert_int_equal(got.position, 1);
-    assert_int_equal(gc_edits_pop(f->owner, &got), 0);
+    assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), 0);
     e = edit_for(6);
-    assert_int_equal(gc_edits_push(f->owner, &e, 0), GC_OK);
-    assert_int_equal(gc_edits_pop(f->owner, &got), 1);
+    assert_int_equal(gc_queue_push(gc_world_queue(f->owner), &e, 0), GC_OK);
+    assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), 1);
     assert_true(edit_matches(&got, 6));
 
     /* A tail behind a published slot: producers say so, never spin. */
     e = edit_for(7);
-    assert_int_equal(gc_edits_push(f->owner, &e, 0), GC_OK); /* pos 3 */
+    assert_int_equal(gc_queue_push(gc_world_queue(f->owner), &e, 0), GC_OK); /* pos 3 */
     atomic_store(&h->tail, 3);
-    assert_int_equal(gc_edits_push(f->owner, &e, 0), GC_ECORRUPT);
+    assert_int_equal(gc_queue_push(gc_world_queue(f->owner), &e, 0), GC_ECORRUPT);
 
     /* A header with a bad claim timeout is refused. */
     h->claim_timeout_ns = 0;
     gc_error err;
-    assert_int_equal(gc_edits_validate(h, gc_world_edits_size(f->owner), &err),
+    assert_int_equal(gc_queue_validate(h, gc_queue_size(gc_world_queue(f->owner)), &err),
                      GC_ECORRUPT);
     assert_string_equal(err.msg,
                         "claim timeout 0 ns is out of range (1 ms..1 h)");
@@ -1630,7 +1641,7 @@ producer_main(void *arg)
     for (uint64_t i = 0; i < PER_PRODUCER; i++) {
         gc_edit e = edit_for((uint64_t)q->id << 32 | i);
         int rc;
-        while ((rc = gc_edits_push(q->w, &e, 1000 * 1000)) == GC_EFULL)
+        while ((rc = gc_queue_push(gc_world_queue(q->w), &e, 1000 * 1000)) == GC_EFULL)
             q->full++;
         if (rc != GC_OK)
             return (void *)1;
@@ -1649,7 +1660,7 @@ consume_and_check(gc_world *w, int producers, uint64_t per)
     clock_gettime(CLOCK_MONOTONIC, &t0);
     while (got_n < total) {
         gc_edit got;
-        int rc = gc_edits_pop(w, &got);
+        int rc = gc_queue_pop(gc_world_queue(w), &got);
         if (rc == 0) {
             clock_gettime(CLOCK_MONOTONIC, &t);
             if (t.tv_sec - t0.tv_sec > 60)
@@ -1669,7 +1680,7 @@ consume_and_check(gc_world *w, int producers, uint64_t per)
         got_n++;
     }
     gc_edit got;
-    assert_int_equal(gc_edits_pop(w, &got), 0);
+    assert_int_equal(gc_queue_pop(gc_world_queue(w), &got), 0);
 }
 
 static void
@@ -1705,7 +1716,7 @@ test_edits_processes(void **state)
         assert_true(pids[i] >= 0);
         if (pids[i] == 0) {
             gc_world *w;
-            if (gc_world_attach(&w, f->name, GC_WORLD_ATTACH_EDITS, NULL) !=
+            if (gc_world_attach(&w, f->name, GC_WORLD_ATTACH_QUEUE, NULL) !=
                 GC_OK)
                 _exit(1);
             qrace q = {.w = w, .id = i};
@@ -1819,7 +1830,7 @@ test_attach_syscall_failures(void **state)
     will_return_count(__wrap_shm_open, 0, 2);
     will_return(__wrap_mmap, 0);
     will_return(__wrap_mmap, ENOMEM);
-    assert_int_equal(gc_world_attach(&w, f->name, GC_WORLD_ATTACH_EDITS, &err),
+    assert_int_equal(gc_world_attach(&w, f->name, GC_WORLD_ATTACH_QUEUE, &err),
                      GC_ESYS);
     snprintf(msg, sizeof msg, "mapping /%s.edits: %s", f->name,
              strerror(ENOMEM));
@@ -1828,7 +1839,7 @@ test_attach_syscall_failures(void **state)
     will_return(__wrap_shm_open, 0);
     will_return(__wrap_mmap, 0);
     will_return(__wrap_shm_open, EACCES);
-    assert_int_equal(gc_world_attach(&w, f->name, GC_WORLD_ATTACH_EDITS, &err),
+    assert_int_equal(gc_world_attach(&w, f->name, GC_WORLD_ATTACH_QUEUE, &err),
                      GC_EPERM);
     snprintf(msg, sizeof msg, "permission denied opening /%s.edits", f->name);
     assert_string_equal(err.msg, msg);
@@ -1838,7 +1849,7 @@ test_attach_syscall_failures(void **state)
     /* Failures left the owner's objects alone. */
     assert_true(exists(f->shm[0]));
     assert_true(exists(f->shm[1]));
-    attach_reader(f, GC_WORLD_ATTACH_EDITS);
+    attach_reader(f, GC_WORLD_ATTACH_QUEUE);
 }
 
 /* ---- Access: default modes and groups ------------------------------------ */
@@ -1985,46 +1996,46 @@ test_edits_scribbled_head_tail(void **state)
     fixture *f = *state;
     f->cfg.edits_capacity = 8;
     create_owner(f);
-    attach_reader(f, GC_WORLD_ATTACH_EDITS);
-    gc_edits_header *h = gc_world_edits(f->reader);
+    attach_reader(f, GC_WORLD_ATTACH_QUEUE);
+    gc_queue_header *h = gc_queue_hdr(gc_world_queue(f->reader));
     gc_edit e, got;
     for (uint64_t t = 1; t <= 5; t++) {
         e = edit_for(t);
-        assert_int_equal(gc_edits_push(f->reader, &e, 0), GC_OK);
+        assert_int_equal(gc_queue_push(gc_world_queue(f->reader), &e, 0), GC_OK);
     }
-    assert_int_equal(gc_edits_pop(f->owner, &got), 1);
+    assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), 1);
     assert_true(edit_matches(&got, 1));
-    assert_int_equal(gc_edits_head(f->reader), 1);
+    assert_int_equal(gc_queue_head(gc_world_queue(f->reader)), 1);
 
     /* A producer moves the published head back, or far ahead: the daemon
      * goes on from its own, each entry once, in order. */
     atomic_store(&h->head, 0);
-    assert_int_equal(gc_edits_pop(f->owner, &got), 1);
+    assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), 1);
     assert_true(edit_matches(&got, 2));
     atomic_store(&h->head, UINT64_C(1) << 40);
     for (uint64_t t = 3; t <= 5; t++) {
-        assert_int_equal(gc_edits_pop(f->owner, &got), 1);
+        assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), 1);
         assert_true(edit_matches(&got, t));
         assert_int_equal(got.position, t - 1);
     }
-    assert_int_equal(gc_edits_pop(f->owner, &got), 0);
-    assert_int_equal(gc_edits_head(f->owner), 5);
+    assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), 0);
+    assert_int_equal(gc_queue_head(gc_world_queue(f->owner)), 5);
     assert_int_equal(atomic_load(&h->head), 5); /* republished */
 
     /* A tail far ahead: pending is capped at the ring's capacity. */
     atomic_store(&h->tail, UINT64_C(1) << 50);
-    assert_int_equal(gc_edits_pending(f->owner), 8);
-    assert_int_equal(gc_edits_pending(f->reader), 8);
+    assert_int_equal(gc_queue_pending(gc_world_queue(f->owner)), 8);
+    assert_int_equal(gc_queue_pending(gc_world_queue(f->reader)), 8);
 
     /* A tail behind the head: the daemon puts it back, and producers push
      * at once instead of finding the ring "full". */
     atomic_store(&h->tail, 2);
-    assert_int_equal(gc_edits_pop(f->owner, &got), 0);
+    assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), 0);
     assert_int_equal(atomic_load(&h->tail), 5);
     e = edit_for(6);
-    assert_int_equal(gc_edits_push(f->reader, &e, 0), GC_OK);
+    assert_int_equal(gc_queue_push(gc_world_queue(f->reader), &e, 0), GC_OK);
     assert_int_equal(e.position, 5);
-    assert_int_equal(gc_edits_pop(f->owner, &got), 1);
+    assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), 1);
     assert_true(edit_matches(&got, 6));
 }
 
@@ -2037,48 +2048,48 @@ test_edits_damaged_queue(void **state)
     create_owner(f);
     gc_error err;
     gc_edit e, got;
-    assert_int_equal(gc_world_edits_intact(f->owner, &err), GC_OK);
+    assert_int_equal(gc_queue_intact(gc_world_queue(f->owner), &err), GC_OK);
     for (uint64_t t = 1; t <= 6; t++) { /* more than a lap */
         e = edit_for(t);
-        assert_int_equal(gc_edits_push(f->owner, &e, 0), GC_OK);
-        assert_int_equal(gc_edits_pop(f->owner, &got), 1);
+        assert_int_equal(gc_queue_push(gc_world_queue(f->owner), &e, 0), GC_OK);
+        assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), 1);
     }
 
     /* A field scribbled on. */
-    attach_reader(f, GC_WORLD_ATTACH_EDITS);
-    gc_edits_header *h = gc_world_edits(f->reader);
+    attach_reader(f, GC_WORLD_ATTACH_QUEUE);
+    gc_queue_header *h = gc_queue_hdr(gc_world_queue(f->reader));
     h->claim_timeout_ns = 1;
     char msg[300];
     snprintf(msg, sizeof msg,
              "/%s.edits: header overwritten by another process", f->name);
-    assert_int_equal(gc_world_edits_intact(f->owner, &err), GC_ECORRUPT);
+    assert_int_equal(gc_queue_intact(gc_world_queue(f->owner), &err), GC_ECORRUPT);
     assert_string_equal(err.msg, msg);
     h->claim_timeout_ns = 2000000000;
-    assert_int_equal(gc_world_edits_intact(f->owner, &err), GC_OK);
+    assert_int_equal(gc_queue_intact(gc_world_queue(f->owner), &err), GC_OK);
 
     /* The magic scribbled on: the daemon takes nothing. */
     e = edit_for(7);
-    assert_int_equal(gc_edits_push(f->reader, &e, 0), GC_OK);
+    assert_int_equal(gc_queue_push(gc_world_queue(f->reader), &e, 0), GC_OK);
     atomic_store(&h->magic, 0);
-    assert_int_equal(gc_edits_pop(f->owner, &got), GC_EBADMAGIC);
-    assert_int_equal(gc_world_edits_intact(f->owner, &err), GC_ECORRUPT);
+    assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), GC_EBADMAGIC);
+    assert_int_equal(gc_queue_intact(gc_world_queue(f->owner), &err), GC_ECORRUPT);
     gc_world_close(f->reader);
     f->reader = NULL;
 
     /* Made again: same name, mode, empty, positions going on from 6. */
-    assert_int_equal(gc_world_reset_edits(f->owner, &err), GC_OK);
-    assert_int_equal(gc_world_edits_intact(f->owner, &err), GC_OK);
+    assert_int_equal(gc_queue_reset(gc_world_queue(f->owner), &err), GC_OK);
+    assert_int_equal(gc_queue_intact(gc_world_queue(f->owner), &err), GC_OK);
     struct stat st;
     assert_int_equal(stat(f->shm[1], &st), 0);
     assert_int_equal(st.st_mode & 07777, 0620);
-    assert_int_equal(gc_edits_pending(f->owner), 0);
-    assert_int_equal(gc_edits_pop(f->owner, &got), 0);
-    attach_reader(f, GC_WORLD_ATTACH_EDITS);
+    assert_int_equal(gc_queue_pending(gc_world_queue(f->owner)), 0);
+    assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), 0);
+    attach_reader(f, GC_WORLD_ATTACH_QUEUE);
     for (uint64_t t = 8; t <= 13; t++) {
         e = edit_for(t);
-        assert_int_equal(gc_edits_push(f->reader, &e, 0), GC_OK);
+        assert_int_equal(gc_queue_push(gc_world_queue(f->reader), &e, 0), GC_OK);
         assert_int_equal(e.position, t - 2);
-        assert_int_equal(gc_edits_pop(f->owner, &got), 1);
+        assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), 1);
         assert_true(edit_matches(&got, t));
     }
     gc_world_close(f->reader);
@@ -2095,19 +2106,19 @@ test_edits_damaged_queue(void **state)
     snprintf(msg, sizeof msg,
              "/%s.edits: resized to 0 bytes by another process (it was "
              "%zu)",
-             f->name, gc_world_edits_size(f->owner));
-    assert_int_equal(gc_world_edits_intact(f->owner, &err), GC_ECORRUPT);
+             f->name, gc_queue_size(gc_world_queue(f->owner)));
+    assert_int_equal(gc_queue_intact(gc_world_queue(f->owner), &err), GC_ECORRUPT);
     assert_string_equal(err.msg, msg);
-    assert_int_equal(gc_world_reset_edits(f->owner, &err), GC_OK);
-    assert_int_equal(gc_world_edits_intact(f->owner, &err), GC_OK);
+    assert_int_equal(gc_queue_reset(gc_world_queue(f->owner), &err), GC_OK);
+    assert_int_equal(gc_queue_intact(gc_world_queue(f->owner), &err), GC_OK);
     e = edit_for(14);
-    assert_int_equal(gc_edits_push(f->owner, &e, 0), GC_OK);
+    assert_int_equal(gc_queue_push(gc_world_queue(f->owner), &e, 0), GC_OK);
     assert_int_equal(e.position, 12);
 
     /* Readers may not remake it. */
-    attach_reader(f, GC_WORLD_ATTACH_EDITS);
-    assert_int_equal(gc_world_reset_edits(f->reader, &err), GC_EPERM);
-    assert_int_equal(gc_world_edits_intact(f->reader, &err), GC_EPERM);
+    attach_reader(f, GC_WORLD_ATTACH_QUEUE);
+    assert_int_equal(gc_queue_reset(gc_world_queue(f->reader), &err), GC_EPERM);
+    assert_int_equal(gc_queue_intact(gc_world_queue(f->reader), &err), GC_EPERM);
 }
 
 int

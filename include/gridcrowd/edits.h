@@ -2,8 +2,9 @@
  * gridcrowd/edits.h: what goes through the edit queue, and the daemon's
  * side of it: checking and applying edits between ticks.
  *
- * The queue itself (a bounded ring in /NAME.edits, gc_edits_push and
- * gc_edits_pop) is in world.h.  This header gives the entries their
+ * The queue itself (a bounded ring in /NAME.edits, gc_queue_push and
+ * gc_queue_pop) is in queue.h, and the client half (batches, waiting,
+ * diffing a map) in edit-client.h.  This header gives the entries their
  * meaning.  An edit is untrusted input: every field is checked before
  * anything is applied, and a bad entry is counted by reason, never applied.
  *
@@ -24,7 +25,7 @@
  *                  END itself not counted, 0..GC_EDIT_MAX_BATCH); type, y0,
  *                  x1 and y1 are 0
  *   GC_EDIT_TRACE  ask the daemon to record the searches of agent x0
- *                  (generation y0, both read as uint32) for the viewer;
+ *                  (salt y0, both read as uint32) for the viewer;
  *                  x0 = GC_WORLD_NO_AGENT (UINT32_MAX): none; type, x1, y1
  *                  and batch are 0
  * `type` is a GC_CELL_* value.  Fields an operation does not use must be

@@ -1,7 +1,7 @@
 /*
  * fuzz_edits.c: fuzz target for the edit-entry validator (gc_edit_check,
  * gc_edit_cell_count) and the daemon's applier draining a queue of fuzzed
- * entries (gc_edits_pop, gc_edit_applier_drain).
+ * entries (gc_queue_pop, gc_edit_applier_drain).
  *
  * The input is a sequence of 28-byte records, each one edit and what to do
  * with it:
@@ -39,6 +39,7 @@
 #include "fuzz.h"
 
 #include <gridcrowd/edits.h>
+#include <gridcrowd/world-layout.h>
 #include <gridcrowd/world.h>
 
 #include <sys/mman.h>
@@ -333,11 +334,11 @@ setup_world(void)
     atexit(teardown_world);
 }
 
-static gc_edit_entry *
+static gc_queue_entry *
 slot_of(uint64_t pos)
 {
-    uint8_t *q = (uint8_t *)gc_world_edits(world);
-    return (gc_edit_entry *)(void *)(q + sizeof(gc_edits_header)) +
+    uint8_t *q = (uint8_t *)gc_queue_hdr(gc_world_queue(world));
+    return (gc_queue_entry *)(void *)(q + sizeof(gc_queue_header)) +
            (pos & (RING - 1));
 }
 
@@ -411,7 +412,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_CHECK(gc_edit_check(NULL, W, H, NULL) == GC_EINVAL);
 
     setup_world();
-    gc_edits_header *qh = gc_world_edits(world);
+    gc_queue_header *qh = gc_queue_hdr(gc_world_queue(world));
     const uint32_t cap0 = qh->capacity;
     const uint64_t claim0 = qh->claim_timeout_ns;
     memset(grid->cells, 0, W * H); /* a fresh, all-walkable map */
@@ -420,7 +421,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     gc_edit_applier *a;
     FUZZ_CHECK(gc_edit_applier_new(&a, NULL) == GC_OK);
     gc_edit_counts c0;
-    const uint64_t first = gc_edits_tail(world);
+    const uint64_t first = gc_queue_tail(gc_world_queue(world));
     const uint64_t t0 = UINT64_C(1) << 40;
 
     size_t i = 0;
@@ -429,8 +430,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (; i < end; i++) {
             uint8_t mode;
             gc_edit e = decode(data + i * REC, &mode);
-            FUZZ_CHECK(gc_edits_push(world, &e, 0) == GC_OK);
-            gc_edit_entry *s = slot_of(e.position);
+            FUZZ_CHECK(gc_queue_push(gc_world_queue(world), &e, 0) == GC_OK);
+            gc_queue_entry *s = slot_of(e.position);
             switch (mode % 8) {
             case 5:
                 s->x0 ^= 1 + (int32_t)(e.client_token & 0xff);
@@ -467,16 +468,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_CHECK(c0.accepted + c0.rejected == nrec);
     FUZZ_CHECK(c0.staged == 0 && c0.open_batches == 0 && c0.pending == 0);
     FUZZ_CHECK(c0.generations == m.generations);
-    FUZZ_CHECK(gc_edits_pending(world) == 0);
-    FUZZ_CHECK(gc_edits_head(world) == first + nrec);
+    FUZZ_CHECK(gc_queue_pending(gc_world_queue(world)) == 0);
+    FUZZ_CHECK(gc_queue_head(gc_world_queue(world)) == first + nrec);
     FUZZ_CHECK(gc_world_edits_applied(world) == first + nrec);
     gc_edit_applier_free(a);
 
     /* Leave the header as it was made for the next input. */
     qh->capacity = cap0;
     qh->claim_timeout_ns = claim0;
-    atomic_store(&qh->head, gc_edits_head(world));
+    atomic_store(&qh->head, gc_queue_head(gc_world_queue(world)));
     gc_error err;
-    FUZZ_CHECK(gc_world_edits_intact(world, &err) == GC_OK);
+    FUZZ_CHECK(gc_queue_intact(gc_world_queue(world), &err) == GC_OK);
     return 0;
 }

@@ -1,6 +1,6 @@
 /*
  * fuzz_world.c: fuzz target for the shared-memory header validators,
- * gc_world_validate and gc_edits_validate, and for what an attaching
+ * gc_world_validate and gc_queue_validate, and for what an attaching
  * program reads after them.
  *
  * The input is the whole object.  It is copied into a buffer of exactly its
@@ -22,6 +22,7 @@
  */
 #include "fuzz.h"
 
+#include <gridcrowd/world-layout.h>
 #include <gridcrowd/world.h>
 
 #include <fcntl.h>
@@ -98,15 +99,15 @@ check_world_ok(const uint8_t *p, size_t size)
 static void
 check_edits_ok(const uint8_t *p, size_t size)
 {
-    gc_edits_header h;
+    gc_queue_header h;
     FUZZ_CHECK(size >= sizeof h);
     memcpy(&h, p, sizeof h);
     uint64_t magic;
     memcpy(&magic, p, sizeof magic);
-    FUZZ_CHECK(magic == GC_EDITS_MAGIC);
-    FUZZ_CHECK(h.version == GC_EDITS_VERSION && h.header_size == 256);
+    FUZZ_CHECK(magic == GC_QUEUE_MAGIC);
+    FUZZ_CHECK(h.version == GC_QUEUE_VERSION && h.header_size == 256);
     FUZZ_CHECK(h.total_size == size && h.entry_size == 64);
-    FUZZ_CHECK(h.capacity >= 2 && h.capacity <= GC_EDITS_MAX_CAPACITY);
+    FUZZ_CHECK(h.capacity >= 2 && h.capacity <= GC_QUEUE_MAX_CAPACITY);
     FUZZ_CHECK((h.capacity & (h.capacity - 1)) == 0);
     FUZZ_CHECK(256 + 64 * (uint64_t)h.capacity == size);
     FUZZ_CHECK(h.pid > 0);
@@ -231,7 +232,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_CHECK(err.code == rc && one_line(&err));
     }
     gc_error_clear(&err);
-    int erc = gc_edits_validate(buf, size, &err);
+    int erc = gc_queue_validate(buf, size, &err);
     if (erc == GC_OK) {
         check_edits_ok(buf, size);
     } else {
@@ -248,7 +249,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             FUZZ_CHECK(pre != NULL);
             memcpy(pre, buf, cut);
             FUZZ_CHECK(gc_world_validate(pre, cut, NULL) != GC_OK);
-            FUZZ_CHECK(gc_edits_validate(pre, cut, NULL) != GC_OK);
+            FUZZ_CHECK(gc_queue_validate(pre, cut, NULL) != GC_OK);
             free(pre);
         }
     }

@@ -18,6 +18,7 @@
 #include "config.h"
 
 #include <gridcrowd/edits.h>
+#include <gridcrowd/world-layout.h>
 #include <gridcrowd/world.h>
 
 #include <errno.h>
@@ -113,7 +114,7 @@ make_world(int32_t w, int32_t h, uint32_t agents, uint32_t ecap, size_t *size,
     gc_world_trace_publish(wd, 0, 0, 42, ev, 3);
     for (uint64_t t = 0; t < 3; t++) {
         gc_edit e = {.op = GC_EDIT_SET, .type = 1, .client_token = t};
-        gc_edits_push(wd, &e, 0);
+        gc_queue_push(gc_world_queue(wd), &e, 0);
     }
     uint8_t *p = slurp(name, size);
     char qname[80];
@@ -169,7 +170,7 @@ world_seeds(void)
     put("world", "bad-truncated-half.world", base, size / 2);
 
     BENT("bad-magic.world", memcpy(b, "NOTOURS!", 8));
-    BENT("bad-magic-edits.world", atomic_store(&h->magic, GC_EDITS_MAGIC));
+    BENT("bad-magic-edits.world", atomic_store(&h->magic, GC_QUEUE_MAGIC));
     BENT("bad-magic-zero.world", atomic_store(&h->magic, 0));
     BENT("bad-version.world", h->version = 2);
     BENT("bad-header-size.world", h->header_size = 255);
@@ -217,10 +218,10 @@ world_seeds(void)
     uint8_t *w2 = make_world(4, 4, 2, 2, &s2, &queue, &q2);
     free(w2);
     memcpy(q, queue, qsize);
-    ((gc_edits_header *)(void *)q)->capacity = 3;
+    ((gc_queue_header *)(void *)q)->capacity = 3;
     put("world", "bad-queue-capacity.edits", q, qsize);
     memcpy(q, queue, qsize);
-    ((gc_edits_header *)(void *)q)->claim_timeout_ns = 0;
+    ((gc_queue_header *)(void *)q)->claim_timeout_ns = 0;
     put("world", "bad-queue-claim-timeout.edits", q, qsize);
     put("world", "bad-queue-truncated.edits", queue, 100);
     free(q);

@@ -3,7 +3,7 @@
  *
  *   gc-test-edit-crash NAME
  *       Attach to world NAME with its edit queue, claim the next queue
- *       position the way gc_edits_push does (a CAS of the tail), write part
+ *       position the way gc_queue_push does (a CAS of the tail), write part
  *       of an entry, print the claimed position on stdout and kill itself
  *       with SIGKILL before publishing: the writer that dies between claim
  *       and publish, which the daemon must skip after the claim timeout.
@@ -27,6 +27,7 @@
 #include "config.h"
 
 #include <gridcrowd/util.h>
+#include <gridcrowd/world-layout.h>
 #include <gridcrowd/world.h>
 
 #include <errno.h>
@@ -68,14 +69,14 @@ parse_num(const char *s, int64_t lo, int64_t hi, int64_t *out)
 static int
 claim_and_die(gc_world *w)
 {
-    gc_edits_header *h = gc_world_edits(w);
-    gc_edit_entry *ent =
-        (gc_edit_entry *)(void *)((uint8_t *)h + sizeof(gc_edits_header));
+    gc_queue_header *h = gc_queue_hdr(gc_world_queue(w));
+    gc_queue_entry *ent =
+        (gc_queue_entry *)(void *)((uint8_t *)h + sizeof(gc_queue_header));
     const uint64_t cap = h->capacity; /* validated by gc_world_attach */
     struct timespec nap = {0, 1000 * 1000};
     for (int tries = 0; tries < 10000; tries++) {
         uint64_t pos = atomic_load(&h->tail);
-        gc_edit_entry *slot = &ent[pos & (cap - 1)];
+        gc_queue_entry *slot = &ent[pos & (cap - 1)];
         uint64_t seq = atomic_load(&slot->seq);
         if (seq != pos) {
             nanosleep(&nap, NULL); /* full, or another producer won */
@@ -93,7 +94,7 @@ claim_and_die(gc_world *w)
         return 1; /* not reached */
     }
     fprintf(stderr, "gc-test-edit-crash: %s: could not claim a position\n",
-            gc_world_edits_name(w));
+            gc_queue_name(gc_world_queue(w)));
     return 1;
 }
 
@@ -103,7 +104,7 @@ damage(const char *how, const char *name)
 {
     char path[300];
     snprintf(path, sizeof path, "/%s%s", name[0] == '/' ? name + 1 : name,
-             GC_EDITS_SUFFIX);
+             GC_QUEUE_SUFFIX);
     int fd = shm_open(path, O_RDWR, 0);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0) {
@@ -116,7 +117,7 @@ damage(const char *how, const char *name)
     } else if (strcmp(how, "grow") == 0) {
         rc = ftruncate(fd, st.st_size * 2);
     } else if (strcmp(how, "magic") == 0 || strcmp(how, "header") == 0) {
-        gc_edits_header h;
+        gc_queue_header h;
         if (pread(fd, &h, sizeof h, 0) != (ssize_t)sizeof h) {
             rc = -1;
         } else {
@@ -127,8 +128,8 @@ damage(const char *how, const char *name)
                 h.claim_timeout_ns = UINT64_MAX;
             }
             /* Only the fixed fields: head and tail stay as they are. */
-            rc = pwrite(fd, &h, offsetof(gc_edits_header, head), 0) ==
-                         (ssize_t)offsetof(gc_edits_header, head)
+            rc = pwrite(fd, &h, offsetof(gc_queue_header, head), 0) ==
+                         (ssize_t)offsetof(gc_queue_header, head)
                      ? 0
                      : -1;
         }
@@ -189,7 +190,7 @@ main(int argc, char **argv)
 
     gc_world *w;
     gc_error err;
-    if (gc_world_attach(&w, name, GC_WORLD_ATTACH_EDITS, &err) != GC_OK) {
+    if (gc_world_attach(&w, name, GC_WORLD_ATTACH_QUEUE, &err) != GC_OK) {
         fprintf(stderr, "gc-test-edit-crash: %s\n", err.msg);
         return 1;
     }
@@ -203,10 +204,10 @@ main(int argc, char **argv)
                  .x1 = (int32_t)f[4],
                  .y1 = (int32_t)f[5],
                  .batch = (uint32_t)f[6]};
-    int rc = gc_edits_push(w, &e, UINT64_C(5000000000));
+    int rc = gc_queue_push(gc_world_queue(w), &e, UINT64_C(5000000000));
     if (rc != GC_OK) {
         fprintf(stderr, "gc-test-edit-crash: %s: push: %s\n",
-                gc_world_edits_name(w), gc_strerror(rc));
+                gc_queue_name(gc_world_queue(w)), gc_strerror(rc));
         gc_world_close(w);
         return 1;
     }

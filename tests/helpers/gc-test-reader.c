@@ -131,7 +131,7 @@ main(int argc, char **argv)
         }
         for (size_t i = 0; status == 0 && i < n; i++)
             printf("agent %u %u %.3f %.3f %.3f %.3f %s %d %d %u\n", a[i].id,
-                   a[i].generation, (double)a[i].x, (double)a[i].y,
+                   a[i].salt, (double)a[i].x, (double)a[i].y,
                    (double)a[i].heading, (double)a[i].speed,
                    gc_agent_state_name(a[i].state), (int)a[i].goal_x,
                    (int)a[i].goal_y, a[i].path_len);

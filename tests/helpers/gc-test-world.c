@@ -119,7 +119,7 @@ add_agent(fake *f)
     gc_world_agent *a = &f->a[f->n];
     memset(a, 0, sizeof *a);
     a->id = f->n++;
-    a->generation = 1;
+    a->salt = 0; /* no removal yet: see gc_world_agent.salt */
     return a;
 }
 
@@ -234,7 +234,7 @@ publish_trace(fake *f, uint32_t id)
         for (size_t i = 0; i < cells; i++)
             if (kind[i] >= k && (k != GC_TRACE_PATH || kind[i] == k))
                 ev[n++] = (gc_world_trace_event){(uint32_t)i, (uint8_t)k, {0}};
-    gc_world_trace_publish(f->w, id, r->generation, gc_world_tick(f->w), ev, n);
+    gc_world_trace_publish(f->w, id, r->salt, gc_world_tick(f->w), ev, n);
 out:
     free(kind);
     free(ev);

@@ -11,12 +11,12 @@
  * (gc_edit_check) so that a mistake gets a clear message and exit code 4
  * instead of a silent rejection; the daemon checks again anyway.
  *
- * Waiting for edits: the world header's edits_applied says up to which
- * queue position the daemon has applied or rejected everything.  An edit
- * command with --sync waits until it passes the position of the command's
- * last entry; `sync` waits until it reaches the queue's tail as it was when
- * sync started, i.e. for every edit anyone queued before.  Both poll, 1 ms
- * at first growing to 20 ms, and notice a daemon that went away.
+ * Sending and waiting are the library's (gridcrowd/edit-client.h): batches,
+ * waiting until the daemon applied the edits, diffing a map; this file only
+ * turns their results into messages and exit codes.  An edit command with
+ * --sync waits until the world's edits_applied passes the position of the
+ * command's last entry; `sync` waits until it reaches the queue's tail as
+ * it was when sync started, i.e. for every edit anyone queued before.
  *
  * Options after the command are parsed here rather than by getopt_long,
  * because coordinates may be negative ("set -1 0 wall" must say "outside
@@ -26,6 +26,7 @@
 #include "config.h"
 
 #include <gridcrowd/agent.h>
+#include <gridcrowd/edit-client.h>
 #include <gridcrowd/edits.h>
 #include <gridcrowd/mapio.h>
 #include <gridcrowd/version.h>
@@ -81,14 +82,6 @@ fail(int code, const char *what, const char *fmt, ...)
     va_end(ap);
     fputc('\n', stderr);
     return code;
-}
-
-static uint64_t
-mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 static uint64_t
@@ -156,7 +149,7 @@ attach(gc_world **w, bool edits, const char *what)
 {
     gc_error err;
     int rc =
-        gc_world_attach(w, shm_name, edits ? GC_WORLD_ATTACH_EDITS : 0, &err);
+        gc_world_attach(w, shm_name, edits ? GC_WORLD_ATTACH_QUEUE : 0, &err);
     if (rc != GC_OK)
         return fail(attach_exit(rc), what, "%s", err.msg);
     if (edits) {
@@ -362,123 +355,98 @@ join_args(char *buf, size_t size, const char *cmd, int n, char **args)
         len += (size_t)snprintf(buf + len, size - len, " %s", args[i]);
 }
 
-/* A batch id for this process: random-ish and never 0, so that a reused
- * pid does not meet the batch of the process that had it before. */
-static uint32_t
-new_batch_id(void)
-{
-    uint64_t h = mono_ns() ^ ((uint64_t)getpid() << 32);
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    h ^= (uint64_t)ts.tv_nsec * UINT64_C(0x9e3779b97f4a7c15);
-    h ^= h >> 31;
-    h *= UINT64_C(0xbf58476d1ce4e5b9);
-    h ^= h >> 29;
-    uint32_t id = (uint32_t)h;
-    return id != 0 ? id : 1;
-}
-
 /* ---- Sending and waiting ------------------------------------------------- */
 
-/* Push one edit; on failure print why and return the exit code. */
+/* Say why pushing an edit failed; return the exit code. */
 static int
-send_edit(gc_world *w, gc_edit *e, const char *what)
+push_error(gc_world *w, int rc, const char *what)
 {
-    int rc = gc_edits_push(w, e, timeout_ns());
     switch (rc) {
-    case GC_OK:
-        return EX_OK;
     case GC_EFULL:
         return fail(EX_TIMEOUT, what,
                     "edit queue %s stayed full for %g s; is the daemon "
                     "running?",
-                    gc_world_edits_name(w), timeout_s);
+                    gc_queue_name(gc_world_queue(w)), timeout_s);
     case GC_ETIMEOUT:
         return fail(EX_TIMEOUT, what,
                     "the daemon dropped the edit: this process took longer "
                     "than the queue's claim timeout to write it");
     case GC_ECORRUPT:
         return fail(EX_REFUSED, what, "edit queue %s is corrupt",
-                    gc_world_edits_name(w));
+                    gc_queue_name(gc_world_queue(w)));
     }
     return fail(EX_FAILED, what, "%s", gc_strerror(rc));
 }
 
 /*
- * Wait until the daemon has dealt with every queue position below `upto`,
- * then print the grid generation.  EX_TIMEOUT after the timeout,
- * EX_NODAEMON if the daemon goes away meanwhile.
+ * Wait until the daemon has dealt with every queue position below `upto`
+ * (gc_edit_wait), then print the grid generation.  EX_TIMEOUT after the
+ * timeout, EX_NODAEMON if the daemon goes away meanwhile.
  */
 static int
 wait_applied(gc_world *w, uint64_t upto, const char *what)
 {
-    const uint64_t start = mono_ns(), limit = timeout_ns();
-    uint64_t nap_ns = 1000000, last_check = start;
-    for (;;) {
-        if (gc_world_edits_applied(w) >= upto) {
-            printf("%" PRIu64 "\n", gc_world_generation(w));
-            return fflush(stdout) == 0
-                       ? EX_OK
-                       : fail(EX_FAILED, what, "%s", strerror(errno));
-        }
-        uint64_t now = mono_ns();
-        if (now - start >= limit)
-            return fail(EX_TIMEOUT, what,
-                        "timed out after %g s: the daemon has applied edits "
-                        "up to queue position %" PRIu64
-                        ", waiting for %" PRIu64,
-                        timeout_s, gc_world_edits_applied(w), upto);
-        if (now - last_check >= 100000000u) {
-            last_check = now;
-            if (!gc_world_owner_alive(w) ||
-                gc_world_state(w) == GC_WORLD_STOPPING)
-                return fail(EX_NODAEMON, what,
-                            "the daemon (pid %ld) went away before applying "
-                            "the edits",
-                            (long)gc_world_pid(w));
-        }
-        struct timespec ts = {0, (long)nap_ns};
-        nanosleep(&ts, NULL);
-        if (nap_ns < 20000000)
-            nap_ns = nap_ns * 2 > 20000000 ? 20000000 : nap_ns * 2;
+    int rc = gc_edit_wait(w, upto, timeout_ns());
+    switch (rc) {
+    case GC_OK:
+        printf("%" PRIu64 "\n", gc_world_generation(w));
+        return fflush(stdout) == 0
+                   ? EX_OK
+                   : fail(EX_FAILED, what, "%s", strerror(errno));
+    case GC_ETIMEOUT:
+        return fail(EX_TIMEOUT, what,
+                    "timed out after %g s: the daemon has applied edits "
+                    "up to queue position %" PRIu64 ", waiting for %" PRIu64,
+                    timeout_s, gc_world_edits_applied(w), upto);
+    case GC_ENOENT:
+        return fail(EX_NODAEMON, what,
+                    "the daemon (pid %ld) went away before applying the "
+                    "edits",
+                    (long)gc_world_pid(w));
     }
+    return fail(EX_FAILED, what, "%s", gc_strerror(rc));
+}
+
+/* After an --each send that timed out: how far it got. */
+static void
+say_progress(gc_world *w, const gc_edit *ed, size_t sent, size_t n,
+             const char *what)
+{
+    fprintf(stderr, "%s: %s: %zu of %zu edits sent, %zu of them applied\n",
+            PROG, what, sent, n, gc_edit_count_applied(w, ed, sent));
 }
 
 /*
- * Send n checked edits: one batch (BATCH_END with the count) unless
- * `each`, then wait when `sync`.  A batch is all or nothing: if sending
- * stops halfway, the daemon drops what it got after its batch timeout.
+ * Send n checked edits (gc_edit_send): one batch unless `each`, then wait
+ * when `sync`.  A batch is all or nothing: if sending stops halfway, the
+ * daemon drops what it got after its batch timeout.
  */
 static int
 send_all(gc_world *w, gc_edit *ed, size_t n, bool each, bool sync,
          const char *what)
 {
-    uint64_t last = 0;
-    uint32_t batch = each || n <= 1 ? 0 : new_batch_id();
-    int rc = EX_OK;
-    for (size_t i = 0; i < n; i++) {
-        ed[i].batch = batch;
-        if ((rc = send_edit(w, &ed[i], what)) != EX_OK) {
-            if (batch != 0 && rc == EX_TIMEOUT && i > 0)
-                fprintf(stderr,
-                        "%s: %s: the batch was not completed, so none of "
-                        "it will be applied\n",
-                        PROG, what);
-            return rc;
-        }
-        last = ed[i].position;
-    }
-    if (batch != 0) {
-        gc_edit end = {
-            .op = GC_EDIT_BATCH_END, .x0 = (int32_t)n, .batch = batch};
-        if ((rc = send_edit(w, &end, what)) != EX_OK)
-            return rc;
-        last = end.position;
+    gc_edit_sent sent;
+    int rc = gc_edit_send(gc_world_queue(w), ed, n,
+                          each ? GC_EDIT_SEND_EACH : 0, timeout_ns(), &sent);
+    if (rc != GC_OK) {
+        int ex = push_error(w, rc, what);
+        if (sent.batch != 0 && ex == EX_TIMEOUT && sent.sent > 0 &&
+            sent.sent < n)
+            fprintf(stderr,
+                    "%s: %s: the batch was not completed, so none of "
+                    "it will be applied\n",
+                    PROG, what);
+        else if (sent.batch == 0 && n > 1 && ex == EX_TIMEOUT)
+            say_progress(w, ed, sent.sent, n, what);
+        return ex;
     }
     if (!sync)
         return EX_OK;
     /* Nothing sent: nothing to wait for, but say where the grid is. */
-    return wait_applied(w, n > 0 ? last + 1 : 0, what);
+    int ex = wait_applied(w, sent.wait_for, what);
+    if (ex == EX_TIMEOUT && sent.batch == 0 && n > 1)
+        say_progress(w, ed, sent.sent, n, what);
+    return ex;
 }
 
 /* ---- Commands ------------------------------------------------------------ */
@@ -541,13 +509,8 @@ cmd_status(const char *cmd, int n, char **args, cmd_opts *o)
                                                 : GC_AGENT_NSTATES]++;
     free(ag);
 
-    const gc_world_header *h = gc_world_hdr(w);
-    uint64_t acc =
-                 atomic_load_explicit(&h->edits_accepted, memory_order_relaxed),
-             rej =
-                 atomic_load_explicit(&h->edits_rejected, memory_order_relaxed),
-             pend =
-                 atomic_load_explicit(&h->edits_pending, memory_order_relaxed);
+    uint64_t acc, rej, pend;
+    gc_world_edit_counts(w, &acc, &rej, &pend);
     bool alive = gc_world_owner_alive(w);
     long pid = (long)gc_world_pid(w);
     const char *state = gc_world_state_name(gc_world_state(w));
@@ -649,7 +612,7 @@ cmd_trace(const char *cmd, int n, char **args, cmd_opts *o)
     int rc = attach(&w, true, what);
     if (rc != EX_OK)
         return rc;
-    uint32_t cap = gc_world_agent_capacity(w), generation = 0;
+    uint32_t cap = gc_world_agent_capacity(w), salt = 0;
     if (agent != GC_WORLD_NO_AGENT && agent >= cap) {
         gc_world_close(w);
         return fail(EX_REJECTED, what,
@@ -658,24 +621,24 @@ cmd_trace(const char *cmd, int n, char **args, cmd_opts *o)
                     agent, cap);
     }
     if (agent != GC_WORLD_NO_AGENT) {
-        /* Trace the agent now in that slot: its generation. */
+        /* Trace the agent now in that slot: its salt. */
         gc_world_agent *ag = calloc(cap, sizeof *ag);
         size_t count = 0;
         if (ag != NULL &&
             gc_world_read_agents(w, ag, cap, &count, NULL) == GC_OK)
             for (size_t i = 0; i < count; i++)
                 if (ag[i].id == agent)
-                    generation = ag[i].generation;
+                    salt = ag[i].salt;
         free(ag);
     }
     gc_edit e = {
-        .op = GC_EDIT_TRACE, .x0 = (int32_t)agent, .y0 = (int32_t)generation};
+        .op = GC_EDIT_TRACE, .x0 = (int32_t)agent, .y0 = (int32_t)salt};
     rc = send_all(w, &e, 1, true, o->sync, what);
     gc_world_close(w);
     return rc;
 }
 
-/* A growable list of edits. */
+/* A growable list of edits, for the batch file. */
 typedef struct edit_list {
     gc_edit *e;
     size_t n, cap;
@@ -696,69 +659,6 @@ edit_list_add(edit_list *l, const gc_edit *e)
     return true;
 }
 
-/*
- * The edits that turn `cur` into `want` (both w x h), touching only cells
- * that differ: horizontal runs of one type, merged downwards into
- * rectangles while the row below has the same run.
- */
-static bool
-diff_edits(const uint8_t *cur, const uint8_t *want, int32_t w, int32_t h,
-           edit_list *out, uint64_t *cells)
-{
-    /* Rectangles still open from the row above, in x order. */
-    edit_list open = {0}, next = {0};
-    bool ok = true;
-    *cells = 0;
-    for (int32_t y = 0; y <= h && ok; y++) {
-        size_t k = 0; /* next open rectangle to match */
-        next.n = 0;
-        for (int32_t x = 0; y < h && x < w && ok;) {
-            size_t i = (size_t)y * (size_t)w + (size_t)x;
-            if (cur[i] == want[i]) {
-                x++;
-                continue;
-            }
-            int32_t x1 = x;
-            while (x1 + 1 < w &&
-                   cur[i + (size_t)(x1 + 1 - x)] !=
-                       want[i + (size_t)(x1 + 1 - x)] &&
-                   want[i + (size_t)(x1 + 1 - x)] == want[i])
-                x1++;
-            *cells += (uint64_t)(x1 - x + 1);
-            gc_edit r = {.op = GC_EDIT_RECT,
-                         .type = want[i],
-                         .x0 = x,
-                         .y0 = y,
-                         .x1 = x1,
-                         .y1 = y};
-            /* Close the open rectangles that end left of this run. */
-            while (k < open.n && open.e[k].x0 < x)
-                ok = ok && edit_list_add(out, &open.e[k++]);
-            if (k < open.n && open.e[k].x0 == x && open.e[k].x1 == x1 &&
-                open.e[k].type == r.type) {
-                r.y0 = open.e[k].y0; /* extend it down */
-                k++;
-            }
-            ok = ok && edit_list_add(&next, &r);
-            x = x1 + 1;
-        }
-        while (k < open.n && ok)
-            ok = edit_list_add(out, &open.e[k++]);
-        edit_list t = open;
-        open = next;
-        next = t;
-    }
-    free(open.e);
-    free(next.e);
-    /* A single cell goes as SET. */
-    for (size_t i = 0; i < out->n; i++)
-        if (out->e[i].x0 == out->e[i].x1 && out->e[i].y0 == out->e[i].y1) {
-            out->e[i].op = GC_EDIT_SET;
-            out->e[i].x1 = out->e[i].y1 = 0;
-        }
-    return ok;
-}
-
 static int
 cmd_apply(const char *cmd, int n, char **args, cmd_opts *o)
 {
@@ -777,7 +677,8 @@ cmd_apply(const char *cmd, int n, char **args, cmd_opts *o)
     }
     const int32_t W = gc_world_width(w), H = gc_world_height(w);
     uint8_t *cur = NULL;
-    edit_list l = {0};
+    gc_edit *ed = NULL;
+    size_t ned = 0;
     uint64_t cells = 0;
     if (map->width != W || map->height != H) {
         rc = fail(EX_REJECTED, what,
@@ -796,24 +697,24 @@ cmd_apply(const char *cmd, int n, char **args, cmd_opts *o)
                   gc_world_name(w), read_why(r));
         goto out;
     }
-    if (!diff_edits(cur, map->cells, W, H, &l, &cells)) {
+    if (gc_edit_diff(cur, map->cells, W, H, &ed, &ned, &cells) != GC_OK) {
         rc = fail(EX_FAILED, what, "out of memory");
         goto out;
     }
-    if (l.n > GC_EDIT_MAX_BATCH) {
+    if (ned > GC_EDIT_MAX_BATCH) {
         rc = fail(EX_REJECTED, what,
                   "the changes need %zu edits, more than one batch may hold "
                   "(%u); apply the map in parts",
-                  l.n, GC_EDIT_MAX_BATCH);
+                  ned, GC_EDIT_MAX_BATCH);
         goto out;
     }
-    rc = send_all(w, l.e, l.n, false, o->sync, what);
+    rc = send_all(w, ed, ned, false, o->sync, what);
     if (rc == EX_OK)
         fprintf(o->sync ? stderr : stdout,
                 "%s: sent %" PRIu64 " cell%s in %zu edit%s\n", what, cells,
-                cells == 1 ? "" : "s", l.n, l.n == 1 ? "" : "s");
+                cells == 1 ? "" : "s", ned, ned == 1 ? "" : "s");
 out:
-    free(l.e);
+    free(ed);
     free(cur);
     gc_grid_free(map);
     gc_world_close(w);
@@ -831,6 +732,31 @@ trim(char *s)
                      s[n - 1] == '\r'))
         s[--n] = '\0';
     return s;
+}
+
+/*
+ * Read one line of at most size - 1 bytes into buf, without its newline.
+ * Returns 1 for a line, 0 at the end of the input, -1 for a line too long,
+ * -2 for a NUL byte (a text file has none: stop there rather than take the
+ * rest as a blank line, so that /dev/zero ends at its first byte), -3 for
+ * a read error.
+ */
+static int
+read_line(FILE *in, char *buf, size_t size)
+{
+    size_t len = 0;
+    int c;
+    while ((c = getc(in)) != EOF && c != '\n') {
+        if (c == '\0')
+            return -2;
+        if (len == size - 1)
+            return -1;
+        buf[len++] = (char)c;
+    }
+    buf[len] = '\0';
+    if (c == EOF && (ferror(in) || len == 0))
+        return ferror(in) ? -3 : 0;
+    return 1;
 }
 
 static int
@@ -851,11 +777,17 @@ cmd_batch(const char *cmd, int n, char **args, cmd_opts *o)
     snprintf(what, sizeof what, "%s %s", cmd, path);
     if ((rc = attach(&w, true, what)) != EX_OK)
         goto out;
-    while (fgets(line, sizeof line, in) != NULL) {
+    int got;
+    while ((got = read_line(in, line, sizeof line)) > 0 || got == -1 ||
+           got == -2) {
         lineno++;
-        size_t len = strlen(line);
-        if (len == sizeof line - 1 && line[len - 1] != '\n') {
+        if (got == -1) {
             rc = fail(EX_USAGE, cmd, "%s:%d: line too long", label, lineno);
+            goto out;
+        }
+        if (got == -2) {
+            rc = fail(EX_USAGE, cmd, "%s:%d: NUL byte: not a text file", label,
+                      lineno);
             goto out;
         }
         char *s = trim(line);
@@ -897,7 +829,7 @@ cmd_batch(const char *cmd, int n, char **args, cmd_opts *o)
             goto out;
         }
     }
-    if (ferror(in)) {
+    if (got == -3) {
         rc = fail(EX_USAGE, cmd, "%s: %s", label, strerror(errno));
         goto out;
     }
@@ -924,7 +856,7 @@ cmd_sync(const char *cmd, int n, char **args, cmd_opts *o)
     int rc = attach(&w, true, cmd);
     if (rc != EX_OK)
         return rc;
-    rc = wait_applied(w, gc_edits_tail(w), cmd);
+    rc = wait_applied(w, gc_queue_tail(gc_world_queue(w)), cmd);
     gc_world_close(w);
     return rc;
 }
@@ -938,8 +870,9 @@ cmd_agents(const char *cmd, int n, char **args, cmd_opts *o)
         return rc;
     size_t cap = gc_world_agent_capacity(w), count = 0;
     gc_world_agent *a = calloc(cap ? cap : 1, sizeof *a);
-    int r =
-        a == NULL ? GC_ENOMEM : gc_world_read_agents(w, a, cap, &count, NULL);
+    uint64_t tick = 0; /* the tick the snapshot was taken at */
+    int r = a == NULL ? GC_ENOMEM
+                      : gc_world_read_agents_at(w, a, cap, &count, NULL, &tick);
     if (r != GC_OK) {
         free(a);
         rc = fail(r == GC_EBUSY    ? EX_TIMEOUT
@@ -953,7 +886,7 @@ cmd_agents(const char *cmd, int n, char **args, cmd_opts *o)
     if (o->json)
         putchar('[');
     else if (o->csv)
-        puts("id,x,y,heading,state,goal_x,goal_y");
+        puts("tick,id,x,y,heading,state,goal_x,goal_y");
     else
         printf("%6s %10s %10s %8s %-11s %6s %6s\n", "id", "x", "y", "heading",
                "state", "goal_x", "goal_y");
@@ -971,9 +904,10 @@ cmd_agents(const char *cmd, int n, char **args, cmd_opts *o)
                    ", \"goal_y\": %" PRId32 "}",
                    state, g->goal_x, g->goal_y);
         } else if (o->csv) {
-            printf("%" PRIu32 ",%.9g,%.9g,%.9g,%s,%" PRId32 ",%" PRId32 "\n",
-                   g->id, (double)g->x, (double)g->y, (double)g->heading, state,
-                   g->goal_x, g->goal_y);
+            printf("%" PRIu64 ",%" PRIu32 ",%.9g,%.9g,%.9g,%s,%" PRId32
+                   ",%" PRId32 "\n",
+                   tick, g->id, (double)g->x, (double)g->y, (double)g->heading,
+                   state, g->goal_x, g->goal_y);
         } else {
             printf("%6" PRIu32 " %10.3f %10.3f %8.3f %-11s %6" PRId32
                    " %6" PRId32 "\n",
@@ -1022,6 +956,43 @@ cmd_cells(const char *cmd, int n, char **args, cmd_opts *o)
     return rc;
 }
 
+/* Remove the objects of a daemon that died without removing them (kill -9,
+ * a crash): never a live daemon's. */
+static int
+cmd_clean(const char *cmd, int n, char **args, cmd_opts *o)
+{
+    (void)n, (void)args, (void)o;
+    gc_world_takeover rm;
+    gc_error err;
+    int r = gc_world_clean(shm_name, &rm, &err);
+    switch (r) {
+    case GC_OK:
+        break;
+    case GC_ENOENT:
+        return fail(EX_NODAEMON, cmd, "%s", err.msg);
+    case GC_EBUSY:
+    case GC_EEXIST:
+    case GC_EPERM:
+        return fail(EX_REFUSED, cmd, "%s", err.msg);
+    case GC_EINVAL:
+        return fail(EX_USAGE, cmd, "%s", err.msg);
+    default:
+        return fail(EX_FAILED, cmd, "%s", err.msg);
+    }
+    pid_t pid = rm.world_pid > 0 ? rm.world_pid : rm.edits_pid;
+    char name[GC_WORLD_NAME_MAX + 2];
+    const char *base = shm_name ? shm_name : GC_WORLD_DEFAULT_NAME;
+    snprintf(name, sizeof name, "/%s", base[0] == '/' ? base + 1 : base);
+    printf("removed%s%s%s%s%s", rm.world ? " " : "", rm.world ? name : "",
+           rm.edits ? " " : "", rm.edits ? name : "",
+           rm.edits ? GC_QUEUE_SUFFIX : "");
+    if (pid > 0)
+        printf(", left by process %ld", (long)pid);
+    putchar('\n');
+    return fflush(stdout) == 0 ? EX_OK
+                               : fail(EX_FAILED, cmd, "%s", strerror(errno));
+}
+
 /* ---- Main ---------------------------------------------------------------- */
 
 static const struct command {
@@ -1040,6 +1011,7 @@ static const struct command {
     {"agents", cmd_agents, O_JSON | O_CSV, 0, 0},
     {"cells", cmd_cells, 0, 0, 0},
     {"trace", cmd_trace, O_SYNC | O_TIMEOUT, 1, 1},
+    {"clean", cmd_clean, 0, 0, 0},
 };
 
 static void
@@ -1071,10 +1043,13 @@ help(FILE *f)
         "                           applied, print the grid generation\n"
         "  agents [--json|--csv]    one row per agent: id, x, y (world "
         "units),\n"
-        "                           heading (radians), state, goal cell\n"
+        "                           heading (radians), state, goal cell;\n"
+        "                           --csv starts each row with the tick\n"
         "  cells                    print the live grid in map format\n"
         "  trace AGENT|none         ask the daemon to trace an agent's "
         "searches\n"
+        "  clean                    remove the objects a dead daemon left\n"
+        "                           behind (never a live daemon's)\n"
         "\n"
         "TYPE is a name: walkable (free, open), obstacle (wall, blocked),\n"
         "high (high-cost, swamp), low (low-cost, road); or a map glyph:\n"
@@ -1096,7 +1071,8 @@ help(FILE *f)
         "  1  no daemon: no such world, or its daemon is gone or stopping\n"
         "  2  bad arguments, or a file that cannot be read or parsed\n"
         "  3  the world or queue was refused (bad magic, version or layout),\n"
-        "     permission was denied, or the queue was resized under it\n"
+        "     permission was denied, or the queue was resized under it;\n"
+        "     clean: the daemon is alive, or the object is not gridcrowd's\n"
         "  4  an edit was refused before sending: outside the map, unknown\n"
         "     type, too big, map of another size\n"
         "  5  timeout: the queue stayed full, sync timed out, or the daemon\n"

@@ -352,7 +352,7 @@ step_connection(view_state *s, double *next_attach)
                      : view_conn_find(c, (uint32_t)s->opt.select_agent);
         if (i >= 0) {
             s->show_trace = s->show_trace || s->opt.trace;
-            view_select(s, c->agents[i].id, c->agents[i].generation);
+            view_select(s, c->agents[i].id, c->agents[i].salt);
             s->opt.select_agent = -1;
             view_conn_refresh(c, s->frozen, s->show_trace);
         }

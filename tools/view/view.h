@@ -93,7 +93,7 @@ bool view_conn_lost(view_conn *c, double now);
 void view_conn_refresh(view_conn *c, bool frozen, bool trace);
 
 /* Push one edit, waiting at most VIEW_PUSH_TIMEOUT_NS.  GC_EPERM without
- * edit access, GC_EINVAL while detached, else gc_edits_push's result. */
+ * edit access, GC_EINVAL while detached, else gc_edit_send's result. */
 int view_conn_push(view_conn *c, gc_edit *e);
 
 /* Index of agent `id` in the copy, or -1. */

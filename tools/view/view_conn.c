@@ -19,6 +19,8 @@
 
 #include "view.h"
 
+#include <gridcrowd/edit-client.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,7 +70,7 @@ view_conn_open(view_conn *c, gc_error *err)
     snprintf(c->shown, sizeof c->shown, "%s%s",
              c->name != NULL && c->name[0] == '/' ? "" : "/",
              c->name != NULL ? c->name : GC_WORLD_DEFAULT_NAME);
-    int rc = gc_world_attach(&w, c->name, GC_WORLD_ATTACH_EDITS, &edit_err);
+    int rc = gc_world_attach(&w, c->name, GC_WORLD_ATTACH_QUEUE, &edit_err);
     c->can_edit = rc == GC_OK;
     if (rc != GC_OK) {
         rc = gc_world_attach(&w, c->name, 0, err);
@@ -197,7 +199,8 @@ view_conn_push(view_conn *c, gc_edit *e)
         return GC_EINVAL;
     if (!c->can_edit)
         return GC_EPERM;
-    return gc_edits_push(c->w, e, VIEW_PUSH_TIMEOUT_NS);
+    return gc_edit_send(gc_world_queue(c->w), e, 1, GC_EDIT_SEND_EACH,
+                        VIEW_PUSH_TIMEOUT_NS, NULL);
 }
 
 long

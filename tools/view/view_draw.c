@@ -231,7 +231,7 @@ trace_visible(const view_state *s)
 {
     const gc_world_trace_info *ti = &s->conn.trace_info;
     return s->show_trace && s->sel != GC_WORLD_NO_AGENT && ti->seq > 0 &&
-           ti->agent == s->sel && ti->generation == s->sel_gen;
+           ti->agent == s->sel && ti->salt == s->sel_gen;
 }
 
 static int
@@ -903,7 +903,7 @@ view_draw_frame(view_draw *d, view_state *s)
     }
     long sel =
         s->sel == GC_WORLD_NO_AGENT ? -1 : view_conn_find(&s->conn, s->sel);
-    if (sel >= 0 && s->conn.agents[sel].generation != s->sel_gen)
+    if (sel >= 0 && s->conn.agents[sel].salt != s->sel_gen)
         sel = -1;
     if (draw_paths(d, s, sel) != 0 || draw_agents(d, s, sel) != 0)
         return -1;

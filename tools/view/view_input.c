@@ -137,7 +137,7 @@ pick(view_state *s, int mx, int my)
         }
     }
     if (found >= 0)
-        view_select(s, c->agents[found].id, c->agents[found].generation);
+        view_select(s, c->agents[found].id, c->agents[found].salt);
     else
         view_select(s, GC_WORLD_NO_AGENT, 0);
 }
