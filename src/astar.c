@@ -371,6 +371,94 @@ finish(gc_astar_stats *stats, gc_astar_stats *st, uint64_t t0, int rc)
     return rc;
 }
 
+/* Check gc_astar_find's arguments; *rc gets the radius in cells (0 for
+ * none).  GC_OK, GC_EINVAL or (nav out of date) GC_ESTALE. */
+static int
+check_args(const gc_astar *a, const gc_grid *g, const gc_path *out,
+           const gc_astar_opts *opts, float *rc)
+{
+    if (a == NULL || g == NULL || g->cells == NULL || out == NULL ||
+        g->width != a->width || g->height != a->height)
+        return GC_EINVAL;
+    if ((unsigned)opts->diag > GC_DIAG_ALWAYS ||
+        (unsigned)opts->algo > GC_ALGO_JPS ||
+        (unsigned)opts->heuristic > GC_HEUR_ZERO || isnan(opts->weight) ||
+        !(opts->radius >= 0.0f) || isinf(opts->radius) ||
+        (opts->trace != NULL && opts->trace->cap > 0 &&
+         opts->trace->events == NULL))
+        return GC_EINVAL;
+    const gc_nav *nav = opts->nav;
+    if (opts->radius > 0.0f) {
+        if (nav == NULL || !(g->cell_size > 0.0f) || !isfinite(g->cell_size))
+            return GC_EINVAL;
+        *rc = opts->radius / g->cell_size;
+    }
+    if (nav != NULL) {
+        if (nav->width != g->width || nav->height != g->height)
+            return GC_EINVAL;
+        if (!gc_nav_fresh(nav, g))
+            return GC_ESTALE;
+    }
+    return GC_OK;
+}
+
+/*
+ * Fill s for a search of g from start to goal (both passable, distinct)
+ * under opts, rc, unit (uniform_cost, 0 without nav) and jps, and start a
+ * new search number in a.  Returns the heuristic, GC_HEUR_DEFAULT resolved.
+ */
+static gc_heuristic
+setup_search(gc_search *s, gc_astar *a, const gc_grid *g,
+             const gc_astar_opts *opts, gc_cell start, gc_cell goal, float rc,
+             double unit, bool jps)
+{
+    const gc_nav *nav = opts->nav;
+    size_t si = gc_grid_index(g, start.x, start.y);
+    size_t gi = gc_grid_index(g, goal.x, goal.y);
+    gc_heuristic hk = opts->heuristic;
+    if (hk == GC_HEUR_DEFAULT)
+        hk = opts->diag == GC_DIAG_NEVER ? GC_HEUR_MANHATTAN : GC_HEUR_OCTILE;
+    double weight = opts->weight > 1.0 ? opts->weight : 1.0;
+    double scale = (double)gc_grid_min_cost(g) * weight;
+    *s = (gc_search){0};
+    s->cells = g->cells;
+    s->clear = rc > 0.0f ? nav->clear : NULL;
+    s->rc = rc;
+    s->w = g->width;
+    s->h = g->height;
+    s->start = (uint32_t)si;
+    s->goal = (uint32_t)gi;
+    s->start_xy = (uint32_t)start.y << 16 | (uint32_t)start.x;
+    s->gx = goal.x;
+    s->gy = goal.y;
+    s->rule = opts->diag;
+    s->hk1 = scale;
+    s->hk2 = scale * (GC_SQRT2 - 1.0);
+    /* Manhattan overestimates diagonal moves: not optimal, so no repair. */
+    s->optimal = weight <= 1.0 &&
+                 !(hk == GC_HEUR_MANHATTAN && opts->diag != GC_DIAG_NEVER);
+    s->partial = opts->partial;
+    s->near = hk != GC_HEUR_ZERO            ? hk
+              : opts->diag == GC_DIAG_NEVER ? GC_HEUR_MANHATTAN
+                                            : GC_HEUR_OCTILE;
+    s->cap = opts->max_expansions ? opts->max_expansions : UINT64_MAX;
+    s->trace = opts->trace;
+    s->best = s->start;
+    s->best_xy = s->start_xy;
+    next_stamp(a);
+    s->nav = nav;
+    s->uniform = unit > 0.0 || gc_grid_min_cost(g) == max_cost(g);
+    s->ucost = unit > 0.0 ? unit : (double)gc_grid_min_cost(g);
+    if (jps) {
+        /* Every step costs unit times its length: h needs no other scale,
+         * and a cheaper type that is absent does not weaken it. */
+        s->unit = unit;
+        s->hk1 = unit;
+        s->hk2 = unit * (GC_SQRT2 - 1.0);
+    }
+    return hk;
+}
+
 int
 gc_astar_find(gc_astar *a, const gc_grid *g, gc_cell start, gc_cell goal,
               const gc_astar_opts *opts, gc_path *out, gc_astar_stats *stats)
@@ -391,29 +479,11 @@ gc_astar_find(gc_astar *a, const gc_grid *g, gc_cell start, gc_cell goal,
     }
 
     /* Arguments. */
-    if (a == NULL || g == NULL || g->cells == NULL || out == NULL ||
-        g->width != a->width || g->height != a->height)
-        return finish(stats, &st, t0, GC_EINVAL);
-    if ((unsigned)opts->diag > GC_DIAG_ALWAYS ||
-        (unsigned)opts->algo > GC_ALGO_JPS ||
-        (unsigned)opts->heuristic > GC_HEUR_ZERO || isnan(opts->weight) ||
-        !(opts->radius >= 0.0f) || isinf(opts->radius) ||
-        (opts->trace != NULL && opts->trace->cap > 0 &&
-         opts->trace->events == NULL))
-        return finish(stats, &st, t0, GC_EINVAL);
-    const gc_nav *nav = opts->nav;
     float rc = 0.0f;
-    if (opts->radius > 0.0f) {
-        if (nav == NULL || !(g->cell_size > 0.0f) || !isfinite(g->cell_size))
-            return finish(stats, &st, t0, GC_EINVAL);
-        rc = opts->radius / g->cell_size;
-    }
-    if (nav != NULL) {
-        if (nav->width != g->width || nav->height != g->height)
-            return finish(stats, &st, t0, GC_EINVAL);
-        if (!gc_nav_fresh(nav, g))
-            return finish(stats, &st, t0, GC_ESTALE);
-    }
+    int err = check_args(a, g, out, opts, &rc);
+    if (err != GC_OK)
+        return finish(stats, &st, t0, err);
+    const gc_nav *nav = opts->nav;
     double unit = nav != NULL ? uniform_cost(nav, g) : 0.0;
     bool jps = jps_applies(opts, unit);
     if (opts->algo == GC_ALGO_JPS && !jps)
@@ -446,47 +516,8 @@ gc_astar_find(gc_astar *a, const gc_grid *g, gc_cell start, gc_cell goal,
         return finish(stats, &st, t0, GC_EUNREACHABLE);
 
     /* The search. */
-    gc_heuristic hk = opts->heuristic;
-    if (hk == GC_HEUR_DEFAULT)
-        hk = opts->diag == GC_DIAG_NEVER ? GC_HEUR_MANHATTAN : GC_HEUR_OCTILE;
-    double weight = opts->weight > 1.0 ? opts->weight : 1.0;
-    double scale = (double)gc_grid_min_cost(g) * weight;
-    gc_search s = {0};
-    s.cells = g->cells;
-    s.clear = rc > 0.0f ? nav->clear : NULL;
-    s.rc = rc;
-    s.w = g->width;
-    s.h = g->height;
-    s.start = (uint32_t)si;
-    s.goal = (uint32_t)gi;
-    s.start_xy = (uint32_t)start.y << 16 | (uint32_t)start.x;
-    s.gx = goal.x;
-    s.gy = goal.y;
-    s.rule = opts->diag;
-    s.hk1 = scale;
-    s.hk2 = scale * (GC_SQRT2 - 1.0);
-    /* Manhattan overestimates diagonal moves: not optimal, so no repair. */
-    s.optimal = weight <= 1.0 &&
-                !(hk == GC_HEUR_MANHATTAN && opts->diag != GC_DIAG_NEVER);
-    s.partial = opts->partial;
-    s.near = hk != GC_HEUR_ZERO            ? hk
-             : opts->diag == GC_DIAG_NEVER ? GC_HEUR_MANHATTAN
-                                           : GC_HEUR_OCTILE;
-    s.cap = opts->max_expansions ? opts->max_expansions : UINT64_MAX;
-    s.trace = opts->trace;
-    s.best = s.start;
-    s.best_xy = s.start_xy;
-    next_stamp(a);
-    s.nav = nav;
-    s.uniform = unit > 0.0 || gc_grid_min_cost(g) == max_cost(g);
-    s.ucost = unit > 0.0 ? unit : (double)gc_grid_min_cost(g);
-    if (jps) {
-        /* Every step costs unit times its length: h needs no other scale,
-         * and a cheaper type that is absent does not weaken it. */
-        s.unit = unit;
-        s.hk1 = unit;
-        s.hk2 = unit * (GC_SQRT2 - 1.0);
-    }
+    gc_search s;
+    gc_heuristic hk = setup_search(&s, a, g, opts, start, goal, rc, unit, jps);
     gc_astar_run(a, &s, hk, rc > 0.0f, jps);
     st.expanded = s.expanded;
     st.opened = s.opened;

@@ -1,9 +1,9 @@
 /*
  * jps.h: jump scanning, the successor generator of jump point search, as
- * inline functions: the search loop (astar-search.c) jumps from every jump
- * point it expands, and a call there (one a jump point, out of line in a
- * jps.c) cost 12% more instructions than jumps inlined with constant
- * directions.
+ * inline functions.  The search loop (astar-search.c) jumps from every jump
+ * point it expands; with the jumps out of line in a jps.c (one call a jump
+ * point) JPS ran 12% more instructions (callgrind, the three Moving AI
+ * maps) than with them inlined, their directions constants.
  *
  * On a grid whose passable cells present all cost the same, moving without
  * cutting corners, most of A*'s work is symmetric: many equally short paths
@@ -21,7 +21,7 @@
  * reached straight goes on straight and turns to its forced sides, straight
  * and diagonally forward; one reached diagonally goes on diagonally and
  * along both components; the start goes every way.  Straight jumps scan the
- * nav bitsets (rows, or columns transposed) 64 cells a gc_jps_window: walls are
+ * nav bitsets (rows, or columns transposed) 64 cells a window: walls are
  * ~row, forced cells side & ~(side << 1), the goal one bit, and the first
  * set bit (ctz, clz going back) is the answer.
  *
@@ -78,13 +78,13 @@ gc_jps_window(const uint64_t *line, size_t b)
 /*
  * Jump along a line (a row, or a column of the transposed bitsets) from the
  * passable cell `pos` towards larger indices.  Returns the first cell that
- * is the goal (`goal`, GC_JPS_NOGOAL when it is not on this line ahead) or has
- * a forced neighbour: a cell beside it on line s1 or s2 is passable while the
- * one beside its predecessor is a wall, so the side cell can be reached
- * best through it.  Returns -1 when a wall comes first.  A gc_jps_window holds
- * the 64 cells from pos - 1: bit i is forced when side bit i is set and bit i -
- * 1 clear (side & ~(side << 1)); bits 0 and 1 were looked at already, so each
- * gc_jps_window moves on by 62.
+ * is the goal (`goal`, GC_JPS_NOGOAL when it is not on this line ahead) or
+ * has a forced neighbour: a cell beside it on line s1 or s2 is passable
+ * while the one beside its predecessor is a wall, so the side cell can be
+ * reached best through it.  Returns -1 when a wall comes first.  A window
+ * holds the 64 cells from pos - 1: bit i is forced when side bit i is set
+ * and bit i - 1 clear (side & ~(side << 1)); bits 0 and 1 were looked at
+ * already, so each window moves on by 62.
  */
 GC_INLINE int32_t
 gc_jps_scan_up(gc_jumper *j, const uint64_t *s1, const uint64_t *cur,
@@ -110,7 +110,7 @@ gc_jps_scan_up(gc_jumper *j, const uint64_t *s1, const uint64_t *cur,
     }
 }
 
-/* The same towards smaller indices: the gc_jps_window ends at pos + 1 (bit 63),
+/* The same towards smaller indices: the window ends at pos + 1 (bit 63),
  * a cell is forced when side bit i is set and bit i + 1 clear. */
 GC_INLINE int32_t
 gc_jps_scan_down(gc_jumper *j, const uint64_t *s1, const uint64_t *cur,
