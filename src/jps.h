@@ -124,9 +124,11 @@ gc_jps_scan_down(gc_jumper *j, const uint64_t *s1, const uint64_t *cur,
         uint64_t stop = (a & ~(a >> 1)) | (d & ~(d >> 1)) | ~c;
         if ((uint64_t)gb < 64)
             stop |= (uint64_t)1 << gb;
-        stop &= ~(uint64_t)0 >> 2;
+        /* Bits 62 and 63 were looked at already: shifted out rather than
+         * masked, which needs no 64-bit constant in a register. */
+        stop <<= 2;
         if (stop != 0) {
-            int i = 63 - __builtin_clzll(stop);
+            int i = 61 - __builtin_clzll(stop);
             int32_t at = (int32_t)((int64_t)b - GC_NAV_PAD + i);
             j->scanned += (uint64_t)(pos - at);
             return (c >> i & 1) ? at : -1;
