@@ -481,8 +481,9 @@ search_loop(gc_astar *a, gc_search *s, const int EXP, const int HK,
     const bool JPS = EXP == EXPAND_JPS;
     sconst k;
     sconst_init(&k, a, s, JPS, LEAN);
-    gridgen gg;
-    gridgen_init(&gg, a, s);
+    gridgen gg = {0};
+    if (!JPS)
+        gridgen_init(&gg, a, s);
     gc_jumper j = {0};
     if (JPS)
         j = (gc_jumper){s->nav->rows,
