@@ -143,26 +143,29 @@ gc_jps_scan_down(gc_jumper *j, const uint64_t *s1, const uint64_t *cur,
 GC_INLINE int32_t
 gc_jps_jump_straight(gc_jumper *j, const int d, int32_t x, int32_t y)
 {
+    /* The side lines are one line before and after: one multiply, not
+     * three. */
+    const uint64_t *l;
     int32_t at;
     switch (d) {
     case 0:
-        at = gc_jps_scan_up(j, gc_jps_row(j, y - 1), gc_jps_row(j, y),
-                            gc_jps_row(j, y + 1), x,
+        l = gc_jps_row(j, y);
+        at = gc_jps_scan_up(j, l - j->rw, l, l + j->rw, x,
                             y == j->gy && j->gx > x ? j->gx : GC_JPS_NOGOAL);
         return at < 0 ? 0 : at - x;
     case 1:
-        at = gc_jps_scan_up(j, gc_jps_col(j, x - 1), gc_jps_col(j, x),
-                            gc_jps_col(j, x + 1), y,
+        l = gc_jps_col(j, x);
+        at = gc_jps_scan_up(j, l - j->cw, l, l + j->cw, y,
                             x == j->gx && j->gy > y ? j->gy : GC_JPS_NOGOAL);
         return at < 0 ? 0 : at - y;
     case 2:
-        at = gc_jps_scan_down(j, gc_jps_row(j, y - 1), gc_jps_row(j, y),
-                              gc_jps_row(j, y + 1), x,
+        l = gc_jps_row(j, y);
+        at = gc_jps_scan_down(j, l - j->rw, l, l + j->rw, x,
                               y == j->gy && j->gx < x ? j->gx : GC_JPS_NOGOAL);
         return at < 0 ? 0 : x - at;
     default:
-        at = gc_jps_scan_down(j, gc_jps_col(j, x - 1), gc_jps_col(j, x),
-                              gc_jps_col(j, x + 1), y,
+        l = gc_jps_col(j, x);
+        at = gc_jps_scan_down(j, l - j->cw, l, l + j->cw, y,
                               x == j->gx && j->gy < y ? j->gy : GC_JPS_NOGOAL);
         return at < 0 ? 0 : y - at;
     }
@@ -182,7 +185,8 @@ gc_jps_jump_diag(gc_jumper *j, const int d, int32_t x, int32_t y)
     const int32_t dx = gc_dir_dx[d], dy = gc_dir_dy[d];
     const int h = dx > 0 ? 0 : 2, v = dy > 0 ? 1 : 3;
     for (int32_t k = 1;; k++) {
-        const uint64_t *row = gc_jps_row(j, y), *next = gc_jps_row(j, y + dy);
+        const uint64_t *row = gc_jps_row(j, y);
+        const uint64_t *next = dy > 0 ? row + j->rw : row - j->rw;
         if (!(gc_jps_bit(row, x + dx) & gc_jps_bit(next, x) &
               gc_jps_bit(next, x + dx)))
             return 0;
