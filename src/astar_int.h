@@ -2,7 +2,12 @@
  * astar_int.h: what the astar, nav and smooth sources share but users do
  * not: the layout of gc_nav (the search reads its labels and clearance in
  * the inner loop), the per-search pricing helpers that gc_astar_find and
- * gc_polyline_cost must agree on, and a test hook for the search stamp.
+ * gc_polyline_cost must agree on, a test hook for the search stamp, and
+ * what the pieces of the A* module share among themselves: the context's
+ * layout, one search's parameters and results, and the entry points of
+ * the search loop (astar-search.c) and path reading (astar-path.c).  The
+ * open list and jump scanning, which the loop must inline, are in
+ * astar-heap.h and jps.h.
  */
 #ifndef GRIDCROWD_ASTAR_INT_H
 #define GRIDCROWD_ASTAR_INT_H
@@ -130,5 +135,108 @@ void gc_astar_debug_set_stamp(gc_astar *a, uint32_t stamp);
 
 /* Largest open list any search of this context needed (entries). */
 size_t gc_astar_debug_heap_peak(const gc_astar *a);
+
+/* ---- the A* module's own pieces ---------------------------------------- */
+
+#if defined(__GNUC__)
+#define GC_INLINE static inline __attribute__((always_inline))
+#define GC_NOINLINE static __attribute__((noinline))
+#define GC_LIKELY(x) __builtin_expect(!!(x), 1)
+#define GC_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define GC_INLINE static inline
+#define GC_NOINLINE static
+#define GC_LIKELY(x) (x)
+#define GC_UNLIKELY(x) (x)
+#endif
+
+/* A cell's record, meta[c]: stamp << 4 | closed (bit 3) | direction of the
+ * step that reached it (bits 0-2); see the design note of astar.c. */
+#define GC_META_CLOSED 8u
+#define GC_META_DIR 7u
+
+/* The open list's array: GC_HEAP_PAD entries before index 0 so that each
+ * group of four children is one GC_HEAP_ALIGN-byte line. */
+#define GC_HEAP_ALIGN 64
+#define GC_HEAP_PAD 3
+
+struct gc_hent;
+
+/*
+ * The search context.  Owned by one thread at a time (gc_astar is not
+ * shared): every field is written by gc_astar_new, gc_astar_find and the
+ * search it runs, in the caller's thread.
+ */
+struct gc_astar {
+    int32_t width, height;
+    size_t ncells;
+    uint32_t *meta;
+    double *g;
+    unsigned char *heap_mem; /* allocation holding the heap */
+    struct gc_hent *heap;    /* heap_mem + GC_HEAP_PAD entries */
+    size_t heap_cap;         /* entries */
+    size_t heap_peak;        /* most entries any search held */
+    uint32_t stamp;          /* of the last search */
+    ptrdiff_t off[8];        /* index offset of direction d */
+    /* Cost tables for the grid cost table in cost_key. */
+    bool costs_valid;
+    float cost_key[GC_CELL_NTYPES];
+    uint8_t pass[256];              /* 1 when the byte is passable */
+    double step[2][GC_CELL_NTYPES]; /* [diagonal][type] step cost */
+};
+
+/* One search: what gc_astar_find sets up, and what the loop returns. */
+typedef struct gc_search {
+    const uint8_t *cells;
+    const float *clear; /* with a radius only */
+    float rc;           /* radius in cells */
+    int32_t w, h;
+    uint32_t start, goal;
+    uint32_t start_xy;
+    int32_t gx, gy;
+    gc_diag_rule rule;
+    gc_heuristic near; /* metric for "nearest to the goal" (partial) */
+    double hk1, hk2;   /* heuristic coefficients, scale and weight included */
+    bool optimal;
+    bool partial;
+    uint64_t cap;
+    gc_trace *trace;
+    const gc_nav *nav; /* JPS: the bitsets */
+    double unit;       /* JPS: the cost of every passable cell present */
+    bool uniform;      /* every step costs its length times one cost, */
+    double ucost;      /* this one */
+    /* results */
+    uint64_t expanded, opened, scanned;
+    bool found, limited;
+    int err;
+    uint32_t best, best_xy; /* partial target */
+    uint32_t end, end_xy;   /* where the path ends */
+} gc_search;
+
+/* Grow a's open list by half, keeping its first n entries (astar.c). */
+int gc_astar_heap_grow(gc_astar *a, size_t n);
+
+/* Fill the process-wide move tables once (astar-search.c); thread-safe. */
+void gc_astar_tables_init(void);
+
+/*
+ * Run search s on a (astar-search.c): jump point search when jps, else the
+ * A* instance for heuristic hk (not GC_HEUR_DEFAULT) with or without a
+ * clearance radius.  Results, and s->err, are in s.
+ */
+void gc_astar_run(gc_astar *a, gc_search *s, gc_heuristic hk, bool rad,
+                  bool jps);
+
+/*
+ * Read the path of an A* search back from `end` (at end_xy, y << 16 | x)
+ * to the start, into out, start first, and its cost into *cost
+ * (astar-path.c).  0 or GC_ENOMEM.
+ */
+int gc_astar_build_path(const gc_astar *a, const gc_search *s, uint32_t end,
+                        uint32_t end_xy, gc_path *out, double *cost);
+
+/* The same for a JPS search that found the goal: every cell walked. */
+int gc_astar_build_path_jps(const gc_astar *a, const gc_search *s, gc_path *out,
+                            double *cost);
 
 #endif

@@ -30,7 +30,8 @@ libgridcrowd_core_la_SOURCES = \
 	%reldir%/error.c \
 	%reldir%/grid.c %reldir%/grid_int.h \
 	%reldir%/mapio.c \
-	%reldir%/astar.c %reldir%/astar_int.h \
+	%reldir%/astar.c %reldir%/astar_int.h %reldir%/astar-heap.h \
+	%reldir%/astar-search.c %reldir%/astar-path.c %reldir%/jps.h \
 	%reldir%/nav.c \
 	%reldir%/smooth.c \
 	%reldir%/agent.c \

@@ -36,6 +36,7 @@ TESTS += $(unit_tests)
 %canon_reldir%_test_astar_props_LDADD = $(test_ldadd)
 
 %canon_reldir%_test_astar_oom_SOURCES = %reldir%/test_astar_oom.c src/astar.c \
+	src/astar-search.c src/astar-path.c \
 	src/nav.c src/smooth.c src/grid.c src/error.c
 %canon_reldir%_test_astar_oom_CFLAGS = $(test_cflags)
 %canon_reldir%_test_astar_oom_LDADD = $(CMOCKA_LIBS) -lm
