@@ -37,6 +37,7 @@
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,92 +119,115 @@ msg(const char *fmt, ...)
     fputc('\n', stderr);
 }
 
+/* ---- options --------------------------------------------------------------
+ *
+ * One table, opt_rows[] below, says everything about each option: its name,
+ * the kind of argument, the range, the default, the unit, the field it sets
+ * and its help text.  getopt_long's array, --help, the range checks, the
+ * defaults and the "given twice" / "overrides" warnings are all made from
+ * it, so an option is written in one place.  Options that need more than a
+ * number or a string (--goals, --cost, --diag, --shm-mode, --edit-group)
+ * name a parse function in their row; it prints its own one-line message.
+ */
+
+enum opt_id {
+    O_MAP,
+    O_UNIFORM,
+    O_COST,
+    O_CELL_SIZE,
+    O_AGENTS,
+    O_GOALS,
+    O_WANDER_RADIUS,
+    O_SPEED,
+    O_ARRIVE,
+    O_TURN,
+    O_SEED,
+    O_SMOOTH,
+    O_NO_SMOOTH,
+    O_DIAG,
+    O_THREADS,
+    O_HZ,
+    O_BUDGET,
+    O_TICKS,
+    O_DURATION,
+    O_BATCH,
+    O_SHM,
+    O_SHM_MODE,
+    O_EDIT_GROUP,
+    O_STATS,
+    O_QUIET,
+    O_HELP,
+    O_VERSION,
+    OPT_COUNT
+};
+
 typedef struct options {
     const char *map;
     bool uniform;
     float costs[GC_CELL_NTYPES];
     bool cost_set[GC_CELL_NTYPES];
     double cell_size;
-    bool agents_set;
     gc_sim_config sim;
-    bool speed_set;
     const char *scen;
     uint64_t ticks;
     double duration;
     bool batch;
     const char *shm;
     unsigned shm_mode;
-    bool shm_mode_set;
     const char *edit_group; /* as given, for messages */
-    bool edit_group_set;
     gid_t edit_gid;
     const char *stats_json;
     bool quiet;
+    /* The argument each option was last given with ("" for a flag), NULL
+     * when it was not given (or was overridden by another option that sets
+     * the same field). */
+    const char *given[OPT_COUNT];
 } options;
 
-static void
-usage(FILE *f)
-{
-    fprintf(
-        f,
-        "Usage: gridcrowdd [OPTIONS]\n"
-        "Run a crowd simulation on a grid in POSIX shared memory.  With no "
-        "options,\n"
-        "a demo: the built-in town map, 300 wandering agents, real time, "
-        "until\n"
-        "SIGINT.  Attach with gridcrowd-ctl or gridcrowd-view.\n"
-        "\n"
-        "Map and costs:\n"
-        "  --map FILE            Moving AI .map file (default: built-in demo "
-        "map)\n"
-        "  --uniform             every passable cell costs 1 (Moving AI "
-        "lengths)\n"
-        "  --cost TYPE=VALUE     cost of walkable, high or low cells "
-        "(defaults\n"
-        "                        1, 2, 0.5); repeatable\n"
-        "  --cell-size UNITS     world units per cell (default 1)\n"
-        "Agents:\n"
-        "  --agents N            number of agents (default 300; scen: all "
-        "lines)\n"
-        "  --goals MODE          wander | point:X,Y | scen:FILE (default "
-        "wander)\n"
-        "  --wander-radius CELLS wander goals within this many cells of the\n"
-        "                        agent (default 0: anywhere reachable)\n"
-        "  --speed UNITS         world units per second (default 4 cells/s)\n"
-        "  --arrive-radius UNITS arrival radius (default 0.1 cell)\n"
-        "  --turn-rate RAD       turn rate in radians/s, 0 = at once (default "
-        "0)\n"
-        "  --seed N              random seed (default 1)\n"
-        "  --smooth, --no-smooth smooth planned paths (default on)\n"
-        "  --diag RULE           no-corner-cut | never | one-free | always\n"
-        "                        (default no-corner-cut)\n"
-        "Running:\n"
-        "  --threads N           agent threads (default: online cores)\n"
-        "  --hz N                ticks per second (default 60)\n"
-        "  --plan-budget N       path searches per thread per tick (default "
-        "64;\n"
-        "                        in real time also at most 60%% of a tick)\n"
-        "  --ticks N             stop after N ticks\n"
-        "  --duration SECONDS    stop after this much wall time\n"
-        "  --batch               run ticks as fast as possible, not in real "
-        "time;\n"
-        "                        scen/point runs end when every agent is done\n"
-        "  --shm NAME            shared-memory name (default gridcrowd)\n"
-        "  --shm-mode MODE       octal mode of the world object (default "
-        "0600;\n"
-        "                        0640 with --edit-group)\n"
-        "  --edit-group GROUP    let GROUP (a name or a gid) edit: both "
-        "objects get\n"
-        "                        that group, the edit queue mode 0660\n"
-        "  --stats-json FILE     write the summary as JSON at the end\n"
-        "  --quiet               no per-second figures\n"
-        "  --help, --version\n"
-        "\n"
-        "Exit codes: 0 stopped cleanly; 1 failure while running; 2 bad "
-        "command\n"
-        "line; 3 bad map or scenario; 4 shared memory taken or not permitted;\n"
-        "5 stats file not writable.\n");
-}
+typedef enum arg_kind {
+    ARG_NONE,   /* a flag: stores the row's `flag` in a bool field */
+    ARG_WHOLE,  /* a whole number from umin to umax */
+    ARG_REAL,   /* a finite number from dmin to dmax */
+    ARG_TEXT,   /* a string, kept as given (argv outlives the run) */
+    ARG_CUSTOM, /* the row's parse function */
+    ARG_ACTION  /* --help, --version: parse_args acts at once */
+} arg_kind;
+
+typedef enum field_type {
+    FT_NONE, /* ARG_CUSTOM and ARG_ACTION: the parse function stores it */
+    FT_BOOL,
+    FT_INT,
+    FT_U32,
+    FT_U64,
+    FT_FLOAT,
+    FT_DOUBLE,
+    FT_TEXT
+} field_type;
+
+typedef struct opt_row {
+    const char *name; /* without the leading "--" */
+    arg_kind kind;
+    const char *metavar; /* the argument in --help */
+    uint64_t umin, umax; /* ARG_WHOLE */
+    double dmin, dmax;   /* ARG_REAL */
+    /* The default.  Applied at start through the same parser as a value
+     * on the command line, unless def_text: then it only describes, for
+     * --help, a default that main computes (it depends on the machine or
+     * on the map).  For a flag, non-NULL means "on by default". */
+    const char *def;
+    bool def_text;
+    const char *unit; /* --help: what the number counts */
+    /* The field set, as an offset in options.  Rows with the same offset
+     * set the same thing (--smooth, --no-smooth): the later one overrides,
+     * with a warning.  ARG_CUSTOM rows name the field their parser sets. */
+    size_t off;
+    field_type type;
+    bool flag;       /* ARG_NONE: the value stored */
+    bool repeatable; /* may be given again without a warning (--cost) */
+    bool (*parse)(options *o, const char *arg); /* ARG_CUSTOM */
+    const char *section; /* --help heading that starts at this row */
+    const char *help;
+} opt_row;
 
 /* ---- number parsing: whole strings only, ranges checked ------------------ */
 
@@ -238,6 +262,8 @@ parse_num(const char *opt, const char *s, double min, double max, double *out)
     *out = v;
     return true;
 }
+
+/* ---- the options that need their own parser ------------------------------ */
 
 static bool
 parse_goals(options *o, const char *s)
@@ -282,7 +308,6 @@ parse_group(options *o, const char *s)
         if (!parse_u64("--edit-group", s, 0, (gid_t)-1 - 1, &g))
             return false;
         o->edit_gid = (gid_t)g;
-        o->edit_group_set = true;
         return true;
     }
     errno = 0;
@@ -296,7 +321,6 @@ parse_group(options *o, const char *s)
         return false;
     }
     o->edit_gid = gr->gr_gid;
-    o->edit_group_set = true;
     return true;
 }
 
@@ -324,225 +348,453 @@ parse_cost(options *o, const char *s)
     return true;
 }
 
-enum {
-    OPT_MAP = 256,
-    OPT_UNIFORM,
-    OPT_COST,
-    OPT_CELL_SIZE,
-    OPT_AGENTS,
-    OPT_THREADS,
-    OPT_HZ,
-    OPT_SPEED,
-    OPT_ARRIVE,
-    OPT_TURN,
-    OPT_GOALS,
-    OPT_SEED,
-    OPT_TICKS,
-    OPT_DURATION,
-    OPT_BATCH,
-    OPT_BUDGET,
-    OPT_SMOOTH,
-    OPT_NO_SMOOTH,
-    OPT_SHM,
-    OPT_SHM_MODE,
-    OPT_STATS,
-    OPT_QUIET,
-    OPT_DIAG,
-    OPT_HELP,
-    OPT_WANDER_RADIUS,
-    OPT_EDIT_GROUP,
-    OPT_VERSION
+static bool
+parse_shm_mode(options *o, const char *s)
+{
+    char *end;
+    errno = 0;
+    unsigned long m = strtoul(s, &end, 8);
+    if (*s == '\0' || *end != '\0' || errno || m > 0777 || (m & 0600) != 0600) {
+        msg("--shm-mode: expected an octal mode from 0600 to 0777 that keeps "
+            "owner read and write, got '%s'",
+            s);
+        return false;
+    }
+    o->shm_mode = (unsigned)m;
+    return true;
+}
+
+static bool
+parse_diag(options *o, const char *s)
+{
+    int r = gc_diag_rule_parse(s);
+    if (r < 0) {
+        msg("--diag: expected no-corner-cut, never, one-free or always, got "
+            "'%s'",
+            s);
+        return false;
+    }
+    o->sim.diag = (gc_diag_rule)r;
+    return true;
+}
+
+/* ---- the table ----------------------------------------------------------- */
+
+#define FIELD(f, t) .off = offsetof(options, f), .type = t
+#define WHOLE(lo, hi) .kind = ARG_WHOLE, .umin = (lo), .umax = (hi)
+#define REAL(lo, hi) .kind = ARG_REAL, .dmin = (lo), .dmax = (hi)
+
+static const opt_row opt_rows[OPT_COUNT] = {
+    [O_MAP] = {.name = "map",
+               .kind = ARG_TEXT,
+               .metavar = "FILE",
+               .def = "the built-in demo map",
+               .def_text = true,
+               FIELD(map, FT_TEXT),
+               .section = "Map and costs",
+               .help = "Moving AI .map file, a regular file"},
+    [O_UNIFORM] = {.name = "uniform",
+                   .kind = ARG_NONE,
+                   .flag = true,
+                   FIELD(uniform, FT_BOOL),
+                   .help = "every passable cell costs 1 (Moving AI lengths)"},
+    [O_COST] = {.name = "cost",
+                .kind = ARG_CUSTOM,
+                .metavar = "TYPE=VALUE",
+                .def = "1, 2, 0.5",
+                .def_text = true,
+                .off = offsetof(options, costs),
+                .repeatable = true,
+                .parse = parse_cost,
+                .help = "cost of walkable, high or low cells; repeatable"},
+    [O_CELL_SIZE] = {.name = "cell-size",
+                     REAL(1e-3, 1e6),
+                     .metavar = "UNITS",
+                     .def = "1",
+                     .unit = "world units per cell",
+                     FIELD(cell_size, FT_DOUBLE),
+                     .help = "size of a cell"},
+    [O_AGENTS] = {.name = "agents",
+                  WHOLE(1, GC_WORLD_MAX_AGENTS),
+                  .metavar = "N",
+                  .def = "300",
+                  .unit = "scen: at most the scenario's problems",
+                  FIELD(sim.agents, FT_U32),
+                  .section = "Agents",
+                  .help = "number of agents"},
+    [O_GOALS] = {.name = "goals",
+                 .kind = ARG_CUSTOM,
+                 .metavar = "MODE",
+                 .def = "wander",
+                 .off = offsetof(options, sim.goals),
+                 .parse = parse_goals,
+                 .help = "wander | point:X,Y | scen:FILE; a scenario "
+                         "must be for the --map map (or the demo map)"},
+    [O_WANDER_RADIUS] = {.name = "wander-radius",
+                         WHOLE(0, 65536),
+                         .metavar = "CELLS",
+                         .def = "0",
+                         .unit = "cells; 0: anywhere reachable",
+                         FIELD(sim.wander_radius, FT_U32),
+                         .help = "wander goals within this many cells of "
+                                 "the agent"},
+    [O_SPEED] = {.name = "speed",
+                 REAL(1e-6, 1e6),
+                 .metavar = "UNITS",
+                 .def = "4 cells/s",
+                 .def_text = true,
+                 .unit = "world units per second",
+                 FIELD(sim.motion.speed, FT_FLOAT),
+                 .help = "agent speed"},
+    [O_ARRIVE] = {.name = "arrive-radius",
+                  REAL(0, 1e6),
+                  .metavar = "CELLS",
+                  .def = "0.1",
+                  .unit = "cells",
+                  FIELD(sim.motion.arrive_radius, FT_FLOAT),
+                  .help = "arrival radius"},
+    [O_TURN] = {.name = "turn-rate",
+                REAL(0, 1e6),
+                .metavar = "RAD",
+                .def = "0",
+                .unit = "radians per second; 0: at once",
+                FIELD(sim.motion.turn_rate, FT_FLOAT),
+                .help = "turn rate of the drawn heading"},
+    [O_SEED] = {.name = "seed",
+                WHOLE(0, UINT64_MAX),
+                .metavar = "N",
+                .def = "1",
+                FIELD(sim.seed, FT_U64),
+                .help = "random seed"},
+    [O_SMOOTH] = {.name = "smooth",
+                  .kind = ARG_NONE,
+                  .def = "",
+                  .flag = true,
+                  FIELD(sim.smooth, FT_BOOL),
+                  .help = "smooth planned paths"},
+    [O_NO_SMOOTH] = {.name = "no-smooth",
+                     .kind = ARG_NONE,
+                     .flag = false,
+                     FIELD(sim.smooth, FT_BOOL),
+                     .help = "keep the grid paths the search finds"},
+    [O_DIAG] = {.name = "diag",
+                .kind = ARG_CUSTOM,
+                .metavar = "RULE",
+                .def = "no-corner-cut",
+                .off = offsetof(options, sim.diag),
+                .parse = parse_diag,
+                .help = "no-corner-cut | never | one-free | always"},
+    [O_THREADS] = {.name = "threads",
+                   WHOLE(1, 256),
+                   .metavar = "N",
+                   .def = "online cores",
+                   .def_text = true,
+                   FIELD(sim.threads, FT_INT),
+                   .section = "Running",
+                   .help = "agent threads"},
+    [O_HZ] = {.name = "hz",
+              REAL(1, 10000),
+              .metavar = "N",
+              .def = "60",
+              .unit = "ticks per second",
+              FIELD(sim.hz, FT_DOUBLE),
+              .help = "tick rate; each tick is 1/N simulated seconds"},
+    [O_BUDGET] = {.name = "plan-budget",
+                  WHOLE(1, 1000000),
+                  .metavar = "N",
+                  .def = "64",
+                  FIELD(sim.plan_budget, FT_U32),
+                  .help = "path searches per thread per tick; in real time "
+                          "also at most 60% of a tick"},
+    [O_TICKS] = {.name = "ticks",
+                 WHOLE(1, UINT64_MAX / 2),
+                 .metavar = "N",
+                 FIELD(ticks, FT_U64),
+                 .help = "stop after N ticks"},
+    [O_DURATION] = {.name = "duration",
+                    REAL(1e-3, 1e9),
+                    .metavar = "SECONDS",
+                    FIELD(duration, FT_DOUBLE),
+                    .help = "stop after this much wall time"},
+    [O_BATCH] = {.name = "batch",
+                 .kind = ARG_NONE,
+                 .flag = true,
+                 FIELD(batch, FT_BOOL),
+                 .help = "run ticks as fast as possible, not in real time; "
+                         "scen/point runs end when every agent is done"},
+    [O_SHM] = {.name = "shm",
+               .kind = ARG_TEXT,
+               .metavar = "NAME",
+               .def = GC_WORLD_DEFAULT_NAME,
+               FIELD(shm, FT_TEXT),
+               .help = "shared-memory name (the edit queue is NAME.edits)"},
+    [O_SHM_MODE] = {.name = "shm-mode",
+                    .kind = ARG_CUSTOM,
+                    .metavar = "MODE",
+                    .def = "0600",
+                    .off = offsetof(options, shm_mode),
+                    .parse = parse_shm_mode,
+                    .help = "octal mode of the world object; 0640 with "
+                            "--edit-group when not given"},
+    [O_EDIT_GROUP] = {.name = "edit-group",
+                      .kind = ARG_CUSTOM,
+                      .metavar = "GROUP",
+                      .off = offsetof(options, edit_group),
+                      .parse = parse_group,
+                      .help = "let GROUP (a name or a gid) edit: both "
+                              "objects get that group, the edit queue "
+                              "mode 0660"},
+    [O_STATS] = {.name = "stats-json",
+                 .kind = ARG_TEXT,
+                 .metavar = "FILE",
+                 FIELD(stats_json, FT_TEXT),
+                 .help = "write the summary as JSON at the end: a regular "
+                         "file (or a link to one) is replaced atomically; a "
+                         "FIFO or a character device is written in place"},
+    [O_QUIET] = {.name = "quiet",
+                 .kind = ARG_NONE,
+                 .flag = true,
+                 FIELD(quiet, FT_BOOL),
+                 .help = "no per-second figures"},
+    [O_HELP] = {.name = "help", .kind = ARG_ACTION, .help = "this text"},
+    [O_VERSION] = {.name = "version",
+                   .kind = ARG_ACTION,
+                   .help = "the version"},
 };
+
+#undef FIELD
+#undef WHOLE
+#undef REAL
+
+/* Store a parsed value in the row's field. */
+static void
+store(options *o, const opt_row *r, uint64_t u, double d, const char *s)
+{
+    void *p = (char *)o + r->off;
+    switch (r->type) {
+    case FT_BOOL:
+        *(bool *)p = r->flag;
+        break;
+    case FT_INT:
+        *(int *)p = (int)u;
+        break;
+    case FT_U32:
+        *(uint32_t *)p = (uint32_t)u;
+        break;
+    case FT_U64:
+        *(uint64_t *)p = u;
+        break;
+    case FT_FLOAT:
+        *(float *)p = (float)d;
+        break;
+    case FT_DOUBLE:
+        *(double *)p = d;
+        break;
+    case FT_TEXT:
+        *(const char **)p = s;
+        break;
+    case FT_NONE:
+        break;
+    }
+}
+
+/* Parse `arg` for row `r` into its field; false (message printed) when it
+ * is out of range or malformed. */
+static bool
+set_option(options *o, const opt_row *r, const char *arg)
+{
+    char opt[64];
+    snprintf(opt, sizeof opt, "--%s", r->name);
+    uint64_t u = 0;
+    double d = 0.0;
+    switch (r->kind) {
+    case ARG_WHOLE:
+        if (!parse_u64(opt, arg, r->umin, r->umax, &u))
+            return false;
+        break;
+    case ARG_REAL:
+        if (!parse_num(opt, arg, r->dmin, r->dmax, &d))
+            return false;
+        break;
+    case ARG_CUSTOM:
+        return r->parse(o, arg);
+    case ARG_NONE:
+    case ARG_TEXT:
+    case ARG_ACTION:
+        break;
+    }
+    store(o, r, u, d, arg);
+    return true;
+}
+
+/* Defaults from the table; main then fills the computed ones. */
+static void
+options_init(options *o)
+{
+    memset(o, 0, sizeof *o);
+    gc_sim_config_init(&o->sim);
+    for (int i = 0; i < OPT_COUNT; i++) {
+        const opt_row *r = &opt_rows[i];
+        if (r->def != NULL && !r->def_text && !set_option(o, r, r->def))
+            abort(); /* a bad default in the table: a bug */
+    }
+}
+
+/* "--name" or "--name ARG" into buf, for messages. */
+static const char *
+shown(char *buf, size_t n, int id, const char *arg)
+{
+    if (opt_rows[id].kind == ARG_NONE)
+        snprintf(buf, n, "--%s", opt_rows[id].name);
+    else
+        snprintf(buf, n, "--%s %s", opt_rows[id].name, arg);
+    return buf;
+}
+
+/*
+ * Record that option `id` was given `arg`.  A second value for the same
+ * field is not an error (scripts add options to a base command line), but
+ * it is said: the later one wins.
+ */
+static void
+note_given(options *o, int id, const char *arg)
+{
+    const opt_row *r = &opt_rows[id];
+    char now[128], before[128];
+    for (int k = 0; k < OPT_COUNT && !r->repeatable; k++) {
+        const opt_row *q = &opt_rows[k];
+        if (o->given[k] == NULL || q->kind == ARG_ACTION || q->off != r->off)
+            continue;
+        if (k == id && strcmp(o->given[k], arg) == 0)
+            msg("warning: %s given twice", shown(now, sizeof now, id, arg));
+        else
+            msg("warning: %s overrides %s given before",
+                shown(now, sizeof now, id, arg),
+                shown(before, sizeof before, k, o->given[k]));
+        o->given[k] = NULL;
+    }
+    o->given[id] = arg;
+}
+
+/* Print `text` from column `col`, wrapped before column 79; the first line
+ * starts at column `at`. */
+static void
+wrap(FILE *f, const char *text, int at, int col)
+{
+    if (at >= col) {
+        fputc('\n', f);
+        at = 0;
+    }
+    fprintf(f, "%*s", col - at, "");
+    int x = col;
+    const char *s = text;
+    while (*s != '\0') {
+        while (*s == ' ')
+            s++;
+        int n = (int)strcspn(s, " ");
+        if (n == 0)
+            break;
+        if (x > col && x + 1 + n > 79) {
+            fprintf(f, "\n%*s", col, "");
+            x = col;
+        } else if (x > col) {
+            fputc(' ', f);
+            x++;
+        }
+        fprintf(f, "%.*s", n, s);
+        x += n;
+        s += n;
+    }
+    fputc('\n', f);
+}
+
+static void
+usage(FILE *f)
+{
+    fputs("Usage: gridcrowdd [OPTIONS]\n"
+          "Run a crowd simulation on a grid in POSIX shared memory.  With no "
+          "options,\n"
+          "a demo: the built-in town map, 300 wandering agents, real time, "
+          "until\n"
+          "SIGINT.  Attach with gridcrowd-ctl or gridcrowd-view.\n",
+          f);
+    for (int i = 0; i < OPT_COUNT; i++) {
+        const opt_row *r = &opt_rows[i];
+        if (r->section != NULL)
+            fprintf(f, "%s%s:\n", i == 0 ? "\n" : "", r->section);
+        else if (r->kind == ARG_ACTION && i > 0 &&
+                 opt_rows[i - 1].kind != ARG_ACTION)
+            fputs("Other:\n", f);
+        char left[64], text[512];
+        int at = snprintf(left, sizeof left, "  --%s%s%s", r->name,
+                          r->metavar ? " " : "", r->metavar ? r->metavar : "");
+        int n = snprintf(text, sizeof text, "%s", r->help);
+        if (r->kind == ARG_NONE && r->def != NULL)
+            snprintf(text + n, sizeof text - (size_t)n, " (the default)");
+        else if (r->unit != NULL || r->def != NULL)
+            snprintf(text + n, sizeof text - (size_t)n, " (%s%s%s%s)",
+                     r->unit ? r->unit : "", r->unit && r->def ? "; " : "",
+                     r->def ? (r->def_text ? "default: " : "default ") : "",
+                     r->def ? r->def : "");
+        fputs(left, f);
+        wrap(f, text, at, 24);
+    }
+    fputs("\nExit codes: 0 stopped cleanly (SIGINT, SIGTERM, SIGHUP, --ticks, "
+          "--duration,\n"
+          "or every agent done); 1 failure while running; 2 bad command "
+          "line; 3 bad map\n"
+          "or scenario; 4 shared memory taken or not permitted; 5 stats file "
+          "not writable.\n",
+          f);
+}
 
 /* Returns -1 to go on, else the exit code. */
 static int
 parse_args(options *o, int argc, char **argv)
 {
-    static const struct option longs[] = {
-        {"map", required_argument, 0, OPT_MAP},
-        {"uniform", no_argument, 0, OPT_UNIFORM},
-        {"cost", required_argument, 0, OPT_COST},
-        {"cell-size", required_argument, 0, OPT_CELL_SIZE},
-        {"agents", required_argument, 0, OPT_AGENTS},
-        {"threads", required_argument, 0, OPT_THREADS},
-        {"hz", required_argument, 0, OPT_HZ},
-        {"speed", required_argument, 0, OPT_SPEED},
-        {"arrive-radius", required_argument, 0, OPT_ARRIVE},
-        {"turn-rate", required_argument, 0, OPT_TURN},
-        {"goals", required_argument, 0, OPT_GOALS},
-        {"seed", required_argument, 0, OPT_SEED},
-        {"ticks", required_argument, 0, OPT_TICKS},
-        {"duration", required_argument, 0, OPT_DURATION},
-        {"batch", no_argument, 0, OPT_BATCH},
-        {"plan-budget", required_argument, 0, OPT_BUDGET},
-        {"smooth", no_argument, 0, OPT_SMOOTH},
-        {"no-smooth", no_argument, 0, OPT_NO_SMOOTH},
-        {"shm", required_argument, 0, OPT_SHM},
-        {"shm-mode", required_argument, 0, OPT_SHM_MODE},
-        {"edit-group", required_argument, 0, OPT_EDIT_GROUP},
-        {"stats-json", required_argument, 0, OPT_STATS},
-        {"quiet", no_argument, 0, OPT_QUIET},
-        {"diag", required_argument, 0, OPT_DIAG},
-        {"wander-radius", required_argument, 0, OPT_WANDER_RADIUS},
-        {"help", no_argument, 0, OPT_HELP},
-        {"version", no_argument, 0, OPT_VERSION},
-        {0, 0, 0, 0},
-    };
-    double d;
-    uint64_t u;
+    struct option longs[OPT_COUNT + 1];
+    for (int i = 0; i < OPT_COUNT; i++) {
+        const opt_row *r = &opt_rows[i];
+        bool arg = r->kind != ARG_NONE && r->kind != ARG_ACTION;
+        longs[i] = (struct option){
+            r->name, arg ? required_argument : no_argument, NULL, 256 + i};
+    }
+    longs[OPT_COUNT] = (struct option){NULL, 0, NULL, 0};
     opterr = 0;
     for (;;) {
-        int longi = 0;
-        int c = getopt_long(argc, argv, ":", longs, &longi);
+        int c = getopt_long(argc, argv, ":", longs, NULL);
         if (c == -1)
             break;
-        switch (c) {
-        case OPT_MAP:
-            o->map = optarg;
-            break;
-        case OPT_UNIFORM:
-            o->uniform = true;
-            break;
-        case OPT_COST:
-            if (!parse_cost(o, optarg))
-                return EXIT_USAGE;
-            break;
-        case OPT_CELL_SIZE:
-            if (!parse_num("--cell-size", optarg, 1e-3, 1e6, &d))
-                return EXIT_USAGE;
-            o->cell_size = d;
-            break;
-        case OPT_AGENTS:
-            if (!parse_u64("--agents", optarg, 1, 10000000, &u))
-                return EXIT_USAGE;
-            o->sim.agents = (uint32_t)u;
-            o->agents_set = true;
-            break;
-        case OPT_THREADS:
-            if (!parse_u64("--threads", optarg, 1, 256, &u))
-                return EXIT_USAGE;
-            o->sim.threads = (int)u;
-            break;
-        case OPT_HZ:
-            if (!parse_num("--hz", optarg, 1, 10000, &d))
-                return EXIT_USAGE;
-            o->sim.hz = d;
-            break;
-        case OPT_SPEED:
-            if (!parse_num("--speed", optarg, 1e-6, 1e6, &d))
-                return EXIT_USAGE;
-            o->sim.motion.speed = (float)d;
-            o->speed_set = true;
-            break;
-        case OPT_ARRIVE:
-            if (!parse_num("--arrive-radius", optarg, 0, 1e6, &d))
-                return EXIT_USAGE;
-            o->sim.motion.arrive_radius = (float)d;
-            break;
-        case OPT_TURN:
-            if (!parse_num("--turn-rate", optarg, 0, 1e6, &d))
-                return EXIT_USAGE;
-            o->sim.motion.turn_rate = (float)d;
-            break;
-        case OPT_GOALS:
-            if (!parse_goals(o, optarg))
-                return EXIT_USAGE;
-            break;
-        case OPT_SEED:
-            if (!parse_u64("--seed", optarg, 0, UINT64_MAX, &u))
-                return EXIT_USAGE;
-            o->sim.seed = u;
-            break;
-        case OPT_TICKS:
-            if (!parse_u64("--ticks", optarg, 1, UINT64_MAX / 2, &u))
-                return EXIT_USAGE;
-            o->ticks = u;
-            break;
-        case OPT_DURATION:
-            if (!parse_num("--duration", optarg, 1e-3, 1e9, &d))
-                return EXIT_USAGE;
-            o->duration = d;
-            break;
-        case OPT_BATCH:
-            o->batch = true;
-            break;
-        case OPT_BUDGET:
-            if (!parse_u64("--plan-budget", optarg, 1, 1000000, &u))
-                return EXIT_USAGE;
-            o->sim.plan_budget = (uint32_t)u;
-            break;
-        case OPT_SMOOTH:
-            o->sim.smooth = true;
-            break;
-        case OPT_NO_SMOOTH:
-            o->sim.smooth = false;
-            break;
-        case OPT_SHM:
-            o->shm = optarg;
-            break;
-        case OPT_SHM_MODE: {
-            char *end;
-            errno = 0;
-            unsigned long m = strtoul(optarg, &end, 8);
-            if (*optarg == '\0' || *end != '\0' || errno || m > 0777 ||
-                (m & 0600) != 0600) {
-                msg("--shm-mode: expected an octal mode from 0600 to 0777 "
-                    "that keeps owner read and write, got '%s'",
-                    optarg);
-                return EXIT_USAGE;
-            }
-            o->shm_mode = (unsigned)m;
-            o->shm_mode_set = true;
-            break;
-        }
-        case OPT_EDIT_GROUP:
-            if (!parse_group(o, optarg))
-                return EXIT_USAGE;
-            break;
-        case OPT_STATS:
-            o->stats_json = optarg;
-            break;
-        case OPT_QUIET:
-            o->quiet = true;
-            break;
-        case OPT_WANDER_RADIUS:
-            if (!parse_u64("--wander-radius", optarg, 0, 65536, &u))
-                return EXIT_USAGE;
-            o->sim.wander_radius = (uint32_t)u;
-            break;
-        case OPT_DIAG: {
-            int r = gc_diag_rule_parse(optarg);
-            if (r < 0) {
-                msg("--diag: expected no-corner-cut, never, one-free or "
-                    "always, got '%s'",
-                    optarg);
-                return EXIT_USAGE;
-            }
-            o->sim.diag = (gc_diag_rule)r;
-            break;
-        }
-        case OPT_HELP:
-            usage(stdout);
-            return 0;
-        case OPT_VERSION:
-            printf("gridcrowdd %s\n", PACKAGE_VERSION);
-            return 0;
-        case ':':
+        if (c == ':') {
             msg("%s needs a value (see --help)", argv[optind - 1]);
             return EXIT_USAGE;
-        default:
+        }
+        if (c < 256 || c >= 256 + OPT_COUNT) {
             msg("unknown option '%s' (see --help)", argv[optind - 1]);
             return EXIT_USAGE;
         }
+        int id = c - 256;
+        if (id == O_HELP) {
+            usage(stdout);
+            return 0;
+        }
+        if (id == O_VERSION) {
+            printf("gridcrowdd %s\n", PACKAGE_VERSION);
+            return 0;
+        }
+        const char *arg = optarg != NULL ? optarg : "";
+        if (!set_option(o, &opt_rows[id], arg))
+            return EXIT_USAGE;
+        note_given(o, id, arg);
     }
     if (optind < argc) {
         msg("unexpected argument '%s' (see --help)", argv[optind]);
         return EXIT_USAGE;
     }
-    if (o->edit_group_set) {
+    if (o->given[O_EDIT_GROUP] != NULL) {
         /* Editing starts with attaching the world read-only, so the group
          * must be able to read it too. */
-        if (!o->shm_mode_set)
+        if (o->given[O_SHM_MODE] == NULL)
             o->shm_mode = 0640;
         else if (!(o->shm_mode & 0040)) {
             msg("--edit-group %s: the group must be able to read the world "
@@ -1098,12 +1350,9 @@ int
 main(int argc, char **argv)
 {
     options o;
-    memset(&o, 0, sizeof o);
-    gc_sim_config_init(&o.sim);
+    options_init(&o);
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     o.sim.threads = cores > 0 ? (int)(cores < 256 ? cores : 256) : 1;
-    o.shm = "gridcrowd";
-    o.shm_mode = 0600;
 
     int code = parse_args(&o, argc, argv);
     if (code >= 0)
@@ -1121,7 +1370,7 @@ main(int argc, char **argv)
     code = load_map(&o, &map);
     if (code)
         goto out;
-    if (!o.speed_set)
+    if (o.given[O_SPEED] == NULL)
         o.sim.motion.speed = 4.0f * map->cell_size;
     o.sim.motion.arrive_radius *= map->cell_size;
     if (o.sim.goals == GC_GOALS_SCEN) {
@@ -1138,7 +1387,7 @@ main(int argc, char **argv)
         }
         o.sim.scen = &scen;
         o.sim.scen_name = o.scen;
-        if (!o.agents_set || o.sim.agents > scen.len)
+        if (o.given[O_AGENTS] == NULL || o.sim.agents > scen.len)
             o.sim.agents = (uint32_t)scen.len;
     }
     /* Real time: a tick may spend at most 60% of its step planning, so the
@@ -1163,7 +1412,7 @@ main(int argc, char **argv)
     wc.cell_size = map->cell_size;
     wc.agent_capacity = o.sim.agents;
     wc.world_mode = (mode_t)o.shm_mode;
-    if (o.edit_group_set) {
+    if (o.given[O_EDIT_GROUP] != NULL) {
         wc.set_group = true;
         wc.group = o.edit_gid;
         wc.edits_mode = 0660;
