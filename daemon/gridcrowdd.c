@@ -7,18 +7,15 @@
  * defaults, messages, exit codes, pacing and the figures it prints.
  *
  * Exit codes (also in --help and README.md):
- *   0  ran and stopped cleanly (SIGINT, SIGTERM, --ticks, --duration, or
- *      every agent done in scen/point batch runs)
- *   1  failure while running (out of memory, a system call failed)
- *   2  bad command line
- *   3  bad input: a map or scenario that fails to load or does not fit
- *   4  shared memory: the name is taken by a live daemon, or by an object
- *      that is not a gridcrowd one; permission denied (--edit-group: the
- *      group cannot be given)
- *   5  the --stats-json file cannot be written
- * On every exit after the shared-memory objects were created, they are
- * removed; a stats file is written atomically (temp file + rename) and no
- * temp file is left behind.
+ *   0  ran and stopped cleanly (SIGINT, SIGTERM, SIGHUP, --ticks, --duration,
+ * or every agent done in scen/point batch runs) 1  failure while running (out
+ * of memory, a system call failed) 2  bad command line 3  bad input: a map or
+ * scenario that fails to load or does not fit 4  shared memory: the name is
+ * taken by a live daemon, or by an object that is not a gridcrowd one;
+ * permission denied (--edit-group: the group cannot be given) 5  the
+ * --stats-json file cannot be written On every exit after the shared-memory
+ * objects were created, they are removed; a stats file is written atomically
+ * (temp file + rename) and no temp file is left behind.
  */
 #include "config.h"
 
@@ -31,6 +28,7 @@
 #include <gridcrowd/world.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <grp.h>
 #include <limits.h>
@@ -43,6 +41,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1272,10 +1271,92 @@ write_summary(FILE *f, bool json, const options *o, const run_figures *fig,
 
 /* ---- set-up ------------------------------------------------------------- */
 
+/*
+ * Maps and scenarios are read whole, so refuse what is not a regular file
+ * before reading it: a FIFO with no writer would block the daemon forever
+ * and /dev/zero would be read for a gigabyte before the parser saw it.
+ * stat follows symbolic links, so a link to a map is fine.  (The loader
+ * opens without blocking too, so a file swapped for a FIFO after this
+ * check still cannot hang the daemon.)  A path that cannot be stat'ed is
+ * left to the loader, whose message says why.
+ */
+static bool
+regular_file(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || S_ISREG(st.st_mode))
+        return true;
+    const char *kind = S_ISDIR(st.st_mode)    ? "a directory"
+                       : S_ISFIFO(st.st_mode) ? "a FIFO"
+                       : S_ISCHR(st.st_mode)  ? "a character device"
+                       : S_ISBLK(st.st_mode)  ? "a block device"
+                       : S_ISSOCK(st.st_mode) ? "a socket"
+                                              : "not a file";
+    msg("%s: not a regular file (%s)", path, kind);
+    return false;
+}
+
+static const char *
+base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash != NULL ? slash + 1 : path;
+}
+
+/*
+ * The scenario for --goals scen:FILE.  Its lines name their map; a
+ * scenario for another map of the same size would load and run with every
+ * problem meaningless, so the names must match the map's file name
+ * (directories aside: Moving AI scenarios name the bare file).  Then the
+ * sizes are checked by the loader.  Returns 0 or an exit code.
+ */
+static int
+load_scen(const options *o, const gc_grid *map, gc_scen *scen)
+{
+    gc_error err;
+    if (!regular_file(o->scen))
+        return EXIT_INPUT;
+    if (gc_scen_load(scen, o->scen, NULL, &err) != GC_OK) {
+        msg("%s", err.msg);
+        return EXIT_INPUT;
+    }
+    char demo[64];
+    snprintf(demo, sizeof demo, "%s", base_name(gc_default_map_name));
+    demo[strcspn(demo, " ")] = '\0'; /* "demo.map (built in)" */
+    const char *want = o->map != NULL ? base_name(o->map) : demo;
+    for (size_t i = 0; i < scen->len; i++) {
+        const gc_scen_entry *e = &scen->entries[i];
+        if (strcmp(base_name(e->map), want) == 0)
+            continue;
+        if (o->map != NULL)
+            msg("%s:%d: the scenario is for map '%s', not for %s", o->scen,
+                e->line, e->map, o->map);
+        else
+            msg("%s:%d: the scenario is for map '%s', not for the built-in "
+                "%s: pass --map with its map file",
+                o->scen, e->line, e->map, demo);
+        gc_scen_free(scen);
+        return EXIT_INPUT;
+    }
+    gc_scen_free(scen);
+    if (gc_scen_load(scen, o->scen, map, &err) != GC_OK) {
+        msg("%s", err.msg);
+        return EXIT_INPUT;
+    }
+    if (scen->len == 0) {
+        msg("%s: no problems in the scenario", o->scen);
+        gc_scen_free(scen);
+        return EXIT_INPUT;
+    }
+    return 0;
+}
+
 static int
 load_map(const options *o, gc_grid **g)
 {
     gc_error err;
+    if (o->map != NULL && !regular_file(o->map))
+        return EXIT_INPUT;
     int rc = o->map != NULL
                  ? gc_map_load(g, o->map, &err)
                  : gc_map_parse(g, gc_default_map, gc_default_map_len,
@@ -1302,7 +1383,10 @@ setup_signals(void)
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
     /* No SA_RESTART: a signal interrupts the tick sleep at once. */
-    if (sigaction(SIGINT, &sa, NULL) != 0 || sigaction(SIGTERM, &sa, NULL) != 0)
+    /* SIGHUP too: closing the terminal of a foreground daemon must not
+     * leave its shared-memory objects behind. */
+    if (sigaction(SIGINT, &sa, NULL) != 0 ||
+        sigaction(SIGTERM, &sa, NULL) != 0 || sigaction(SIGHUP, &sa, NULL) != 0)
         return -1;
     long page = sysconf(_SC_PAGESIZE);
     if (page > 0)
@@ -1340,10 +1424,12 @@ report_takeover(const char *name, pid_t pid)
 static int
 shm_exit_code(int rc)
 {
-    return (rc == GC_EBUSY || rc == GC_EPERM || rc == GC_EEXIST ||
-            rc == GC_EINVAL)
-               ? EXIT_SHM
-               : EXIT_RUNTIME;
+    /* GC_EINVAL is a bad --shm name: every other field gc_world_create
+     * checks comes from the map or from ranges parse_args checked. */
+    if (rc == GC_EINVAL)
+        return EXIT_USAGE;
+    return (rc == GC_EBUSY || rc == GC_EPERM || rc == GC_EEXIST) ? EXIT_SHM
+                                                                 : EXIT_RUNTIME;
 }
 
 int
@@ -1370,21 +1456,24 @@ main(int argc, char **argv)
     code = load_map(&o, &map);
     if (code)
         goto out;
+    /* A goal on a wall would send every agent on a partial path to the
+     * nearest cell they can reach: never what a point goal means. */
+    if (o.sim.goals == GC_GOALS_POINT &&
+        gc_grid_in_bounds(map, o.sim.point.x, o.sim.point.y) &&
+        !gc_grid_passable(map, o.sim.point.x, o.sim.point.y)) {
+        msg("goal point (%d, %d) is not a passable cell of the map",
+            (int)o.sim.point.x, (int)o.sim.point.y);
+        code = EXIT_INPUT;
+        goto out;
+    }
     if (o.given[O_SPEED] == NULL)
         o.sim.motion.speed = 4.0f * map->cell_size;
     o.sim.motion.arrive_radius *= map->cell_size;
     if (o.sim.goals == GC_GOALS_SCEN) {
-        if (gc_scen_load(&scen, o.scen, map, &err) != GC_OK) {
-            msg("%s", err.msg);
-            code = EXIT_INPUT;
+        code = load_scen(&o, map, &scen);
+        if (code)
             goto out;
-        }
         scen_loaded = true;
-        if (scen.len == 0) {
-            msg("%s: no problems in the scenario", o.scen);
-            code = EXIT_INPUT;
-            goto out;
-        }
         o.sim.scen = &scen;
         o.sim.scen_name = o.scen;
         if (o.given[O_AGENTS] == NULL || o.sim.agents > scen.len)
@@ -1420,7 +1509,10 @@ main(int argc, char **argv)
     gc_world_takeover took;
     int rc = gc_world_create(&world, &wc, &took, &err);
     if (rc != GC_OK) {
-        msg("%s", err.msg);
+        if (rc == GC_EINVAL)
+            msg("--shm: %s", err.msg);
+        else
+            msg("%s", err.msg);
         code = shm_exit_code(rc);
         goto out;
     }
@@ -1467,7 +1559,9 @@ main(int argc, char **argv)
     gc_world_set_state(world, GC_WORLD_STOPPING);
     if (code == 0) {
         if (stop_signal && !o.quiet)
-            msg("stopping on %s", stop_signal == SIGINT ? "SIGINT" : "SIGTERM");
+            msg("stopping on %s", stop_signal == SIGINT   ? "SIGINT"
+                                  : stop_signal == SIGHUP ? "SIGHUP"
+                                                          : "SIGTERM");
         write_summary(stderr, false, &o, &fig, gc_sim_agent_count(sim));
         write_edit_summary(stderr, ed);
         if (queue_resets > 0)
