@@ -7,15 +7,21 @@
  * defaults, messages, exit codes, pacing and the figures it prints.
  *
  * Exit codes (also in --help and README.md):
- *   0  ran and stopped cleanly (SIGINT, SIGTERM, SIGHUP, --ticks, --duration,
- * or every agent done in scen/point batch runs) 1  failure while running (out
- * of memory, a system call failed) 2  bad command line 3  bad input: a map or
- * scenario that fails to load or does not fit 4  shared memory: the name is
- * taken by a live daemon, or by an object that is not a gridcrowd one;
- * permission denied (--edit-group: the group cannot be given) 5  the
- * --stats-json file cannot be written On every exit after the shared-memory
- * objects were created, they are removed; a stats file is written atomically
- * (temp file + rename) and no temp file is left behind.
+ *   0  ran and stopped cleanly (SIGINT, SIGTERM, SIGHUP, --ticks,
+ *      --duration, or every agent done in scen/point batch runs)
+ *   1  failure while running (out of memory, a system call failed)
+ *   2  bad command line (a bad --shm name too)
+ *   3  bad input: a map or scenario that fails to load or does not fit,
+ *      or is not a regular file; a scenario for another map; a point goal
+ *      on a wall
+ *   4  shared memory: the name is taken by a live daemon, or by an object
+ *      that is not a gridcrowd one; permission denied (--edit-group: the
+ *      group cannot be given)
+ *   5  the --stats-json file cannot be written
+ * On every exit after the shared-memory objects were created, they are
+ * removed.  A stats file that is a regular file (or absent) is written
+ * atomically (temp file + rename) and no temp file is left behind; a FIFO
+ * or a character device is written in place (see stats_file_open).
  */
 #include "config.h"
 
@@ -806,6 +812,18 @@ parse_args(options *o, int argc, char **argv)
     return -1;
 }
 
+/* What a file that is not a regular one is, for messages. */
+static const char *
+file_kind(mode_t m)
+{
+    return S_ISDIR(m)    ? "a directory"
+           : S_ISFIFO(m) ? "a FIFO"
+           : S_ISCHR(m)  ? "a character device"
+           : S_ISBLK(m)  ? "a block device"
+           : S_ISSOCK(m) ? "a socket"
+                         : "not a file";
+}
+
 /* ---- time ------------------------------------------------------------------
  */
 
@@ -826,24 +844,85 @@ sleep_until(uint64_t t)
     clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 }
 
-/* ---- the stats file: made at start so an unwritable path fails early, then
- * written at the end and renamed into place ---------------------------------
+/* ---- the stats file ---------------------------------------------------------
+ *
+ * Opened at start, so that a path that cannot be written fails before the
+ * run, and written at the end.  How depends on what the path is (stat
+ * follows symbolic links):
+ *   absent, or a regular file: a temporary file beside it, renamed over it
+ *     at the end, so a reader never sees half a summary and a failed run
+ *     leaves nothing behind; a replaced file keeps its permission bits;
+ *   a symbolic link to a regular file: the same at the link's target, so
+ *     the link stays a link;
+ *   a FIFO or a character device (a pipe from >(jq .), /dev/stdout,
+ *     /dev/null): opened at start and written in place; a FIFO that nobody
+ *     reads is refused rather than waited for;
+ *   anything else (a directory, a block device, a socket, a link to
+ *     nothing): refused.
+ * Every refusal and write error is exit 5.  (It used to be the temporary
+ * file and rename for every path, which replaced a link, a FIFO or a
+ * device node by a regular 0600 file: as root, /dev/full was destroyed.)
  */
 
 typedef struct stats_file {
-    const char *path;
-    char tmp[PATH_MAX];
+    const char *path;    /* as given, for messages */
+    char dest[PATH_MAX]; /* renamed onto at the end */
+    char tmp[PATH_MAX];  /* the temporary file ("" when in place) */
     FILE *f;
 } stats_file;
+
+static bool
+stats_file_in_place(stats_file *sf, const char *path, const struct stat *st)
+{
+    /* O_NONBLOCK: a FIFO with no reader fails with ENXIO instead of
+     * blocking the daemon before it starts. */
+    int fd = open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENXIO && S_ISFIFO(st->st_mode))
+            msg("--stats-json: %s: a FIFO that nobody reads", path);
+        else
+            msg("--stats-json: %s: cannot write: %s", path, strerror(errno));
+        return false;
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl == -1 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == -1 ||
+        (sf->f = fdopen(fd, "w")) == NULL) {
+        msg("--stats-json: %s: %s", path, strerror(errno));
+        close(fd);
+        return false;
+    }
+    return true;
+}
 
 static bool
 stats_file_open(stats_file *sf, const char *path)
 {
     sf->path = path;
+    sf->tmp[0] = '\0';
     sf->f = NULL;
     if (path == NULL)
         return true;
-    int n = snprintf(sf->tmp, sizeof sf->tmp, "%s.XXXXXX", path);
+    struct stat st, lst;
+    bool exists = stat(path, &st) == 0;
+    if (!exists && errno == ENOENT && lstat(path, &lst) == 0) {
+        msg("--stats-json: %s: a symbolic link to nothing", path);
+        return false;
+    }
+    if (exists && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)))
+        return stats_file_in_place(sf, path, &st);
+    if (exists && !S_ISREG(st.st_mode)) {
+        msg("--stats-json: %s: not a regular file, FIFO or character device "
+            "(%s)",
+            path, file_kind(st.st_mode));
+        return false;
+    }
+    int n = snprintf(sf->dest, sizeof sf->dest, "%s", path);
+    if (exists && lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) &&
+        realpath(path, sf->dest) == NULL) {
+        msg("--stats-json: %s: %s", path, strerror(errno));
+        return false;
+    }
+    n = snprintf(sf->tmp, sizeof sf->tmp, "%s.XXXXXX", sf->dest);
     if (n < 0 || (size_t)n >= sizeof sf->tmp) {
         msg("--stats-json: %s: path too long", path);
         return false;
@@ -853,6 +932,8 @@ stats_file_open(stats_file *sf, const char *path)
         msg("--stats-json: %s: cannot write: %s", path, strerror(errno));
         return false;
     }
+    if (exists)
+        (void)fchmod(fd, st.st_mode & 07777); /* best effort */
     sf->f = fdopen(fd, "w");
     if (sf->f == NULL) {
         msg("--stats-json: %s: %s", path, strerror(errno));
@@ -863,14 +944,15 @@ stats_file_open(stats_file *sf, const char *path)
     return true;
 }
 
-/* Forget the temp file (error paths). */
+/* Forget the file (error paths): the temporary file goes. */
 static void
 stats_file_abort(stats_file *sf)
 {
     if (sf->f == NULL)
         return;
     fclose(sf->f);
-    unlink(sf->tmp);
+    if (sf->tmp[0] != '\0')
+        unlink(sf->tmp);
     sf->f = NULL;
 }
 
@@ -879,13 +961,23 @@ stats_file_commit(stats_file *sf)
 {
     if (sf->f == NULL)
         return true;
+    errno = 0;
     bool ok = fflush(sf->f) == 0 && !ferror(sf->f);
-    ok = (fclose(sf->f) == 0) && ok;
+    int e = errno;
+    if (fclose(sf->f) != 0 && ok) {
+        ok = false;
+        e = errno;
+    }
     sf->f = NULL;
-    if (ok && rename(sf->tmp, sf->path) == 0)
+    if (ok && sf->tmp[0] == '\0')
         return true;
-    msg("--stats-json: %s: %s", sf->path, strerror(errno));
-    unlink(sf->tmp);
+    if (ok && rename(sf->tmp, sf->dest) == 0)
+        return true;
+    if (ok)
+        e = errno;
+    msg("--stats-json: %s: %s", sf->path, strerror(e != 0 ? e : EIO));
+    if (sf->tmp[0] != '\0')
+        unlink(sf->tmp);
     return false;
 }
 
@@ -1286,13 +1378,7 @@ regular_file(const char *path)
     struct stat st;
     if (stat(path, &st) != 0 || S_ISREG(st.st_mode))
         return true;
-    const char *kind = S_ISDIR(st.st_mode)    ? "a directory"
-                       : S_ISFIFO(st.st_mode) ? "a FIFO"
-                       : S_ISCHR(st.st_mode)  ? "a character device"
-                       : S_ISBLK(st.st_mode)  ? "a block device"
-                       : S_ISSOCK(st.st_mode) ? "a socket"
-                                              : "not a file";
-    msg("%s: not a regular file (%s)", path, kind);
+    msg("%s: not a regular file (%s)", path, file_kind(st.st_mode));
     return false;
 }
 
