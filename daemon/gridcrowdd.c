@@ -1047,8 +1047,38 @@ typedef struct run_figures {
     double wall_s;
     uint64_t overruns, overruns_after_1s;
     gc_sim_stats total;
-    uint64_t edit_batches; /* ticks whose edits changed cells */
+    uint64_t edit_batches;    /* ticks whose edits changed cells */
+    uint64_t overruns_before; /* overruns when the window began */
+    bool said_behind;         /* the falling-behind warning was given */
 } run_figures;
+
+/*
+ * A real-time run that cannot keep its tick rate says so, once, with the
+ * figures of the window that showed it (it used to say nothing: only the
+ * per-second lines, hidden by --quiet, showed the rate).  Not for the
+ * first window, which the first plans of every agent may fill, nor for a
+ * last window under half a second.  Shown with --quiet too: a warning is
+ * not a figure.
+ */
+static void
+warn_behind(const options *o, run_figures *fig, double secs,
+            uint64_t ticks_in_window, bool first_window)
+{
+    uint64_t over = fig->overruns - fig->overruns_before;
+    fig->overruns_before = fig->overruns;
+    if (o->batch || first_window || fig->said_behind || secs < 0.5)
+        return;
+    double rate = (double)ticks_in_window / secs;
+    if (rate >= 0.95 * o->sim.hz)
+        return;
+    fig->said_behind = true;
+    char span[32] = "second";
+    if (secs >= 1.5)
+        snprintf(span, sizeof span, "%.1f s", secs);
+    msg("warning: falling behind real time: %.1f ticks/s of %g over the "
+        "last %s, %llu overruns",
+        rate, o->sim.hz, span, (unsigned long long)over);
+}
 
 static void
 print_second(const options *o, const gc_sim_stats *st, double secs,
@@ -1060,8 +1090,8 @@ print_second(const options *o, const gc_sim_stats *st, double secs,
     fprintf(stderr,
             "%s: tick %llu  %.1f ticks/s  agents: %llu moving %llu waiting "
             "%llu arrived %llu stuck %llu unreachable  %.0f arrivals/s  "
-            "%.0f paths/s  path %.1f us mean %.1f us p99  %.0f "
-            "expanded/path\n",
+            "%.0f paths/s  path %.1f us mean (search %.1f + smooth %.1f) "
+            "%.1f us p99  %.0f expanded/path\n",
             prog, (unsigned long long)st->ticks,
             (double)ticks_in_window * per_s,
             (unsigned long long)st->by_state[GC_AGENT_MOVING],
@@ -1070,7 +1100,8 @@ print_second(const options *o, const gc_sim_stats *st, double secs,
             (unsigned long long)st->by_state[GC_AGENT_STUCK],
             (unsigned long long)st->by_state[GC_AGENT_UNREACHABLE],
             (double)st->arrivals * per_s, (double)st->searches * per_s,
-            st->search_us_mean, st->search_us_p99,
+            st->search_us_mean, st->search_only_us_mean, st->smooth_us_mean,
+            st->search_us_p99,
             st->searches ? (double)st->expanded / (double)st->searches : 0.0);
 }
 
@@ -1245,6 +1276,7 @@ run(const options *o, gc_world *w, gc_grid *grid, gc_edit_applier *ed,
             if (show_progress)
                 progress(o, 0, true);
             print_second(o, &st, secs, win_ticks);
+            warn_behind(o, fig, secs, win_ticks, win_start == start);
             win_start = t;
             win_ticks = 0;
         }
@@ -1314,42 +1346,45 @@ write_summary(FILE *f, bool json, const options *o, const run_figures *fig,
     double tps = fig->wall_s > 0 ? (double)fig->ticks / fig->wall_s : 0.0;
     double sps = fig->wall_s > 0 ? (double)t->searches / fig->wall_s : 0.0;
     if (json) {
-        fprintf(
-            f,
-            "{\"ticks\": %llu, \"wall_s\": %.6f, \"ticks_per_s\": %.3f, "
-            "\"agents\": %zu, \"arrived\": %llu, \"unreachable\": %llu, "
-            "\"stuck\": %llu, \"moving\": %llu, \"waiting\": %llu, "
-            "\"arrivals\": %llu, \"searches\": %llu, "
-            "\"searches_per_s\": %.3f, \"search_us_mean\": %.3f, "
-            "\"search_us_p99\": %.3f, \"expanded_mean\": %.3f, "
-            "\"replans\": %llu, \"overruns\": %llu, "
-            "\"overruns_after_1s\": %llu, \"edit_batches\": %llu, "
-            "\"replan_delay_ticks_max\": %llu, "
-            "\"replan_delay_ms_mean\": %.3f, "
-            "\"replan_delay_ms_max\": %.3f, \"threads\": %d, "
-            "\"batch\": %s, \"hz\": %.3f, \"max_rss_kb\": %ld}\n",
-            (unsigned long long)fig->ticks, fig->wall_s, tps, agents,
-            (unsigned long long)t->by_state[GC_AGENT_ARRIVED],
-            (unsigned long long)t->by_state[GC_AGENT_UNREACHABLE],
-            (unsigned long long)t->by_state[GC_AGENT_STUCK],
-            (unsigned long long)t->by_state[GC_AGENT_MOVING],
-            (unsigned long long)t->by_state[GC_AGENT_WAITING],
-            (unsigned long long)t->arrivals, (unsigned long long)t->searches,
-            sps, t->search_us_mean, t->search_us_p99,
-            t->searches ? (double)t->expanded / (double)t->searches : 0.0,
-            (unsigned long long)t->replans, (unsigned long long)fig->overruns,
-            (unsigned long long)fig->overruns_after_1s,
-            (unsigned long long)fig->edit_batches,
-            (unsigned long long)t->replan_delay_ticks_max,
-            t->replan_delay_ms_mean, t->replan_delay_ms_max, o->sim.threads,
-            o->batch ? "true" : "false", o->sim.hz, max_rss_kb());
+        fprintf(f,
+                "{\"ticks\": %llu, \"wall_s\": %.6f, \"ticks_per_s\": %.3f, "
+                "\"agents\": %zu, \"arrived\": %llu, \"unreachable\": %llu, "
+                "\"stuck\": %llu, \"moving\": %llu, \"waiting\": %llu, "
+                "\"arrivals\": %llu, \"searches\": %llu, "
+                "\"searches_per_s\": %.3f, \"search_us_mean\": %.3f, "
+                "\"search_us_p99\": %.3f, \"search_only_us_mean\": %.3f, "
+                "\"smooth_us_mean\": %.3f, \"expanded_mean\": %.3f, "
+                "\"replans\": %llu, \"overruns\": %llu, "
+                "\"overruns_after_1s\": %llu, \"edit_batches\": %llu, "
+                "\"replan_delay_ticks_max\": %llu, "
+                "\"replan_delay_ms_mean\": %.3f, "
+                "\"replan_delay_ms_max\": %.3f, \"threads\": %d, "
+                "\"batch\": %s, \"hz\": %.3f, \"max_rss_kb\": %ld}\n",
+                (unsigned long long)fig->ticks, fig->wall_s, tps, agents,
+                (unsigned long long)t->by_state[GC_AGENT_ARRIVED],
+                (unsigned long long)t->by_state[GC_AGENT_UNREACHABLE],
+                (unsigned long long)t->by_state[GC_AGENT_STUCK],
+                (unsigned long long)t->by_state[GC_AGENT_MOVING],
+                (unsigned long long)t->by_state[GC_AGENT_WAITING],
+                (unsigned long long)t->arrivals,
+                (unsigned long long)t->searches, sps, t->search_us_mean,
+                t->search_us_p99, t->search_only_us_mean, t->smooth_us_mean,
+                t->searches ? (double)t->expanded / (double)t->searches : 0.0,
+                (unsigned long long)t->replans,
+                (unsigned long long)fig->overruns,
+                (unsigned long long)fig->overruns_after_1s,
+                (unsigned long long)fig->edit_batches,
+                (unsigned long long)t->replan_delay_ticks_max,
+                t->replan_delay_ms_mean, t->replan_delay_ms_max, o->sim.threads,
+                o->batch ? "true" : "false", o->sim.hz, max_rss_kb());
         return;
     }
     fprintf(f,
             "%s: summary: %llu ticks in %.2f s (%.1f ticks/s), %zu agents: "
             "%llu arrived, %llu unreachable, %llu stuck, %llu moving, %llu "
-            "waiting; %llu arrivals; %llu searches (%.0f/s, %.1f us mean, "
-            "%.1f us p99); %llu overruns; max RSS %ld KiB\n",
+            "waiting; %llu arrivals; %llu searches (%.0f/s, %.1f us mean: "
+            "%.1f search + %.1f smoothing, %.1f us p99); %llu overruns; max "
+            "RSS %ld KiB\n",
             prog, (unsigned long long)fig->ticks, fig->wall_s, tps, agents,
             (unsigned long long)t->by_state[GC_AGENT_ARRIVED],
             (unsigned long long)t->by_state[GC_AGENT_UNREACHABLE],
@@ -1357,8 +1392,8 @@ write_summary(FILE *f, bool json, const options *o, const run_figures *fig,
             (unsigned long long)t->by_state[GC_AGENT_MOVING],
             (unsigned long long)t->by_state[GC_AGENT_WAITING],
             (unsigned long long)t->arrivals, (unsigned long long)t->searches,
-            sps, t->search_us_mean, t->search_us_p99,
-            (unsigned long long)fig->overruns, max_rss_kb());
+            sps, t->search_us_mean, t->search_only_us_mean, t->smooth_us_mean,
+            t->search_us_p99, (unsigned long long)fig->overruns, max_rss_kb());
 }
 
 /* ---- set-up ------------------------------------------------------------- */

@@ -134,6 +134,9 @@ hist_quantile(const hist *h, double q)
 
 typedef struct counters {
     uint64_t searches, expanded, arrivals, replans;
+    /* Time of the searches and of smoothing their paths, apart: smoothing
+     * can cost several times the search it follows. */
+    uint64_t search_ns_sum, smooth_ns_sum;
     /* From a grid change stopping an agent to its new plan. */
     uint64_t replan_ticks_max, replan_ns_sum, replan_ns_max;
 } counters;
@@ -396,7 +399,7 @@ plan(gc_sim *s, worker *w, uint32_t i)
     gc_astar_opts o;
     gc_astar_opts_init(&o);
     o.diag = s->cfg.diag;
-    o.smooth = s->cfg.smooth;
+    o.smooth = false; /* done below, so that it is timed apart */
     o.nav = s->nav;
     /* Wander goals come from the agent's own component: no partial path is
      * ever needed, and without one the search takes its fastest form (jump
@@ -412,6 +415,13 @@ plan(gc_sim *s, worker *w, uint32_t i)
     gc_astar_stats st;
     int rc =
         gc_astar_find(w->astar, s->grid, start, a->goal, &o, &w->path, &st);
+    /* What gc_astar_find does with o.smooth set, on the path it returns. */
+    uint64_t smooth_ns = 0;
+    if (s->cfg.smooth && w->path.len > 0) {
+        uint64_t t0 = mono_ns();
+        gc_path_smooth(s->grid, s->nav, 0.0f, o.diag, &w->path);
+        smooth_ns = mono_ns() - t0;
+    }
     if (traced) {
         /* The path found, after the search's own events. */
         for (size_t k = 0; k < w->path.len; k++) {
@@ -428,6 +438,8 @@ plan(gc_sim *s, worker *w, uint32_t i)
 
     w->win.searches++;
     w->win.expanded += st.expanded;
+    w->win.search_ns_sum += st.ns;
+    w->win.smooth_ns_sum += smooth_ns;
     if (s->flags[i] & F_REPLAN) {
         /* s->ticks counts finished ticks: this is tick s->ticks + 1. */
         uint64_t dt = s->ticks + 1 - s->stop_tick[i];
@@ -439,7 +451,7 @@ plan(gc_sim *s, worker *w, uint32_t i)
         if (dt > w->win.replan_ticks_max)
             w->win.replan_ticks_max = dt;
     }
-    hist_add(&w->hwin, (double)st.ns / 1000.0);
+    hist_add(&w->hwin, (double)(st.ns + smooth_ns) / 1000.0);
     s->flags[i] &= (uint8_t) ~(F_REPLAN | F_PARTIAL);
 
     if (rc == GC_OK || ((rc == GC_EUNREACHABLE || rc == GC_ELIMIT) &&
@@ -1017,6 +1029,12 @@ fill_counts(gc_sim_stats *out, const counters *c, const hist *h)
     out->replan_delay_ms_max = (double)c->replan_ns_max / 1e6;
     out->search_us_mean = h->n ? h->sum_us / (double)h->n : 0.0;
     out->search_us_p99 = hist_quantile(h, 0.99);
+    out->search_only_us_mean =
+        c->searches ? (double)c->search_ns_sum / (double)c->searches / 1e3
+                    : 0.0;
+    out->smooth_us_mean =
+        c->searches ? (double)c->smooth_ns_sum / (double)c->searches / 1e3
+                    : 0.0;
 }
 
 static void
@@ -1026,6 +1044,8 @@ add_counters(counters *into, const counters *c)
     into->expanded += c->expanded;
     into->arrivals += c->arrivals;
     into->replans += c->replans;
+    into->search_ns_sum += c->search_ns_sum;
+    into->smooth_ns_sum += c->smooth_ns_sum;
     into->replan_ns_sum += c->replan_ns_sum;
     if (c->replan_ns_max > into->replan_ns_max)
         into->replan_ns_max = c->replan_ns_max;
