@@ -1428,8 +1428,9 @@ base_name(const char *path)
  * The scenario for --goals scen:FILE.  Its lines name their map; a
  * scenario for another map of the same size would load and run with every
  * problem meaningless, so the names must match the map's file name
- * (directories aside: Moving AI scenarios name the bare file).  Then the
- * sizes are checked by the loader.  Returns 0 or an exit code.
+ * (directories aside: Moving AI scenarios name the bare file), or the name
+ * of the file a symbolic link to the map leads to.  Then the sizes are
+ * checked by the loader.  Returns 0 or an exit code.
  */
 static int
 load_scen(const options *o, const gc_grid *map, gc_scen *scen)
@@ -1445,9 +1446,14 @@ load_scen(const options *o, const gc_grid *map, gc_scen *scen)
     snprintf(demo, sizeof demo, "%s", base_name(gc_default_map_name));
     demo[strcspn(demo, " ")] = '\0'; /* "demo.map (built in)" */
     const char *want = o->map != NULL ? base_name(o->map) : demo;
+    char real[PATH_MAX];
+    const char *target = o->map != NULL && realpath(o->map, real) != NULL
+                             ? base_name(real)
+                             : want;
     for (size_t i = 0; i < scen->len; i++) {
         const gc_scen_entry *e = &scen->entries[i];
-        if (strcmp(base_name(e->map), want) == 0)
+        const char *name = base_name(e->map);
+        if (strcmp(name, want) == 0 || strcmp(name, target) == 0)
             continue;
         if (o->map != NULL)
             msg("%s:%d: the scenario is for map '%s', not for %s", o->scen,
