@@ -9,18 +9,21 @@
  * the figures it prints.
  *
  * Exit codes (also in --help and README.md):
- *   0  ran and stopped cleanly (SIGINT, SIGTERM, --ticks, --duration, or
- *      every agent done in scen/point batch runs)
+ *   0  ran and stopped cleanly (SIGINT, SIGTERM, SIGHUP, --ticks,
+ *      --duration, or every agent done in scen/point batch runs)
  *   1  failure while running (out of memory, a system call failed)
- *   2  bad command line
- *   3  bad input: a map or scenario that fails to load or does not fit
+ *   2  bad command line (a bad --shm name too)
+ *   3  bad input: a map or scenario that fails to load or does not fit,
+ *      or is not a regular file; a scenario for another map; a point goal
+ *      on a wall
  *   4  shared memory: the name is taken by a live daemon, or by an object
  *      that is not a gridcrowd one; permission denied (--edit-group: the
  *      group cannot be given)
  *   5  the --stats-json file cannot be written
  * On every exit after the shared-memory objects were created, they are
- * removed; a stats file is written atomically (temp file + rename) and no
- * temp file is left behind.
+ * removed.  A stats file that is a regular file (or absent) is written
+ * atomically (temp file + rename) and no temp file is left behind; a FIFO
+ * or a character device is written in place (see stats_file_open).
  */
 #include "config.h"
 
@@ -35,17 +38,20 @@
 #include <gridcrowd/world.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <grp.h>
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -122,92 +128,115 @@ msg(const char *fmt, ...)
     fputc('\n', stderr);
 }
 
+/* ---- options --------------------------------------------------------------
+ *
+ * One table, opt_rows[] below, says everything about each option: its name,
+ * the kind of argument, the range, the default, the unit, the field it sets
+ * and its help text.  getopt_long's array, --help, the range checks, the
+ * defaults and the "given twice" / "overrides" warnings are all made from
+ * it, so an option is written in one place.  Options that need more than a
+ * number or a string (--goals, --cost, --diag, --shm-mode, --edit-group)
+ * name a parse function in their row; it prints its own one-line message.
+ */
+
+enum opt_id {
+    O_MAP,
+    O_UNIFORM,
+    O_COST,
+    O_CELL_SIZE,
+    O_AGENTS,
+    O_GOALS,
+    O_WANDER_RADIUS,
+    O_SPEED,
+    O_ARRIVE,
+    O_TURN,
+    O_SEED,
+    O_SMOOTH,
+    O_NO_SMOOTH,
+    O_DIAG,
+    O_THREADS,
+    O_HZ,
+    O_BUDGET,
+    O_TICKS,
+    O_DURATION,
+    O_BATCH,
+    O_SHM,
+    O_SHM_MODE,
+    O_EDIT_GROUP,
+    O_STATS,
+    O_QUIET,
+    O_HELP,
+    O_VERSION,
+    OPT_COUNT
+};
+
 typedef struct options {
     const char *map;
     bool uniform;
     float costs[GC_CELL_NTYPES];
     bool cost_set[GC_CELL_NTYPES];
     double cell_size;
-    bool agents_set;
     gc_sim_config sim;
-    bool speed_set;
     const char *scen;
     uint64_t ticks;
     double duration;
     bool batch;
     const char *shm;
     unsigned shm_mode;
-    bool shm_mode_set;
     const char *edit_group; /* as given, for messages */
-    bool edit_group_set;
     gid_t edit_gid;
     const char *stats_json;
     bool quiet;
+    /* The argument each option was last given with ("" for a flag), NULL
+     * when it was not given (or was overridden by another option that sets
+     * the same field). */
+    const char *given[OPT_COUNT];
 } options;
 
-static void
-usage(FILE *f)
-{
-    fprintf(
-        f,
-        "Usage: gridcrowdd [OPTIONS]\n"
-        "Run a crowd simulation on a grid in POSIX shared memory.  With no "
-        "options,\n"
-        "a demo: the built-in town map, 300 wandering agents, real time, "
-        "until\n"
-        "SIGINT.  Attach with gridcrowd-ctl or gridcrowd-view.\n"
-        "\n"
-        "Map and costs:\n"
-        "  --map FILE            Moving AI .map file (default: built-in demo "
-        "map)\n"
-        "  --uniform             every passable cell costs 1 (Moving AI "
-        "lengths)\n"
-        "  --cost TYPE=VALUE     cost of walkable, high or low cells "
-        "(defaults\n"
-        "                        1, 2, 0.5); repeatable\n"
-        "  --cell-size UNITS     world units per cell (default 1)\n"
-        "Agents:\n"
-        "  --agents N            number of agents (default 300; scen: all "
-        "lines)\n"
-        "  --goals MODE          wander | point:X,Y | scen:FILE (default "
-        "wander)\n"
-        "  --wander-radius CELLS wander goals within this many cells of the\n"
-        "                        agent (default 0: anywhere reachable)\n"
-        "  --speed UNITS         world units per second (default 4 cells/s)\n"
-        "  --arrive-radius UNITS arrival radius (default 0.1 cell)\n"
-        "  --turn-rate RAD       turn rate in radians/s, 0 = at once (default "
-        "0)\n"
-        "  --seed N              random seed (default 1)\n"
-        "  --smooth, --no-smooth smooth planned paths (default on)\n"
-        "  --diag RULE           no-corner-cut | never | one-free | always\n"
-        "                        (default no-corner-cut)\n"
-        "Running:\n"
-        "  --threads N           agent threads (default: online cores)\n"
-        "  --hz N                ticks per second (default 60)\n"
-        "  --plan-budget N       path searches per thread per tick (default "
-        "64;\n"
-        "                        in real time also at most 60%% of a tick)\n"
-        "  --ticks N             stop after N ticks\n"
-        "  --duration SECONDS    stop after this much wall time\n"
-        "  --batch               run ticks as fast as possible, not in real "
-        "time;\n"
-        "                        scen/point runs end when every agent is done\n"
-        "  --shm NAME            shared-memory name (default gridcrowd)\n"
-        "  --shm-mode MODE       octal mode of the world object (default "
-        "0600;\n"
-        "                        0640 with --edit-group)\n"
-        "  --edit-group GROUP    let GROUP (a name or a gid) edit: both "
-        "objects get\n"
-        "                        that group, the edit queue mode 0660\n"
-        "  --stats-json FILE     write the summary as JSON at the end\n"
-        "  --quiet               no per-second figures\n"
-        "  --help, --version\n"
-        "\n"
-        "Exit codes: 0 stopped cleanly; 1 failure while running; 2 bad "
-        "command\n"
-        "line; 3 bad map or scenario; 4 shared memory taken or not permitted;\n"
-        "5 stats file not writable.\n");
-}
+typedef enum arg_kind {
+    ARG_NONE,   /* a flag: stores the row's `flag` in a bool field */
+    ARG_WHOLE,  /* a whole number from umin to umax */
+    ARG_REAL,   /* a finite number from dmin to dmax */
+    ARG_TEXT,   /* a string, kept as given (argv outlives the run) */
+    ARG_CUSTOM, /* the row's parse function */
+    ARG_ACTION  /* --help, --version: parse_args acts at once */
+} arg_kind;
+
+typedef enum field_type {
+    FT_NONE, /* ARG_CUSTOM and ARG_ACTION: the parse function stores it */
+    FT_BOOL,
+    FT_INT,
+    FT_U32,
+    FT_U64,
+    FT_FLOAT,
+    FT_DOUBLE,
+    FT_TEXT
+} field_type;
+
+typedef struct opt_row {
+    const char *name; /* without the leading "--" */
+    arg_kind kind;
+    const char *metavar; /* the argument in --help */
+    uint64_t umin, umax; /* ARG_WHOLE */
+    double dmin, dmax;   /* ARG_REAL */
+    /* The default.  Applied at start through the same parser as a value
+     * on the command line, unless def_text: then it only describes, for
+     * --help, a default that main computes (it depends on the machine or
+     * on the map).  For a flag, non-NULL means "on by default". */
+    const char *def;
+    bool def_text;
+    const char *unit; /* --help: what the number counts */
+    /* The field set, as an offset in options.  Rows with the same offset
+     * set the same thing (--smooth, --no-smooth): the later one overrides,
+     * with a warning.  ARG_CUSTOM rows name the field their parser sets. */
+    size_t off;
+    field_type type;
+    bool flag;       /* ARG_NONE: the value stored */
+    bool repeatable; /* may be given again without a warning (--cost) */
+    bool (*parse)(options *o, const char *arg); /* ARG_CUSTOM */
+    const char *section; /* --help heading that starts at this row */
+    const char *help;
+} opt_row;
 
 /* ---- number parsing: whole strings only, ranges checked ------------------ */
 
@@ -242,6 +271,8 @@ parse_num(const char *opt, const char *s, double min, double max, double *out)
     *out = v;
     return true;
 }
+
+/* ---- the options that need their own parser ------------------------------ */
 
 static bool
 parse_goals(options *o, const char *s)
@@ -286,7 +317,6 @@ parse_group(options *o, const char *s)
         if (!parse_u64("--edit-group", s, 0, (gid_t)-1 - 1, &g))
             return false;
         o->edit_gid = (gid_t)g;
-        o->edit_group_set = true;
         return true;
     }
     errno = 0;
@@ -300,7 +330,6 @@ parse_group(options *o, const char *s)
         return false;
     }
     o->edit_gid = gr->gr_gid;
-    o->edit_group_set = true;
     return true;
 }
 
@@ -328,225 +357,455 @@ parse_cost(options *o, const char *s)
     return true;
 }
 
-enum {
-    OPT_MAP = 256,
-    OPT_UNIFORM,
-    OPT_COST,
-    OPT_CELL_SIZE,
-    OPT_AGENTS,
-    OPT_THREADS,
-    OPT_HZ,
-    OPT_SPEED,
-    OPT_ARRIVE,
-    OPT_TURN,
-    OPT_GOALS,
-    OPT_SEED,
-    OPT_TICKS,
-    OPT_DURATION,
-    OPT_BATCH,
-    OPT_BUDGET,
-    OPT_SMOOTH,
-    OPT_NO_SMOOTH,
-    OPT_SHM,
-    OPT_SHM_MODE,
-    OPT_STATS,
-    OPT_QUIET,
-    OPT_DIAG,
-    OPT_HELP,
-    OPT_WANDER_RADIUS,
-    OPT_EDIT_GROUP,
-    OPT_VERSION
+static bool
+parse_shm_mode(options *o, const char *s)
+{
+    char *end;
+    errno = 0;
+    unsigned long m = strtoul(s, &end, 8);
+    if (*s == '\0' || *end != '\0' || errno || m > 0777 || (m & 0600) != 0600) {
+        msg("--shm-mode: expected an octal mode from 0600 to 0777 that keeps "
+            "owner read and write, got '%s'",
+            s);
+        return false;
+    }
+    o->shm_mode = (unsigned)m;
+    return true;
+}
+
+static bool
+parse_diag(options *o, const char *s)
+{
+    int r = gc_diag_rule_parse(s);
+    if (r < 0) {
+        msg("--diag: expected no-corner-cut, never, one-free or always, got "
+            "'%s'",
+            s);
+        return false;
+    }
+    o->sim.diag = (gc_diag_rule)r;
+    return true;
+}
+
+/* ---- the table ----------------------------------------------------------- */
+
+#define FIELD(f, t) .off = offsetof(options, f), .type = t
+#define WHOLE(lo, hi) .kind = ARG_WHOLE, .umin = (lo), .umax = (hi)
+#define REAL(lo, hi) .kind = ARG_REAL, .dmin = (lo), .dmax = (hi)
+
+static const opt_row opt_rows[OPT_COUNT] = {
+    [O_MAP] = {.name = "map",
+               .kind = ARG_TEXT,
+               .metavar = "FILE",
+               .def = "the built-in demo map",
+               .def_text = true,
+               FIELD(map, FT_TEXT),
+               .section = "Map and costs",
+               .help = "Moving AI .map file, a regular file"},
+    [O_UNIFORM] = {.name = "uniform",
+                   .kind = ARG_NONE,
+                   .flag = true,
+                   FIELD(uniform, FT_BOOL),
+                   .help = "every passable cell costs 1 (Moving AI lengths)"},
+    [O_COST] = {.name = "cost",
+                .kind = ARG_CUSTOM,
+                .metavar = "TYPE=VALUE",
+                .def = "1, 2, 0.5",
+                .def_text = true,
+                .off = offsetof(options, costs),
+                .repeatable = true,
+                .parse = parse_cost,
+                .help = "cost of walkable, high or low cells; repeatable"},
+    [O_CELL_SIZE] = {.name = "cell-size",
+                     REAL(1e-3, 1e6),
+                     .metavar = "UNITS",
+                     .def = "1",
+                     .unit = "world units per cell",
+                     FIELD(cell_size, FT_DOUBLE),
+                     .help = "size of a cell"},
+    [O_AGENTS] = {.name = "agents",
+                  WHOLE(1, GC_WORLD_MAX_AGENTS),
+                  .metavar = "N",
+                  .def = "300",
+                  .unit = "scen: at most the scenario's problems",
+                  FIELD(sim.agents, FT_U32),
+                  .section = "Agents",
+                  .help = "number of agents"},
+    [O_GOALS] = {.name = "goals",
+                 .kind = ARG_CUSTOM,
+                 .metavar = "MODE",
+                 .def = "wander",
+                 .off = offsetof(options, sim.goals),
+                 .parse = parse_goals,
+                 .help = "wander | point:X,Y | scen:FILE; a scenario "
+                         "must be for the --map map (or the demo map)"},
+    [O_WANDER_RADIUS] = {.name = "wander-radius",
+                         WHOLE(0, 65536),
+                         .metavar = "CELLS",
+                         .def = "0",
+                         .unit = "cells; 0: anywhere reachable",
+                         FIELD(sim.wander_radius, FT_U32),
+                         .help = "wander goals within this many cells of "
+                                 "the agent"},
+    [O_SPEED] = {.name = "speed",
+                 REAL(1e-6, 1e6),
+                 .metavar = "UNITS",
+                 .def = "4 cells/s",
+                 .def_text = true,
+                 .unit = "world units per second",
+                 FIELD(sim.motion.speed, FT_FLOAT),
+                 .help = "agent speed"},
+    [O_ARRIVE] = {.name = "arrive-radius",
+                  REAL(0, 1e6),
+                  .metavar = "UNITS",
+                  .def = "0.1 cell",
+                  .def_text = true,
+                  .unit = "world units",
+                  FIELD(sim.motion.arrive_radius, FT_FLOAT),
+                  .help = "arrival radius"},
+    [O_TURN] = {.name = "turn-rate",
+                REAL(0, 1e6),
+                .metavar = "RAD",
+                .def = "0",
+                .unit = "radians per second; 0: at once",
+                FIELD(sim.motion.turn_rate, FT_FLOAT),
+                .help = "turn rate: agents turn, then go (slower while "
+                        "far off their heading)"},
+    [O_SEED] = {.name = "seed",
+                WHOLE(0, UINT64_MAX),
+                .metavar = "N",
+                .def = "1",
+                FIELD(sim.seed, FT_U64),
+                .help = "random seed"},
+    [O_SMOOTH] = {.name = "smooth",
+                  .kind = ARG_NONE,
+                  .def = "",
+                  .flag = true,
+                  FIELD(sim.smooth, FT_BOOL),
+                  .help = "smooth planned paths"},
+    [O_NO_SMOOTH] = {.name = "no-smooth",
+                     .kind = ARG_NONE,
+                     .flag = false,
+                     FIELD(sim.smooth, FT_BOOL),
+                     .help = "keep the grid paths the search finds"},
+    [O_DIAG] = {.name = "diag",
+                .kind = ARG_CUSTOM,
+                .metavar = "RULE",
+                .def = "no-corner-cut",
+                .off = offsetof(options, sim.diag),
+                .parse = parse_diag,
+                .help = "no-corner-cut | never | one-free | always"},
+    [O_THREADS] = {.name = "threads",
+                   WHOLE(1, 256),
+                   .metavar = "N",
+                   .def = "online cores",
+                   .def_text = true,
+                   FIELD(sim.threads, FT_INT),
+                   .section = "Running",
+                   .help = "agent threads"},
+    [O_HZ] = {.name = "hz",
+              REAL(1, 10000),
+              .metavar = "N",
+              .def = "60",
+              .unit = "ticks per second",
+              FIELD(sim.hz, FT_DOUBLE),
+              .help = "tick rate; each tick is 1/N simulated seconds"},
+    [O_BUDGET] = {.name = "plan-budget",
+                  WHOLE(1, 1000000),
+                  .metavar = "N",
+                  .def = "64",
+                  FIELD(sim.plan_budget, FT_U32),
+                  .help = "path searches per thread per tick; in real time "
+                          "also at most 60% of a tick"},
+    [O_TICKS] = {.name = "ticks",
+                 WHOLE(1, UINT64_MAX / 2),
+                 .metavar = "N",
+                 FIELD(ticks, FT_U64),
+                 .help = "stop after N ticks"},
+    [O_DURATION] = {.name = "duration",
+                    REAL(1e-3, 1e9),
+                    .metavar = "SECONDS",
+                    FIELD(duration, FT_DOUBLE),
+                    .help = "stop after this much wall time"},
+    [O_BATCH] = {.name = "batch",
+                 .kind = ARG_NONE,
+                 .flag = true,
+                 FIELD(batch, FT_BOOL),
+                 .help = "run ticks as fast as possible, not in real time; "
+                         "scen/point runs end when every agent is done"},
+    [O_SHM] = {.name = "shm",
+               .kind = ARG_TEXT,
+               .metavar = "NAME",
+               .def = GC_WORLD_DEFAULT_NAME,
+               FIELD(shm, FT_TEXT),
+               .help = "shared-memory name (the edit queue is NAME.edits)"},
+    [O_SHM_MODE] = {.name = "shm-mode",
+                    .kind = ARG_CUSTOM,
+                    .metavar = "MODE",
+                    .def = "0600",
+                    .off = offsetof(options, shm_mode),
+                    .parse = parse_shm_mode,
+                    .help = "octal mode of the world object; 0640 with "
+                            "--edit-group when not given"},
+    [O_EDIT_GROUP] = {.name = "edit-group",
+                      .kind = ARG_CUSTOM,
+                      .metavar = "GROUP",
+                      .off = offsetof(options, edit_group),
+                      .parse = parse_group,
+                      .help = "let GROUP (a name or a gid) edit: both "
+                              "objects get that group, the edit queue "
+                              "mode 0660"},
+    [O_STATS] = {.name = "stats-json",
+                 .kind = ARG_TEXT,
+                 .metavar = "FILE",
+                 FIELD(stats_json, FT_TEXT),
+                 .help = "write the summary as JSON at the end: a regular "
+                         "file (or a link to one) is replaced atomically; a "
+                         "FIFO or a character device is written in place"},
+    [O_QUIET] = {.name = "quiet",
+                 .kind = ARG_NONE,
+                 .flag = true,
+                 FIELD(quiet, FT_BOOL),
+                 .help = "no per-second figures"},
+    [O_HELP] = {.name = "help", .kind = ARG_ACTION, .help = "this text"},
+    [O_VERSION] = {.name = "version",
+                   .kind = ARG_ACTION,
+                   .help = "the version"},
 };
+
+#undef FIELD
+#undef WHOLE
+#undef REAL
+
+/* Store a parsed value in the row's field. */
+static void
+store(options *o, const opt_row *r, uint64_t u, double d, const char *s)
+{
+    void *p = (char *)o + r->off;
+    switch (r->type) {
+    case FT_BOOL:
+        *(bool *)p = r->flag;
+        break;
+    case FT_INT:
+        *(int *)p = (int)u;
+        break;
+    case FT_U32:
+        *(uint32_t *)p = (uint32_t)u;
+        break;
+    case FT_U64:
+        *(uint64_t *)p = u;
+        break;
+    case FT_FLOAT:
+        *(float *)p = (float)d;
+        break;
+    case FT_DOUBLE:
+        *(double *)p = d;
+        break;
+    case FT_TEXT:
+        *(const char **)p = s;
+        break;
+    case FT_NONE:
+        break;
+    }
+}
+
+/* Parse `arg` for row `r` into its field; false (message printed) when it
+ * is out of range or malformed. */
+static bool
+set_option(options *o, const opt_row *r, const char *arg)
+{
+    char opt[64];
+    snprintf(opt, sizeof opt, "--%s", r->name);
+    uint64_t u = 0;
+    double d = 0.0;
+    switch (r->kind) {
+    case ARG_WHOLE:
+        if (!parse_u64(opt, arg, r->umin, r->umax, &u))
+            return false;
+        break;
+    case ARG_REAL:
+        if (!parse_num(opt, arg, r->dmin, r->dmax, &d))
+            return false;
+        break;
+    case ARG_CUSTOM:
+        return r->parse(o, arg);
+    case ARG_NONE:
+    case ARG_TEXT:
+    case ARG_ACTION:
+        break;
+    }
+    store(o, r, u, d, arg);
+    return true;
+}
+
+/* Defaults from the table; main then fills the computed ones. */
+static void
+options_init(options *o)
+{
+    memset(o, 0, sizeof *o);
+    gc_sim_config_init(&o->sim);
+    for (int i = 0; i < OPT_COUNT; i++) {
+        const opt_row *r = &opt_rows[i];
+        if (r->def != NULL && !r->def_text && !set_option(o, r, r->def))
+            abort(); /* a bad default in the table: a bug */
+    }
+}
+
+/* "--name" or "--name ARG" into buf, for messages. */
+static const char *
+shown(char *buf, size_t n, int id, const char *arg)
+{
+    if (opt_rows[id].kind == ARG_NONE)
+        snprintf(buf, n, "--%s", opt_rows[id].name);
+    else
+        snprintf(buf, n, "--%s %s", opt_rows[id].name, arg);
+    return buf;
+}
+
+/*
+ * Record that option `id` was given `arg`.  A second value for the same
+ * field is not an error (scripts add options to a base command line), but
+ * it is said: the later one wins.
+ */
+static void
+note_given(options *o, int id, const char *arg)
+{
+    const opt_row *r = &opt_rows[id];
+    char now[128], before[128];
+    for (int k = 0; k < OPT_COUNT && !r->repeatable; k++) {
+        const opt_row *q = &opt_rows[k];
+        if (o->given[k] == NULL || q->kind == ARG_ACTION || q->off != r->off)
+            continue;
+        if (k == id && strcmp(o->given[k], arg) == 0)
+            msg("warning: %s given twice", shown(now, sizeof now, id, arg));
+        else
+            msg("warning: %s overrides %s given before",
+                shown(now, sizeof now, id, arg),
+                shown(before, sizeof before, k, o->given[k]));
+        o->given[k] = NULL;
+    }
+    o->given[id] = arg;
+}
+
+/* Print `text` from column `col`, wrapped before column 79; the first line
+ * starts at column `at`. */
+static void
+wrap(FILE *f, const char *text, int at, int col)
+{
+    if (at >= col) {
+        fputc('\n', f);
+        at = 0;
+    }
+    fprintf(f, "%*s", col - at, "");
+    int x = col;
+    const char *s = text;
+    while (*s != '\0') {
+        while (*s == ' ')
+            s++;
+        int n = (int)strcspn(s, " ");
+        if (n == 0)
+            break;
+        if (x > col && x + 1 + n > 79) {
+            fprintf(f, "\n%*s", col, "");
+            x = col;
+        } else if (x > col) {
+            fputc(' ', f);
+            x++;
+        }
+        fprintf(f, "%.*s", n, s);
+        x += n;
+        s += n;
+    }
+    fputc('\n', f);
+}
+
+static void
+usage(FILE *f)
+{
+    fputs("Usage: gridcrowdd [OPTIONS]\n"
+          "Run a crowd simulation on a grid in POSIX shared memory.  With no "
+          "options,\n"
+          "a demo: the built-in town map, 300 wandering agents, real time, "
+          "until\n"
+          "SIGINT.  Attach with gridcrowd-ctl or gridcrowd-view.\n",
+          f);
+    for (int i = 0; i < OPT_COUNT; i++) {
+        const opt_row *r = &opt_rows[i];
+        if (r->section != NULL)
+            fprintf(f, "%s%s:\n", i == 0 ? "\n" : "", r->section);
+        else if (r->kind == ARG_ACTION && i > 0 &&
+                 opt_rows[i - 1].kind != ARG_ACTION)
+            fputs("Other:\n", f);
+        char left[64], text[512];
+        int at = snprintf(left, sizeof left, "  --%s%s%s", r->name,
+                          r->metavar ? " " : "", r->metavar ? r->metavar : "");
+        int n = snprintf(text, sizeof text, "%s", r->help);
+        if (r->kind == ARG_NONE && r->def != NULL)
+            snprintf(text + n, sizeof text - (size_t)n, " (the default)");
+        else if (r->unit != NULL || r->def != NULL)
+            snprintf(text + n, sizeof text - (size_t)n, " (%s%s%s%s)",
+                     r->unit ? r->unit : "", r->unit && r->def ? "; " : "",
+                     r->def ? (r->def_text ? "default: " : "default ") : "",
+                     r->def ? r->def : "");
+        fputs(left, f);
+        wrap(f, text, at, 24);
+    }
+    fputs("\nExit codes: 0 stopped cleanly (SIGINT, SIGTERM, SIGHUP, --ticks, "
+          "--duration,\n"
+          "or every agent done); 1 failure while running; 2 bad command "
+          "line; 3 bad map\n"
+          "or scenario; 4 shared memory taken or not permitted; 5 stats file "
+          "not writable.\n",
+          f);
+}
 
 /* Returns -1 to go on, else the exit code. */
 static int
 parse_args(options *o, int argc, char **argv)
 {
-    static const struct option longs[] = {
-        {"map", required_argument, 0, OPT_MAP},
-        {"uniform", no_argument, 0, OPT_UNIFORM},
-        {"cost", required_argument, 0, OPT_COST},
-        {"cell-size", required_argument, 0, OPT_CELL_SIZE},
-        {"agents", required_argument, 0, OPT_AGENTS},
-        {"threads", required_argument, 0, OPT_THREADS},
-        {"hz", required_argument, 0, OPT_HZ},
-        {"speed", required_argument, 0, OPT_SPEED},
-        {"arrive-radius", required_argument, 0, OPT_ARRIVE},
-        {"turn-rate", required_argument, 0, OPT_TURN},
-        {"goals", required_argument, 0, OPT_GOALS},
-        {"seed", required_argument, 0, OPT_SEED},
-        {"ticks", required_argument, 0, OPT_TICKS},
-        {"duration", required_argument, 0, OPT_DURATION},
-        {"batch", no_argument, 0, OPT_BATCH},
-        {"plan-budget", required_argument, 0, OPT_BUDGET},
-        {"smooth", no_argument, 0, OPT_SMOOTH},
-        {"no-smooth", no_argument, 0, OPT_NO_SMOOTH},
-        {"shm", required_argument, 0, OPT_SHM},
-        {"shm-mode", required_argument, 0, OPT_SHM_MODE},
-        {"edit-group", required_argument, 0, OPT_EDIT_GROUP},
-        {"stats-json", required_argument, 0, OPT_STATS},
-        {"quiet", no_argument, 0, OPT_QUIET},
-        {"diag", required_argument, 0, OPT_DIAG},
-        {"wander-radius", required_argument, 0, OPT_WANDER_RADIUS},
-        {"help", no_argument, 0, OPT_HELP},
-        {"version", no_argument, 0, OPT_VERSION},
-        {0, 0, 0, 0},
-    };
-    double d;
-    uint64_t u;
+    struct option longs[OPT_COUNT + 1];
+    for (int i = 0; i < OPT_COUNT; i++) {
+        const opt_row *r = &opt_rows[i];
+        bool arg = r->kind != ARG_NONE && r->kind != ARG_ACTION;
+        longs[i] = (struct option){
+            r->name, arg ? required_argument : no_argument, NULL, 256 + i};
+    }
+    longs[OPT_COUNT] = (struct option){NULL, 0, NULL, 0};
     opterr = 0;
     for (;;) {
-        int longi = 0;
-        int c = getopt_long(argc, argv, ":", longs, &longi);
+        int c = getopt_long(argc, argv, ":", longs, NULL);
         if (c == -1)
             break;
-        switch (c) {
-        case OPT_MAP:
-            o->map = optarg;
-            break;
-        case OPT_UNIFORM:
-            o->uniform = true;
-            break;
-        case OPT_COST:
-            if (!parse_cost(o, optarg))
-                return EXIT_USAGE;
-            break;
-        case OPT_CELL_SIZE:
-            if (!parse_num("--cell-size", optarg, 1e-3, 1e6, &d))
-                return EXIT_USAGE;
-            o->cell_size = d;
-            break;
-        case OPT_AGENTS:
-            if (!parse_u64("--agents", optarg, 1, 10000000, &u))
-                return EXIT_USAGE;
-            o->sim.agents = (uint32_t)u;
-            o->agents_set = true;
-            break;
-        case OPT_THREADS:
-            if (!parse_u64("--threads", optarg, 1, 256, &u))
-                return EXIT_USAGE;
-            o->sim.threads = (int)u;
-            break;
-        case OPT_HZ:
-            if (!parse_num("--hz", optarg, 1, 10000, &d))
-                return EXIT_USAGE;
-            o->sim.hz = d;
-            break;
-        case OPT_SPEED:
-            if (!parse_num("--speed", optarg, 1e-6, 1e6, &d))
-                return EXIT_USAGE;
-            o->sim.motion.speed = (float)d;
-            o->speed_set = true;
-            break;
-        case OPT_ARRIVE:
-            if (!parse_num("--arrive-radius", optarg, 0, 1e6, &d))
-                return EXIT_USAGE;
-            o->sim.motion.arrive_radius = (float)d;
-            break;
-        case OPT_TURN:
-            if (!parse_num("--turn-rate", optarg, 0, 1e6, &d))
-                return EXIT_USAGE;
-            o->sim.motion.turn_rate = (float)d;
-            break;
-        case OPT_GOALS:
-            if (!parse_goals(o, optarg))
-                return EXIT_USAGE;
-            break;
-        case OPT_SEED:
-            if (!parse_u64("--seed", optarg, 0, UINT64_MAX, &u))
-                return EXIT_USAGE;
-            o->sim.seed = u;
-            break;
-        case OPT_TICKS:
-            if (!parse_u64("--ticks", optarg, 1, UINT64_MAX / 2, &u))
-                return EXIT_USAGE;
-            o->ticks = u;
-            break;
-        case OPT_DURATION:
-            if (!parse_num("--duration", optarg, 1e-3, 1e9, &d))
-                return EXIT_USAGE;
-            o->duration = d;
-            break;
-        case OPT_BATCH:
-            o->batch = true;
-            break;
-        case OPT_BUDGET:
-            if (!parse_u64("--plan-budget", optarg, 1, 1000000, &u))
-                return EXIT_USAGE;
-            o->sim.plan_budget = (uint32_t)u;
-            break;
-        case OPT_SMOOTH:
-            o->sim.smooth = true;
-            break;
-        case OPT_NO_SMOOTH:
-            o->sim.smooth = false;
-            break;
-        case OPT_SHM:
-            o->shm = optarg;
-            break;
-        case OPT_SHM_MODE: {
-            char *end;
-            errno = 0;
-            unsigned long m = strtoul(optarg, &end, 8);
-            if (*optarg == '\0' || *end != '\0' || errno || m > 0777 ||
-                (m & 0600) != 0600) {
-                msg("--shm-mode: expected an octal mode from 0600 to 0777 "
-                    "that keeps owner read and write, got '%s'",
-                    optarg);
-                return EXIT_USAGE;
-            }
-            o->shm_mode = (unsigned)m;
-            o->shm_mode_set = true;
-            break;
-        }
-        case OPT_EDIT_GROUP:
-            if (!parse_group(o, optarg))
-                return EXIT_USAGE;
-            break;
-        case OPT_STATS:
-            o->stats_json = optarg;
-            break;
-        case OPT_QUIET:
-            o->quiet = true;
-            break;
-        case OPT_WANDER_RADIUS:
-            if (!parse_u64("--wander-radius", optarg, 0, 65536, &u))
-                return EXIT_USAGE;
-            o->sim.wander_radius = (uint32_t)u;
-            break;
-        case OPT_DIAG: {
-            int r = gc_diag_rule_parse(optarg);
-            if (r < 0) {
-                msg("--diag: expected no-corner-cut, never, one-free or "
-                    "always, got '%s'",
-                    optarg);
-                return EXIT_USAGE;
-            }
-            o->sim.diag = (gc_diag_rule)r;
-            break;
-        }
-        case OPT_HELP:
-            usage(stdout);
-            return 0;
-        case OPT_VERSION:
-            printf("gridcrowdd %s\n", gc_version());
-            return 0;
-        case ':':
+        if (c == ':') {
             msg("%s needs a value (see --help)", argv[optind - 1]);
             return EXIT_USAGE;
-        default:
+        }
+        if (c < 256 || c >= 256 + OPT_COUNT) {
             msg("unknown option '%s' (see --help)", argv[optind - 1]);
             return EXIT_USAGE;
         }
+        int id = c - 256;
+        if (id == O_HELP) {
+            usage(stdout);
+            return 0;
+        }
+        if (id == O_VERSION) {
+            printf("gridcrowdd %s\n", gc_version());
+            return 0;
+        }
+        const char *arg = optarg != NULL ? optarg : "";
+        if (!set_option(o, &opt_rows[id], arg))
+            return EXIT_USAGE;
+        note_given(o, id, arg);
     }
     if (optind < argc) {
         msg("unexpected argument '%s' (see --help)", argv[optind]);
         return EXIT_USAGE;
     }
-    if (o->edit_group_set) {
+    if (o->given[O_EDIT_GROUP] != NULL) {
         /* Editing starts with attaching the world read-only, so the group
          * must be able to read it too. */
-        if (!o->shm_mode_set)
+        if (o->given[O_SHM_MODE] == NULL)
             o->shm_mode = 0640;
         else if (!(o->shm_mode & 0040)) {
             msg("--edit-group %s: the group must be able to read the world "
@@ -557,6 +816,18 @@ parse_args(options *o, int argc, char **argv)
         }
     }
     return -1;
+}
+
+/* What a file that is not a regular one is, for messages. */
+static const char *
+file_kind(mode_t m)
+{
+    return S_ISDIR(m)    ? "a directory"
+           : S_ISFIFO(m) ? "a FIFO"
+           : S_ISCHR(m)  ? "a character device"
+           : S_ISBLK(m)  ? "a block device"
+           : S_ISSOCK(m) ? "a socket"
+                         : "not a file";
 }
 
 /* ---- time ------------------------------------------------------------------
@@ -579,24 +850,85 @@ sleep_until(uint64_t t)
     clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 }
 
-/* ---- the stats file: made at start so an unwritable path fails early, then
- * written at the end and renamed into place ---------------------------------
+/* ---- the stats file ---------------------------------------------------------
+ *
+ * Opened at start, so that a path that cannot be written fails before the
+ * run, and written at the end.  How depends on what the path is (stat
+ * follows symbolic links):
+ *   absent, or a regular file: a temporary file beside it, renamed over it
+ *     at the end, so a reader never sees half a summary and a failed run
+ *     leaves nothing behind; a replaced file keeps its permission bits;
+ *   a symbolic link to a regular file: the same at the link's target, so
+ *     the link stays a link;
+ *   a FIFO or a character device (a pipe from >(jq .), /dev/stdout,
+ *     /dev/null): opened at start and written in place; a FIFO that nobody
+ *     reads is refused rather than waited for;
+ *   anything else (a directory, a block device, a socket, a link to
+ *     nothing): refused.
+ * Every refusal and write error is exit 5.  (It used to be the temporary
+ * file and rename for every path, which replaced a link, a FIFO or a
+ * device node by a regular 0600 file: as root, /dev/full was destroyed.)
  */
 
 typedef struct stats_file {
-    const char *path;
-    char tmp[PATH_MAX];
+    const char *path;    /* as given, for messages */
+    char dest[PATH_MAX]; /* renamed onto at the end */
+    char tmp[PATH_MAX];  /* the temporary file ("" when in place) */
     FILE *f;
 } stats_file;
+
+static bool
+stats_file_in_place(stats_file *sf, const char *path, const struct stat *st)
+{
+    /* O_NONBLOCK: a FIFO with no reader fails with ENXIO instead of
+     * blocking the daemon before it starts. */
+    int fd = open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENXIO && S_ISFIFO(st->st_mode))
+            msg("--stats-json: %s: a FIFO that nobody reads", path);
+        else
+            msg("--stats-json: %s: cannot write: %s", path, strerror(errno));
+        return false;
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl == -1 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == -1 ||
+        (sf->f = fdopen(fd, "w")) == NULL) {
+        msg("--stats-json: %s: %s", path, strerror(errno));
+        close(fd);
+        return false;
+    }
+    return true;
+}
 
 static bool
 stats_file_open(stats_file *sf, const char *path)
 {
     sf->path = path;
+    sf->tmp[0] = '\0';
     sf->f = NULL;
     if (path == NULL)
         return true;
-    int n = snprintf(sf->tmp, sizeof sf->tmp, "%s.XXXXXX", path);
+    struct stat st, lst;
+    bool exists = stat(path, &st) == 0;
+    if (!exists && errno == ENOENT && lstat(path, &lst) == 0) {
+        msg("--stats-json: %s: a symbolic link to nothing", path);
+        return false;
+    }
+    if (exists && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)))
+        return stats_file_in_place(sf, path, &st);
+    if (exists && !S_ISREG(st.st_mode)) {
+        msg("--stats-json: %s: not a regular file, FIFO or character device "
+            "(%s)",
+            path, file_kind(st.st_mode));
+        return false;
+    }
+    int n = snprintf(sf->dest, sizeof sf->dest, "%s", path);
+    if (exists && lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) &&
+        realpath(path, sf->dest) == NULL) {
+        msg("--stats-json: %s: %s", path, strerror(errno));
+        return false;
+    }
+    n = snprintf(sf->tmp, sizeof sf->tmp, "%s.XXXXXX", sf->dest);
     if (n < 0 || (size_t)n >= sizeof sf->tmp) {
         msg("--stats-json: %s: path too long", path);
         return false;
@@ -606,6 +938,8 @@ stats_file_open(stats_file *sf, const char *path)
         msg("--stats-json: %s: cannot write: %s", path, strerror(errno));
         return false;
     }
+    if (exists)
+        (void)fchmod(fd, st.st_mode & 07777); /* best effort */
     sf->f = fdopen(fd, "w");
     if (sf->f == NULL) {
         msg("--stats-json: %s: %s", path, strerror(errno));
@@ -616,14 +950,15 @@ stats_file_open(stats_file *sf, const char *path)
     return true;
 }
 
-/* Forget the temp file (error paths). */
+/* Forget the file (error paths): the temporary file goes. */
 static void
 stats_file_abort(stats_file *sf)
 {
     if (sf->f == NULL)
         return;
     fclose(sf->f);
-    unlink(sf->tmp);
+    if (sf->tmp[0] != '\0')
+        unlink(sf->tmp);
     sf->f = NULL;
 }
 
@@ -632,13 +967,23 @@ stats_file_commit(stats_file *sf)
 {
     if (sf->f == NULL)
         return true;
+    errno = 0;
     bool ok = fflush(sf->f) == 0 && !ferror(sf->f);
-    ok = (fclose(sf->f) == 0) && ok;
+    int e = errno;
+    if (fclose(sf->f) != 0 && ok) {
+        ok = false;
+        e = errno;
+    }
     sf->f = NULL;
-    if (ok && rename(sf->tmp, sf->path) == 0)
+    if (ok && sf->tmp[0] == '\0')
         return true;
-    msg("--stats-json: %s: %s", sf->path, strerror(errno));
-    unlink(sf->tmp);
+    if (ok && rename(sf->tmp, sf->dest) == 0)
+        return true;
+    if (ok)
+        e = errno;
+    msg("--stats-json: %s: %s", sf->path, strerror(e != 0 ? e : EIO));
+    if (sf->tmp[0] != '\0')
+        unlink(sf->tmp);
     return false;
 }
 
@@ -649,8 +994,38 @@ typedef struct run_figures {
     double wall_s;
     uint64_t overruns, overruns_after_1s;
     gc_sim_stats total;
-    uint64_t edit_batches; /* ticks whose edits changed cells */
+    uint64_t edit_batches;    /* ticks whose edits changed cells */
+    uint64_t overruns_before; /* overruns when the window began */
+    bool said_behind;         /* the falling-behind warning was given */
 } run_figures;
+
+/*
+ * A real-time run that cannot keep its tick rate says so, once, with the
+ * figures of the window that showed it (it used to say nothing: only the
+ * per-second lines, hidden by --quiet, showed the rate).  Not for the
+ * first window, which the first plans of every agent may fill, nor for a
+ * last window under half a second.  Shown with --quiet too: a warning is
+ * not a figure.
+ */
+static void
+warn_behind(const options *o, run_figures *fig, double secs,
+            uint64_t ticks_in_window, bool first_window)
+{
+    uint64_t over = fig->overruns - fig->overruns_before;
+    fig->overruns_before = fig->overruns;
+    if (o->batch || first_window || fig->said_behind || secs < 0.5)
+        return;
+    double rate = (double)ticks_in_window / secs;
+    if (rate >= 0.95 * o->sim.hz)
+        return;
+    fig->said_behind = true;
+    char span[32] = "second";
+    if (secs >= 1.5)
+        snprintf(span, sizeof span, "%.1f s", secs);
+    msg("warning: falling behind real time: %.1f ticks/s of %g over the "
+        "last %s, %llu overruns",
+        rate, o->sim.hz, span, (unsigned long long)over);
+}
 
 static void
 print_second(const options *o, const gc_sim_stats *st, double secs,
@@ -662,8 +1037,8 @@ print_second(const options *o, const gc_sim_stats *st, double secs,
     fprintf(stderr,
             "%s: tick %llu  %.1f ticks/s  agents: %llu moving %llu waiting "
             "%llu arrived %llu stuck %llu unreachable  %.0f arrivals/s  "
-            "%.0f paths/s  path %.1f us mean %.1f us p99  %.0f "
-            "expanded/path\n",
+            "%.0f paths/s  path %.1f us mean (search %.1f + smooth %.1f) "
+            "%.1f us p99  %.0f expanded/path\n",
             prog, (unsigned long long)st->ticks,
             (double)ticks_in_window * per_s,
             (unsigned long long)st->by_state[GC_AGENT_MOVING],
@@ -672,7 +1047,8 @@ print_second(const options *o, const gc_sim_stats *st, double secs,
             (unsigned long long)st->by_state[GC_AGENT_STUCK],
             (unsigned long long)st->by_state[GC_AGENT_UNREACHABLE],
             (double)st->arrivals * per_s, (double)st->searches * per_s,
-            st->search_us_mean, st->search_us_p99,
+            st->search_us_mean, st->search_only_us_mean, st->smooth_us_mean,
+            st->search_us_p99,
             st->searches ? (double)st->expanded / (double)st->searches : 0.0);
 }
 
@@ -755,6 +1131,7 @@ run(const options *o, gc_world *w, gc_host *host, gc_sim *sim, run_figures *fig)
             if (show_progress)
                 progress(o, 0, true);
             print_second(o, &st, secs, win_ticks);
+            warn_behind(o, fig, secs, win_ticks, win_start == start);
             win_start = t;
             win_ticks = 0;
         }
@@ -826,42 +1203,45 @@ write_summary(FILE *f, bool json, const options *o, const run_figures *fig,
     double tps = fig->wall_s > 0 ? (double)fig->ticks / fig->wall_s : 0.0;
     double sps = fig->wall_s > 0 ? (double)t->searches / fig->wall_s : 0.0;
     if (json) {
-        fprintf(
-            f,
-            "{\"ticks\": %llu, \"wall_s\": %.6f, \"ticks_per_s\": %.3f, "
-            "\"agents\": %zu, \"arrived\": %llu, \"unreachable\": %llu, "
-            "\"stuck\": %llu, \"moving\": %llu, \"waiting\": %llu, "
-            "\"arrivals\": %llu, \"searches\": %llu, "
-            "\"searches_per_s\": %.3f, \"search_us_mean\": %.3f, "
-            "\"search_us_p99\": %.3f, \"expanded_mean\": %.3f, "
-            "\"replans\": %llu, \"overruns\": %llu, "
-            "\"overruns_after_1s\": %llu, \"edit_batches\": %llu, "
-            "\"replan_delay_ticks_max\": %llu, "
-            "\"replan_delay_ms_mean\": %.3f, "
-            "\"replan_delay_ms_max\": %.3f, \"threads\": %d, "
-            "\"batch\": %s, \"hz\": %.3f, \"max_rss_kb\": %ld}\n",
-            (unsigned long long)fig->ticks, fig->wall_s, tps, agents,
-            (unsigned long long)t->by_state[GC_AGENT_ARRIVED],
-            (unsigned long long)t->by_state[GC_AGENT_UNREACHABLE],
-            (unsigned long long)t->by_state[GC_AGENT_STUCK],
-            (unsigned long long)t->by_state[GC_AGENT_MOVING],
-            (unsigned long long)t->by_state[GC_AGENT_WAITING],
-            (unsigned long long)t->arrivals, (unsigned long long)t->searches,
-            sps, t->search_us_mean, t->search_us_p99,
-            t->searches ? (double)t->expanded / (double)t->searches : 0.0,
-            (unsigned long long)t->replans, (unsigned long long)fig->overruns,
-            (unsigned long long)fig->overruns_after_1s,
-            (unsigned long long)fig->edit_batches,
-            (unsigned long long)t->replan_delay_ticks_max,
-            t->replan_delay_ms_mean, t->replan_delay_ms_max, o->sim.threads,
-            o->batch ? "true" : "false", o->sim.hz, max_rss_kb());
+        fprintf(f,
+                "{\"ticks\": %llu, \"wall_s\": %.6f, \"ticks_per_s\": %.3f, "
+                "\"agents\": %zu, \"arrived\": %llu, \"unreachable\": %llu, "
+                "\"stuck\": %llu, \"moving\": %llu, \"waiting\": %llu, "
+                "\"arrivals\": %llu, \"searches\": %llu, "
+                "\"searches_per_s\": %.3f, \"search_us_mean\": %.3f, "
+                "\"search_us_p99\": %.3f, \"search_only_us_mean\": %.3f, "
+                "\"smooth_us_mean\": %.3f, \"expanded_mean\": %.3f, "
+                "\"replans\": %llu, \"overruns\": %llu, "
+                "\"overruns_after_1s\": %llu, \"edit_batches\": %llu, "
+                "\"replan_delay_ticks_max\": %llu, "
+                "\"replan_delay_ms_mean\": %.3f, "
+                "\"replan_delay_ms_max\": %.3f, \"threads\": %d, "
+                "\"batch\": %s, \"hz\": %.3f, \"max_rss_kb\": %ld}\n",
+                (unsigned long long)fig->ticks, fig->wall_s, tps, agents,
+                (unsigned long long)t->by_state[GC_AGENT_ARRIVED],
+                (unsigned long long)t->by_state[GC_AGENT_UNREACHABLE],
+                (unsigned long long)t->by_state[GC_AGENT_STUCK],
+                (unsigned long long)t->by_state[GC_AGENT_MOVING],
+                (unsigned long long)t->by_state[GC_AGENT_WAITING],
+                (unsigned long long)t->arrivals,
+                (unsigned long long)t->searches, sps, t->search_us_mean,
+                t->search_us_p99, t->search_only_us_mean, t->smooth_us_mean,
+                t->searches ? (double)t->expanded / (double)t->searches : 0.0,
+                (unsigned long long)t->replans,
+                (unsigned long long)fig->overruns,
+                (unsigned long long)fig->overruns_after_1s,
+                (unsigned long long)fig->edit_batches,
+                (unsigned long long)t->replan_delay_ticks_max,
+                t->replan_delay_ms_mean, t->replan_delay_ms_max, o->sim.threads,
+                o->batch ? "true" : "false", o->sim.hz, max_rss_kb());
         return;
     }
     fprintf(f,
             "%s: summary: %llu ticks in %.2f s (%.1f ticks/s), %zu agents: "
             "%llu arrived, %llu unreachable, %llu stuck, %llu moving, %llu "
-            "waiting; %llu arrivals; %llu searches (%.0f/s, %.1f us mean, "
-            "%.1f us p99); %llu overruns; max RSS %ld KiB\n",
+            "waiting; %llu arrivals; %llu searches (%.0f/s, %.1f us mean: "
+            "%.1f search + %.1f smoothing, %.1f us p99); %llu overruns; max "
+            "RSS %ld KiB\n",
             prog, (unsigned long long)fig->ticks, fig->wall_s, tps, agents,
             (unsigned long long)t->by_state[GC_AGENT_ARRIVED],
             (unsigned long long)t->by_state[GC_AGENT_UNREACHABLE],
@@ -869,16 +1249,98 @@ write_summary(FILE *f, bool json, const options *o, const run_figures *fig,
             (unsigned long long)t->by_state[GC_AGENT_MOVING],
             (unsigned long long)t->by_state[GC_AGENT_WAITING],
             (unsigned long long)t->arrivals, (unsigned long long)t->searches,
-            sps, t->search_us_mean, t->search_us_p99,
-            (unsigned long long)fig->overruns, max_rss_kb());
+            sps, t->search_us_mean, t->search_only_us_mean, t->smooth_us_mean,
+            t->search_us_p99, (unsigned long long)fig->overruns, max_rss_kb());
 }
 
 /* ---- set-up ------------------------------------------------------------- */
+
+/*
+ * Maps and scenarios are read whole, so refuse what is not a regular file
+ * before reading it: a FIFO with no writer would block the daemon forever
+ * and /dev/zero would be read for a gigabyte before the parser saw it.
+ * stat follows symbolic links, so a link to a map is fine.  (The loader
+ * opens without blocking too, so a file swapped for a FIFO after this
+ * check still cannot hang the daemon.)  A path that cannot be stat'ed is
+ * left to the loader, whose message says why.
+ */
+static bool
+regular_file(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || S_ISREG(st.st_mode))
+        return true;
+    msg("%s: not a regular file (%s)", path, file_kind(st.st_mode));
+    return false;
+}
+
+static const char *
+base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash != NULL ? slash + 1 : path;
+}
+
+/*
+ * The scenario for --goals scen:FILE.  Its lines name their map; a
+ * scenario for another map of the same size would load and run with every
+ * problem meaningless, so the names must match the map's file name
+ * (directories aside: Moving AI scenarios name the bare file), or the name
+ * of the file a symbolic link to the map leads to.  Then the sizes are
+ * checked by the loader.  Returns 0 or an exit code.
+ */
+static int
+load_scen(const options *o, const gc_grid *map, gc_scen *scen)
+{
+    gc_error err;
+    if (!regular_file(o->scen))
+        return EXIT_INPUT;
+    if (gc_scen_load(scen, o->scen, NULL, &err) != GC_OK) {
+        msg("%s", err.msg);
+        return EXIT_INPUT;
+    }
+    char demo[64];
+    snprintf(demo, sizeof demo, "%s", base_name(gc_default_map_name));
+    demo[strcspn(demo, " ")] = '\0'; /* "demo.map (built in)" */
+    const char *want = o->map != NULL ? base_name(o->map) : demo;
+    char real[PATH_MAX];
+    const char *target = o->map != NULL && realpath(o->map, real) != NULL
+                             ? base_name(real)
+                             : want;
+    for (size_t i = 0; i < scen->len; i++) {
+        const gc_scen_entry *e = &scen->entries[i];
+        const char *name = base_name(e->map);
+        if (strcmp(name, want) == 0 || strcmp(name, target) == 0)
+            continue;
+        if (o->map != NULL)
+            msg("%s:%d: the scenario is for map '%s', not for %s", o->scen,
+                e->line, e->map, o->map);
+        else
+            msg("%s:%d: the scenario is for map '%s', not for the built-in "
+                "%s: pass --map with its map file",
+                o->scen, e->line, e->map, demo);
+        gc_scen_free(scen);
+        return EXIT_INPUT;
+    }
+    gc_scen_free(scen);
+    if (gc_scen_load(scen, o->scen, map, &err) != GC_OK) {
+        msg("%s", err.msg);
+        return EXIT_INPUT;
+    }
+    if (scen->len == 0) {
+        msg("%s: no problems in the scenario", o->scen);
+        gc_scen_free(scen);
+        return EXIT_INPUT;
+    }
+    return 0;
+}
 
 static int
 load_map(const options *o, gc_grid **g)
 {
     gc_error err;
+    if (o->map != NULL && !regular_file(o->map))
+        return EXIT_INPUT;
     int rc = o->map != NULL
                  ? gc_map_load(g, o->map, &err)
                  : gc_map_parse(g, gc_default_map, gc_default_map_len,
@@ -905,7 +1367,10 @@ setup_signals(void)
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
     /* No SA_RESTART: a signal interrupts the tick sleep at once. */
-    if (sigaction(SIGINT, &sa, NULL) != 0 || sigaction(SIGTERM, &sa, NULL) != 0)
+    /* SIGHUP too: closing the terminal of a foreground daemon must not
+     * leave its shared-memory objects behind. */
+    if (sigaction(SIGINT, &sa, NULL) != 0 ||
+        sigaction(SIGTERM, &sa, NULL) != 0 || sigaction(SIGHUP, &sa, NULL) != 0)
         return -1;
     long page = sysconf(_SC_PAGESIZE);
     if (page > 0)
@@ -943,22 +1408,21 @@ report_takeover(const char *name, pid_t pid)
 static int
 shm_exit_code(int rc)
 {
-    return (rc == GC_EBUSY || rc == GC_EPERM || rc == GC_EEXIST ||
-            rc == GC_EINVAL)
-               ? EXIT_SHM
-               : EXIT_RUNTIME;
+    /* GC_EINVAL is a bad --shm name: every other field gc_world_create
+     * checks comes from the map or from ranges parse_args checked. */
+    if (rc == GC_EINVAL)
+        return EXIT_USAGE;
+    return (rc == GC_EBUSY || rc == GC_EPERM || rc == GC_EEXIST) ? EXIT_SHM
+                                                                 : EXIT_RUNTIME;
 }
 
 int
 main(int argc, char **argv)
 {
     options o;
-    memset(&o, 0, sizeof o);
-    gc_sim_config_init(&o.sim);
+    options_init(&o);
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     o.sim.threads = cores > 0 ? (int)(cores < 256 ? cores : 256) : 1;
-    o.shm = "gridcrowd";
-    o.shm_mode = 0600;
 
     int code = parse_args(&o, argc, argv);
     if (code >= 0)
@@ -976,21 +1440,24 @@ main(int argc, char **argv)
     code = load_map(&o, &map);
     if (code)
         goto out;
+    /* A goal on a wall would send every agent on a partial path to the
+     * nearest cell they can reach: never what a point goal means. */
+    if (o.sim.goals == GC_GOALS_POINT &&
+        gc_grid_in_bounds(map, o.sim.point.x, o.sim.point.y) &&
+        !gc_grid_passable(map, o.sim.point.x, o.sim.point.y)) {
+        msg("goal point (%d, %d) is not a passable cell of the map",
+            (int)o.sim.point.x, (int)o.sim.point.y);
+        code = EXIT_INPUT;
+        goto out;
+    }
     if (o.sim.goals == GC_GOALS_SCEN) {
-        if (gc_scen_load(&scen, o.scen, map, &err) != GC_OK) {
-            msg("%s", err.msg);
-            code = EXIT_INPUT;
+        code = load_scen(&o, map, &scen);
+        if (code)
             goto out;
-        }
         scen_loaded = true;
-        if (scen.len == 0) {
-            msg("%s: no problems in the scenario", o.scen);
-            code = EXIT_INPUT;
-            goto out;
-        }
         o.sim.scen = &scen;
         o.sim.scen_name = o.scen;
-        if (!o.agents_set || o.sim.agents > scen.len)
+        if (o.given[O_AGENTS] == NULL || o.sim.agents > scen.len)
             o.sim.agents = (uint32_t)scen.len;
     }
     /* Real time: a tick may spend at most 60% of its step planning, so the
@@ -1015,7 +1482,7 @@ main(int argc, char **argv)
     wc.cell_size = map->cell_size;
     wc.agent_capacity = o.sim.agents;
     wc.world_mode = (mode_t)o.shm_mode;
-    if (o.edit_group_set) {
+    if (o.given[O_EDIT_GROUP] != NULL) {
         wc.set_group = true;
         wc.group = o.edit_gid;
         wc.edits_mode = 0660;
@@ -1023,7 +1490,10 @@ main(int argc, char **argv)
     gc_world_takeover took;
     int rc = gc_world_create(&world, &wc, &took, &err);
     if (rc != GC_OK) {
-        msg("%s", err.msg);
+        if (rc == GC_EINVAL)
+            msg("--shm: %s", err.msg);
+        else
+            msg("%s", err.msg);
         code = shm_exit_code(rc);
         goto out;
     }
@@ -1066,7 +1536,9 @@ main(int argc, char **argv)
     gc_world_set_state(world, GC_WORLD_STOPPING);
     if (code == 0) {
         if (stop_signal && !o.quiet)
-            msg("stopping on %s", stop_signal == SIGINT ? "SIGINT" : "SIGTERM");
+            msg("stopping on %s", stop_signal == SIGINT   ? "SIGINT"
+                                  : stop_signal == SIGHUP ? "SIGHUP"
+                                                          : "SIGTERM");
         write_summary(stderr, false, &o, &fig, gc_sim_agent_count(sim));
         write_edit_summary(stderr, gc_host_applier(host));
         gc_host_counts counts;

@@ -18,7 +18,8 @@
  * "too large", not a wrapped value) and by strtod for the optimal length of
  * a scenario, after checking that the token holds only decimal syntax.
  * Files are read whole, up to GC_MAPIO_MAX_FILE bytes, with an fread loop
- * that checks ferror.
+ * that checks ferror; a pipe or a device only up to its first NUL byte,
+ * and a FIFO without a writer reads as empty (see read_file).
  */
 #include "config.h"
 
@@ -31,7 +32,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* Name used in messages when the caller gives none. */
 #define MEMORY_NAME "<memory>"
@@ -448,27 +451,43 @@ errno_code(int e)
 /*
  * Read the whole file at path into a new buffer (*buf, *len), refusing
  * directories and anything over GC_MAPIO_MAX_FILE.  Works for pipes and
- * devices too, whose size fstat does not know.
+ * devices too, whose size fstat does not know, with two guards:
+ *
+ * - The file is opened without blocking, so a FIFO that no one writes
+ *   reads as empty at once instead of hanging the caller in open();
+ *   blocking is then restored, so a pipe with a writer is waited for.
+ * - Neither format has a NUL byte anywhere, so a file whose size is not
+ *   known is read only up to its first NUL: the parser then reports the
+ *   NUL where it is (every parse of a buffer holding one fails), and
+ *   /dev/zero costs one buffer instead of a gigabyte.
  */
 static int
 read_file(const char *path, char **buf, size_t *len, gc_error *err)
 {
     *buf = NULL;
     *len = 0;
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
         int e = errno;
         return gc_error_set(err, errno_code(e), path, 0, 0, "%s", strerror(e));
     }
     struct stat st;
-    if (fstat(fileno(f), &st) != 0) {
+    if (fstat(fd, &st) != 0) {
         int e = errno;
-        fclose(f);
+        close(fd);
         return gc_error_set(err, GC_EIO, path, 0, 0, "%s", strerror(e));
     }
     if (S_ISDIR(st.st_mode)) {
-        fclose(f);
+        close(fd);
         return gc_error_set(err, GC_EIO, path, 0, 0, "%s", strerror(EISDIR));
+    }
+    int fl = fcntl(fd, F_GETFL);
+    FILE *f = NULL;
+    if (fl == -1 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == -1 ||
+        (f = fdopen(fd, "rb")) == NULL) {
+        int e = errno;
+        close(fd);
+        return gc_error_set(err, errno_code(e), path, 0, 0, "%s", strerror(e));
     }
     const size_t limit = GC_MAPIO_MAX_FILE;
     if (S_ISREG(st.st_mode) && st.st_size > 0 &&
@@ -506,7 +525,12 @@ read_file(const char *path, char **buf, size_t *len, gc_error *err)
         }
         errno = 0;
         size_t got = fread(b + n, 1, cap - n, f);
+        const char *nul = S_ISREG(st.st_mode) ? NULL : memchr(b + n, 0, got);
         n += got;
+        if (nul != NULL) {
+            n = (size_t)(nul - b) + 1;
+            break;
+        }
         if (n < cap) { /* a short read: end of file or an error */
             if (ferror(f)) {
                 int e = errno != 0 ? errno : EIO;

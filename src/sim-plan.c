@@ -109,7 +109,7 @@ plan(gc_sim *s, gc_sim_worker *w, uint32_t i)
     gc_astar_opts o;
     gc_astar_opts_init(&o);
     o.diag = s->cfg.diag;
-    o.smooth = s->cfg.smooth;
+    o.smooth = false; /* done below, so that it is timed apart */
     o.nav = s->nav;
     /* A wander goal is a cell of the agent's own component by definition:
      * when an edit cut the agent off from it, draw a new one there now
@@ -131,6 +131,13 @@ plan(gc_sim *s, gc_sim_worker *w, uint32_t i)
     gc_astar_stats st;
     int rc =
         gc_astar_find(w->astar, s->grid, start, a->goal, &o, &w->path, &st);
+    /* What gc_astar_find does with o.smooth set, on the path it returns. */
+    uint64_t smooth_ns = 0;
+    if (s->cfg.smooth && w->path.len > 0) {
+        uint64_t t0 = gc_clock_ns();
+        gc_path_smooth(s->grid, s->nav, 0.0f, o.diag, &w->path);
+        smooth_ns = gc_clock_ns() - t0;
+    }
     if (traced) {
         /* The path found, after the search's own events. */
         for (size_t k = 0; k < w->path.len; k++) {
@@ -147,6 +154,8 @@ plan(gc_sim *s, gc_sim_worker *w, uint32_t i)
 
     w->win.searches++;
     w->win.expanded += st.expanded;
+    w->win.search_ns_sum += st.ns;
+    w->win.smooth_ns_sum += smooth_ns;
     if (s->flags[i] & GC_SIM_F_REPLAN) {
         /* s->ticks counts finished ticks: this is tick s->ticks + 1. */
         uint64_t dt = s->ticks + 1 - s->stop_tick[i];
@@ -158,7 +167,7 @@ plan(gc_sim *s, gc_sim_worker *w, uint32_t i)
         if (dt > w->win.replan_ticks_max)
             w->win.replan_ticks_max = dt;
     }
-    gc_sim_hist_add(&w->hwin, (double)st.ns / 1000.0);
+    gc_sim_hist_add(&w->hwin, (double)(st.ns + smooth_ns) / 1000.0);
     s->flags[i] &= (uint8_t) ~(GC_SIM_F_REPLAN | GC_SIM_F_PARTIAL);
 
     if (rc == GC_OK || ((rc == GC_EUNREACHABLE || rc == GC_ELIMIT) &&

@@ -98,6 +98,12 @@ fill_counts(gc_sim_stats *out, const gc_sim_counters *c, const gc_sim_hist *h)
     out->replan_delay_ms_max = (double)c->replan_ns_max / 1e6;
     out->search_us_mean = h->n ? h->sum_us / (double)h->n : 0.0;
     out->search_us_p99 = hist_quantile(h, 0.99);
+    out->search_only_us_mean =
+        c->searches ? (double)c->search_ns_sum / (double)c->searches / 1e3
+                    : 0.0;
+    out->smooth_us_mean =
+        c->searches ? (double)c->smooth_ns_sum / (double)c->searches / 1e3
+                    : 0.0;
 }
 
 static void
@@ -107,6 +113,8 @@ add_counters(gc_sim_counters *into, const gc_sim_counters *c)
     into->expanded += c->expanded;
     into->arrivals += c->arrivals;
     into->replans += c->replans;
+    into->search_ns_sum += c->search_ns_sum;
+    into->smooth_ns_sum += c->smooth_ns_sum;
     into->replan_ns_sum += c->replan_ns_sum;
     if (c->replan_ns_max > into->replan_ns_max)
         into->replan_ns_max = c->replan_ns_max;

@@ -46,6 +46,9 @@ typedef struct gc_sim_hist {
 
 typedef struct gc_sim_counters {
     uint64_t searches, expanded, arrivals, replans;
+    /* Time of the searches and of smoothing their paths, apart: smoothing
+     * can cost several times the search it follows. */
+    uint64_t search_ns_sum, smooth_ns_sum;
     /* From a grid change stopping an agent to its new plan. */
     uint64_t replan_ticks_max, replan_ns_sum, replan_ns_max;
 } gc_sim_counters;

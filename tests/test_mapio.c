@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -644,6 +645,50 @@ test_load_errors(void **state)
     assert_int_equal(gc_scen_load(&s, path, NULL, &e), GC_ETOOBIG);
     assert_null(s.entries);
     unlink(path);
+}
+
+static void
+on_alarm(int sig)
+{
+    (void)sig;
+    static const char m[] = "test_mapio: a load blocked for 10 s\n";
+    if (write(2, m, sizeof m - 1) < 0)
+        _exit(1);
+    _exit(1);
+}
+
+/* Endless or silent inputs: /dev/zero is refused at its first byte (it was
+ * read for a gigabyte first), and a FIFO that nobody writes reads as empty
+ * instead of blocking forever (an alarm turns a hang into a failure). */
+static void
+test_load_endless(void **state)
+{
+    (void)state;
+    gc_grid *g = (gc_grid *)&g;
+    gc_scen s;
+    gc_error e;
+    signal(SIGALRM, on_alarm);
+    alarm(10);
+    if (access("/dev/zero", R_OK) == 0) {
+        assert_int_equal(gc_map_load(&g, "/dev/zero", &e), GC_EPARSE);
+        assert_null(g);
+        assert_string_equal(e.msg, "/dev/zero:1:1: expected 'type octile', "
+                                   "got '\\x00'");
+        assert_int_equal(gc_scen_load(&s, "/dev/zero", NULL, &e), GC_EPARSE);
+        assert_null(s.entries);
+    }
+    char path[4096], want[4200];
+    tmp_path(path, sizeof path);
+    unlink(path);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    assert_int_equal(gc_map_load(&g, path, &e), GC_EPARSE);
+    snprintf(want, sizeof want, "%s:1: file is empty, expected 'type octile'",
+             path);
+    assert_string_equal(e.msg, want);
+    assert_int_equal(gc_scen_load(&s, path, NULL, &e), GC_EPARSE);
+    unlink(path);
+    alarm(0);
+    signal(SIGALRM, SIG_DFL);
 }
 
 /* ---- scenarios ----------------------------------------------------------- */
@@ -1284,6 +1329,7 @@ main(void)
         cmocka_unit_test(test_format_rejects_bad_grids),
         cmocka_unit_test(test_save_and_load),
         cmocka_unit_test(test_load_errors),
+        cmocka_unit_test(test_load_endless),
         cmocka_unit_test(test_scen_parse),
         cmocka_unit_test(test_scen_many),
         cmocka_unit_test(test_scen_errors),

@@ -60,7 +60,11 @@ GC_BEGIN_DECLS
  * frees it with gc_grid_free; on failure *out is NULL.  Errors: GC_ENOENT
  * (no such file), GC_EPERM (not readable), GC_EIO (a directory, a read
  * error), GC_ETOOBIG (over GC_MAPIO_MAX_FILE), GC_EPARSE, GC_ERANGE,
- * GC_ENOMEM, GC_EINVAL (NULL out or path).
+ * GC_ENOMEM, GC_EINVAL (NULL out or path).  Never blocks on a FIFO that
+ * nobody writes (it reads as empty); a file whose size fstat does not know
+ * (a pipe, a device) is read only up to its first NUL byte, which neither
+ * format holds, so /dev/zero fails at once with GC_EPARSE.  The same holds
+ * for gc_scen_load.
  */
 int gc_map_load(gc_grid **out, const char *path, gc_error *err);
 

@@ -85,8 +85,13 @@ typedef struct gc_sim_stats {
     uint64_t ticks;
     uint64_t searches; /* path searches run */
     uint64_t expanded; /* cells expanded by them */
+    /* A whole plan: the search and the smoothing of its path. */
     double search_us_mean;
     double search_us_p99;
+    /* Its two parts, means per search: the search alone, and smoothing
+     * (0 with smoothing off). */
+    double search_only_us_mean;
+    double smooth_us_mean;
     uint64_t by_state[GC_AGENT_NSTATES]; /* agents in each state now */
     uint64_t arrivals; /* arrivals counted (wander: every goal) */
     uint64_t replans;  /* searches caused by grid changes */
