@@ -36,6 +36,20 @@
 
 #define EPS 1e-5f
 
+/* fmaxf/fminf are library calls at -O2 (they must handle NaN); ours are
+ * two instructions. */
+static inline float
+gc_maxf(float a, float b)
+{
+    return a > b ? a : b;
+}
+
+static inline float
+gc_minf(float a, float b)
+{
+    return a < b ? a : b;
+}
+
 static inline gc_vec2
 v2(float x, float y)
 {
@@ -179,7 +193,7 @@ static void
 tangents(gc_vec2 e, float r, gc_vec2 *ccw, gc_vec2 *cw, float *leg)
 {
     float e2 = dot(e, e);
-    float l = sqrtf(fmaxf(e2 - r * r, 0.0f));
+    float l = sqrtf(gc_maxf(e2 - r * r, 0.0f));
     *ccw = scale(1.0f / e2, v2(e.x * l - e.y * r, e.x * r + e.y * l));
     *cw = scale(1.0f / e2, v2(e.x * l + e.y * r, -e.x * r + e.y * l));
     *leg = l;
@@ -214,7 +228,7 @@ segment_line(gc_vec2 a, gc_vec2 b, float r, float inv_tau, gc_vec2 v,
 {
     gc_vec2 ab = sub(b, a);
     float l2 = dot(ab, ab);
-    float s = l2 > 0 ? fminf(fmaxf(-dot(a, ab) / l2, 0.0f), 1.0f) : 0.0f;
+    float s = l2 > 0 ? gc_minf(gc_maxf(-dot(a, ab) / l2, 0.0f), 1.0f) : 0.0f;
     gc_vec2 c = add(a, scale(s, ab));
     float c2 = dot(c, c);
 
@@ -252,10 +266,10 @@ segment_line(gc_vec2 a, gc_vec2 b, float r, float inv_tau, gc_vec2 v,
     struct cand best = {INFINITY, {{0, 0}, {1, 0}}};
     gc_orca_line leftleg = {v2(0, 0), L};
     gc_orca_line rightleg = {v2(0, 0), scale(-1.0f, Rt)};
-    float t = fmaxf(dot(v, L), Lstart);
+    float t = gc_maxf(dot(v, L), Lstart);
     gc_vec2 d = sub(v, scale(t, L));
     cand_offer(&best, dot(d, d), leftleg);
-    t = fmaxf(dot(v, Rt), Rstart);
+    t = gc_maxf(dot(v, Rt), Rstart);
     d = sub(v, scale(t, Rt));
     cand_offer(&best, dot(d, d), rightleg);
 
@@ -317,7 +331,8 @@ gc_orca_lines(const gc_orca_params *p, const gc_orca_agent *self,
         for (size_t i = 0; i < m; i++) {
             gc_vec2 a = sub(seg[i].a, self->pos), ab = sub(seg[i].b, seg[i].a);
             float l2 = dot(ab, ab);
-            float s = l2 > 0 ? fminf(fmaxf(-dot(a, ab) / l2, 0.0f), 1.0f) : 0;
+            float s =
+                l2 > 0 ? gc_minf(gc_maxf(-dot(a, ab) / l2, 0.0f), 1.0f) : 0;
             gc_vec2 c = add(a, scale(s, ab));
             float dd = dot(c, c);
             size_t j = i;
@@ -384,9 +399,9 @@ lp1(const gc_orca_line *lines, size_t i, float radius, gc_vec2 opt,
         }
         float t = num / den;
         if (den >= 0)
-            tr = fminf(tr, t);
+            tr = gc_minf(tr, t);
         else
-            tl = fmaxf(tl, t);
+            tl = gc_maxf(tl, t);
         if (tl > tr)
             return false;
     }
@@ -394,7 +409,7 @@ lp1(const gc_orca_line *lines, size_t i, float radius, gc_vec2 opt,
     if (dir_opt)
         t = dot(opt, li->dir) > 0 ? tr : tl;
     else
-        t = fminf(fmaxf(dot(li->dir, sub(opt, li->point)), tl), tr);
+        t = gc_minf(gc_maxf(dot(li->dir, sub(opt, li->point)), tl), tr);
     *res = add(li->point, scale(t, li->dir));
     return true;
 }
@@ -483,7 +498,7 @@ gc_orca_solve(const gc_orca_line *lines, size_t n, size_t n_obst, gc_vec2 pref,
     if (rep) {
         float worst = 0;
         for (size_t i = 0; i < n; i++)
-            worst = fmaxf(worst, -slack(&lines[i], res));
+            worst = gc_maxf(worst, -slack(&lines[i], res));
         rep->feasible = fail == n;
         rep->n_lines = (int)n;
         rep->n_obstacle_lines = (int)n_obst;
@@ -566,10 +581,10 @@ gc_orca_grid_build(gc_orca_grid *g, const float *x, const float *y, size_t n,
             grid_empty(g);
             return GC_EINVAL;
         }
-        x0 = fminf(x0, x[i]);
-        x1 = fmaxf(x1, x[i]);
-        y0 = fminf(y0, y[i]);
-        y1 = fmaxf(y1, y[i]);
+        x0 = gc_minf(x0, x[i]);
+        x1 = gc_maxf(x1, x[i]);
+        y0 = gc_minf(y0, y[i]);
+        y1 = gc_maxf(y1, y[i]);
     }
     if (n == 0)
         x0 = y0 = x1 = y1 = 0;
@@ -653,105 +668,187 @@ gc_orca_grid_build(gc_orca_grid *g, const float *x, const float *y, size_t n,
     return 0;
 }
 
-/* A sorted candidate list of at most k entries, by (d2, index). */
-static inline void
-knn_insert(uint32_t *idx, float *d2, size_t *cnt, size_t k, uint32_t i, float d)
+/*
+ * The candidate list: k keys in increasing order.  A key packs the squared
+ * distance (a float >= 0, whose bits order as its value does) above the
+ * agent index, so "nearer, then lower index" is one integer comparison.
+ * Empty slots hold the key of the range itself with index 0, which every
+ * agent strictly inside the range beats; so the list is always "full", the
+ * last key is always the one to beat, and inserting is the same
+ * branch-free pass whatever the count (mispredicted branches, not
+ * arithmetic, were the cost of a sorted insert here).
+ */
+struct knn {
+    float qx, qy;
+    uint32_t self;
+    uint32_t k;
+    float bound; /* the distance part of keys[k - 1] */
+    float slop;  /* rounding margin for bucket geometry, units */
+    uint64_t keys[GC_ORCA_MAX_NEIGHBOURS];
+};
+
+static inline uint64_t
+knn_key(float d, uint32_t i)
 {
-    size_t j = *cnt < k ? (*cnt)++ : k - 1;
-    while (j > 0 && (d2[j - 1] > d || (d2[j - 1] == d && idx[j - 1] > i))) {
-        d2[j] = d2[j - 1];
-        idx[j] = idx[j - 1];
-        j--;
-    }
-    d2[j] = d;
-    idx[j] = i;
+    uint32_t bits;
+    memcpy(&bits, &d, sizeof bits);
+    return (uint64_t)bits << 32 | i;
 }
 
-static inline void
-scan_bucket(const gc_orca_grid *g, uint32_t cid, gc_vec2 q, uint32_t self,
-            size_t k, float *bound, uint32_t *idx, float *d2, size_t *cnt)
+static inline float
+knn_dist(uint64_t key)
 {
-    uint32_t e = g->start[cid + 1];
-    for (uint32_t a = g->start[cid]; a < e; a++) {
-        float dx = g->sx[a] - q.x, dy = g->sy[a] - q.y;
-        float d = dx * dx + dy * dy;
-        if (d > *bound)
-            continue;
-        uint32_t i = g->idx[a];
-        if (i == self)
-            continue;
-        if (*cnt == k) {
-            /* Full: only (d, i) before the last entry gets in. */
-            if (d == d2[k - 1] ? i > idx[k - 1] : d > d2[k - 1])
-                continue;
-        } else if (d >= *bound && *cnt < k) {
-            continue; /* exactly at the range: outside (strict) */
+    uint32_t bits = (uint32_t)(key >> 32);
+    float d;
+    memcpy(&d, &bits, sizeof d);
+    return d;
+}
+
+/*
+ * Scan bucket-ordered agents [a, e), in blocks: first every distance of
+ * the block against the bound, kept without a branch (a compare adds 0 or
+ * 1 to the count of hits), then the few hits against the list.  A branch
+ * on each distance mispredicts about as often as it is taken.
+ */
+static inline void
+scan_run(const gc_orca_grid *g, uint32_t a, uint32_t e, struct knn *s)
+{
+    const float *sx = g->sx, *sy = g->sy;
+    const float qx = s->qx, qy = s->qy;
+    uint64_t *keys = s->keys;
+    const uint32_t k = s->k;
+    while (a < e) {
+        uint32_t m = e - a < 32 ? e - a : 32;
+        uint32_t hit[32];
+        float hd[32];
+        uint32_t nh = 0;
+        const float bound = s->bound;
+        for (uint32_t t = 0; t < m; t++) {
+            float dx = sx[a + t] - qx, dy = sy[a + t] - qy;
+            float d = dx * dx + dy * dy;
+            hit[nh] = a + t;
+            hd[nh] = d;
+            nh += d <= bound;
         }
-        knn_insert(idx, d2, cnt, k, i, d);
-        if (*cnt == k)
-            *bound = d2[k - 1];
+        a += m;
+        for (uint32_t h = 0; h < nh; h++) {
+            uint32_t i = g->idx[hit[h]];
+            uint64_t key = knn_key(hd[h], i);
+            if (key >= keys[k - 1] || i == s->self)
+                continue;
+            uint32_t j = k - 1;
+            while (j > 0 && keys[j - 1] > key) {
+                keys[j] = keys[j - 1];
+                j--;
+            }
+            keys[j] = key;
+            s->bound = knn_dist(keys[k - 1]);
+        }
     }
+}
+
+/*
+ * Scan the buckets of row `by` within reach of q, except columns [sx0,
+ * sx1] (already scanned; an empty range when sx0 > sx1).  False when the
+ * whole row is beyond the bound (and so every row further out).
+ */
+static bool
+scan_row(const gc_orca_grid *g, int32_t by, int32_t sx0, int32_t sx1,
+         struct knn *s)
+{
+    float cs = g->cell;
+    float y0 = g->oy + (float)by * cs;
+    float dy = y0 - s->qy > 0 ? y0 - s->qy : s->qy - (y0 + cs);
+    dy = dy - s->slop > 0 ? dy - s->slop : 0;
+    if (dy * dy > s->bound)
+        return false;
+    float half = sqrtf(s->bound - dy * dy) + s->slop;
+    float lo = (s->qx - half - g->ox) * g->inv_cell;
+    float hi = (s->qx + half - g->ox) * g->inv_cell;
+    if (hi < 0 || lo >= (float)g->w)
+        return true;
+    int32_t bx0 = lo > 0 ? (int32_t)lo : 0;
+    int32_t bx1 = hi < (float)(g->w - 1) ? (int32_t)hi : g->w - 1;
+    const uint32_t *st = g->start + (uint32_t)by * (uint32_t)g->w;
+    if (sx0 > sx1 || bx1 < sx0 || bx0 > sx1) {
+        scan_run(g, st[bx0], st[bx1 + 1], s);
+        return true;
+    }
+    if (bx0 < sx0)
+        scan_run(g, st[bx0], st[sx0], s);
+    if (bx1 > sx1)
+        scan_run(g, st[sx1 + 1], st[bx1 + 1], s);
+    return true;
 }
 
 size_t
 gc_orca_grid_nearest(const gc_orca_grid *g, gc_vec2 q, size_t self, size_t k,
                      float dist, uint32_t *idx, float *d2)
 {
-    float d2buf[GC_ORCA_MAX_NEIGHBOURS];
-    if (!g || g->n == 0 || k == 0 || !(dist > 0) || !isfinite(q.x) ||
-        !isfinite(q.y))
+    if (!g || g->n == 0 || k == 0 || !(dist > 0) || !isfinite(dist) ||
+        !isfinite(q.x) || !isfinite(q.y))
         return 0;
-    if (!d2) {
-        if (k > GC_ORCA_MAX_NEIGHBOURS)
-            k = GC_ORCA_MAX_NEIGHBOURS;
-        d2 = d2buf;
+    struct knn s;
+    s.qx = q.x;
+    s.qy = q.y;
+    s.self = self < g->n ? (uint32_t)self : UINT32_MAX;
+    s.k = (uint32_t)(k < GC_ORCA_MAX_NEIGHBOURS ? k : GC_ORCA_MAX_NEIGHBOURS);
+    s.bound = dist * dist;
+    /* Strictly inside the range: the range's own key, index 0, is beaten
+     * by every nearer agent and by no agent at the range. */
+    for (uint32_t j = 0; j < s.k; j++)
+        s.keys[j] = knn_key(s.bound, 0);
+    /* Bucket edges are computed two ways (oy + by * cell here, a product
+     * by 1 / cell in the build); a margin of a few ulps of the largest
+     * coordinate keeps an agent on an edge from being missed. */
+    s.slop = g->cell * 1e-4f +
+             (fabsf(q.x) + fabsf(q.y) + fabsf(g->ox) + fabsf(g->oy)) * 1e-6f;
+
+    /* First the 3 x 3 buckets around q's (clamped to the grid): they
+     * hold the nearest agents in all but sparse crowds, so the bound
+     * shrinks to about the k-th distance before the rest is looked at and
+     * most agents further out fail on distance alone. */
+    float fy = (q.y - g->oy) * g->inv_cell, fx = (q.x - g->ox) * g->inv_cell;
+    int32_t cy = fy < 0 ? -1 : fy >= (float)g->h ? g->h : (int32_t)fy;
+    int32_t cx = fx < 0 ? 0 : fx >= (float)g->w ? g->w - 1 : (int32_t)fx;
+    int32_t ccy = cy < 0 ? 0 : cy >= g->h ? g->h - 1 : cy;
+    int32_t bx0 = cx > 0 ? cx - 1 : 0, bx1 = cx < g->w - 1 ? cx + 1 : cx;
+    int32_t by0 = ccy > 0 ? ccy - 1 : 0, by1 = ccy < g->h - 1 ? ccy + 1 : ccy;
+    for (int32_t by = by0; by <= by1; by++) {
+        const uint32_t *st = g->start + (uint32_t)by * (uint32_t)g->w;
+        scan_run(g, st[bx0], st[bx1 + 1], &s);
     }
-    uint32_t me = self < g->n ? (uint32_t)self : UINT32_MAX;
-    size_t cnt = 0;
-    /* Entries at exactly `dist` are out: bound starts just below range^2
-     * through the strict test in scan_bucket, and shrinks to the k-th
-     * distance once the list is full. */
-    float bound = dist * dist;
 
-    float fx = (q.x - g->ox) * g->inv_cell, fy = (q.y - g->oy) * g->inv_cell;
-    /* Far outside the box: clamp (no bucket is nearer than the edge). */
-    float lim = (float)(g->w + g->h) + dist * g->inv_cell + 4;
-    fx = fminf(fmaxf(fx, -lim), lim);
-    fy = fminf(fmaxf(fy, -lim), lim);
-    int32_t cx = (int32_t)floorf(fx), cy = (int32_t)floorf(fy);
-    int32_t rings = (int32_t)ceilf(dist * g->inv_cell) + 1;
-    float cs = g->cell;
-
-    /* Rings of buckets around q's, nearest first, so the bound tightens
-     * early; a bucket whose nearest point is beyond the bound is skipped
-     * and a ring wholly beyond it ends the search. */
-    for (int32_t r = 0; r <= rings; r++) {
-        if (r >= 2) {
-            float near = (float)(r - 1) * cs;
-            if (near * near > bound)
-                break;
+    /* Then rows outward from q's row, alternately below and above, each
+     * stopping at its first row beyond the bound; in a row only the
+     * buckets within reach in x, adjacent in memory: one linear pass. */
+    bool down = true, up = true;
+    for (int32_t o = 0; down || up; o++) {
+        if (down) {
+            int32_t by = cy - o;
+            bool blk = by >= by0 && by <= by1;
+            if (by < 0)
+                down = false;
+            else if (by < g->h &&
+                     !scan_row(g, by, blk ? bx0 : 1, blk ? bx1 : 0, &s))
+                down = false;
         }
-        int32_t ylo = cy - r, yhi = cy + r;
-        for (int32_t by = ylo; by <= yhi; by++) {
-            if (by < 0 || by >= g->h)
-                continue;
-            bool edge = by == ylo || by == yhi;
-            int32_t step = edge ? 1 : 2 * r;
-            for (int32_t bx = cx - r; bx <= cx + r; bx += step ? step : 1) {
-                if (bx >= 0 && bx < g->w) {
-                    float x0 = g->ox + (float)bx * cs,
-                          y0 = g->oy + (float)by * cs;
-                    float ddx = fmaxf(fmaxf(x0 - q.x, q.x - (x0 + cs)), 0.0f);
-                    float ddy = fmaxf(fmaxf(y0 - q.y, q.y - (y0 + cs)), 0.0f);
-                    if (ddx * ddx + ddy * ddy <= bound)
-                        scan_bucket(
-                            g, (uint32_t)by * (uint32_t)g->w + (uint32_t)bx, q,
-                            me, k, &bound, idx, d2, &cnt);
-                }
-                if (r == 0)
-                    break;
-            }
+        if (up && o > 0) {
+            int32_t by = cy + o;
+            bool blk = by >= by0 && by <= by1;
+            if (by >= g->h)
+                up = false;
+            else if (by >= 0 &&
+                     !scan_row(g, by, blk ? bx0 : 1, blk ? bx1 : 0, &s))
+                up = false;
         }
+    }
+    uint64_t empty = knn_key(dist * dist, 0);
+    uint32_t cnt = 0;
+    for (; cnt < s.k && s.keys[cnt] < empty; cnt++) {
+        idx[cnt] = (uint32_t)s.keys[cnt];
+        if (d2)
+            d2[cnt] = knn_dist(s.keys[cnt]);
     }
     return cnt;
 }

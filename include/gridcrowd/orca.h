@@ -164,7 +164,8 @@ int gc_orca_grid_build(gc_orca_grid *g, const float *x, const float *y,
                        size_t n, float cell);
 
 /*
- * The (at most k) agents nearest q at a distance < dist, excluding agent
+ * The (at most k, and at most GC_ORCA_MAX_NEIGHBOURS) agents nearest q at
+ * a distance < dist, excluding agent
  * `self` (pass SIZE_MAX to exclude none), ordered by squared distance then
  * by index (so the answer never depends on bucket order).  Writes indices
  * to idx[] and squared distances to d2[] (d2 may be NULL) and returns the
