@@ -524,15 +524,20 @@ gc_orca_velocity(const gc_orca_params *p, const gc_orca_agent *self,
 
 /* ---- the neighbour index ------------------------------------------------ */
 
+/*
+ * Every field is written only by gc_orca_grid_build and read by queries;
+ * the caller orders a build before the queries that use it (the
+ * simulation builds between ticks, then starts its agent threads), so no
+ * field needs a lock or an atomic.
+ */
 struct gc_orca_grid {
     float cell, inv_cell; /* bucket width and its inverse */
     float ox, oy;         /* lower corner of bucket (0, 0) */
     int32_t w, h;         /* buckets across and down */
     size_t n;             /* agents indexed */
     size_t cap_n, cap_cells;
-    uint32_t
-        *start;    /* w * h + 1: bucket c holds sorted [start[c], start[c+1]) */
-    uint32_t *idx; /* agent index, in bucket order */
+    uint32_t *start;  /* w * h + 1: bucket c is [start[c], start[c + 1]) */
+    uint32_t *idx;    /* agent index, in bucket order */
     float *sx, *sy;   /* positions in bucket order (queries scan these) */
     uint32_t *cellof; /* build scratch: each agent's bucket */
 };
@@ -673,10 +678,8 @@ gc_orca_grid_build(gc_orca_grid *g, const float *x, const float *y, size_t n,
  * distance (a float >= 0, whose bits order as its value does) above the
  * agent index, so "nearer, then lower index" is one integer comparison.
  * Empty slots hold the key of the range itself with index 0, which every
- * agent strictly inside the range beats; so the list is always "full", the
- * last key is always the one to beat, and inserting is the same
- * branch-free pass whatever the count (mispredicted branches, not
- * arithmetic, were the cost of a sorted insert here).
+ * agent strictly inside the range beats and none at the range does; so
+ * the list is always "full" and its last key is always the one to beat.
  */
 struct knn {
     float qx, qy;
@@ -705,46 +708,38 @@ knn_dist(uint64_t key)
 }
 
 /*
- * Scan bucket-ordered agents [a, e), in blocks: first every distance of
- * the block against the bound, kept without a branch (a compare adds 0 or
- * 1 to the count of hits), then the few hits against the list.  A branch
- * on each distance mispredicts about as often as it is taken.
+ * Scan bucket-ordered agents [a, e).  Most fail on distance alone; the
+ * list and its bound stay in registers for the run.
  */
 static inline void
 scan_run(const gc_orca_grid *g, uint32_t a, uint32_t e, struct knn *s)
 {
-    const float *sx = g->sx, *sy = g->sy;
+    const float *restrict sx = g->sx, *restrict sy = g->sy;
+    const uint32_t *restrict gi = g->idx;
+    uint64_t *restrict keys = s->keys;
     const float qx = s->qx, qy = s->qy;
-    uint64_t *keys = s->keys;
-    const uint32_t k = s->k;
-    while (a < e) {
-        uint32_t m = e - a < 32 ? e - a : 32;
-        uint32_t hit[32];
-        float hd[32];
-        uint32_t nh = 0;
-        const float bound = s->bound;
-        for (uint32_t t = 0; t < m; t++) {
-            float dx = sx[a + t] - qx, dy = sy[a + t] - qy;
-            float d = dx * dx + dy * dy;
-            hit[nh] = a + t;
-            hd[nh] = d;
-            nh += d <= bound;
+    const uint32_t k = s->k, self = s->self;
+    float bound = s->bound;
+    uint64_t worst = keys[k - 1];
+    for (; a < e; a++) {
+        float dx = sx[a] - qx, dy = sy[a] - qy;
+        float d = dx * dx + dy * dy;
+        if (d > bound)
+            continue;
+        uint32_t i = gi[a];
+        uint64_t key = knn_key(d, i);
+        if (key >= worst || i == self)
+            continue;
+        uint32_t j = k - 1;
+        while (j > 0 && keys[j - 1] > key) {
+            keys[j] = keys[j - 1];
+            j--;
         }
-        a += m;
-        for (uint32_t h = 0; h < nh; h++) {
-            uint32_t i = g->idx[hit[h]];
-            uint64_t key = knn_key(hd[h], i);
-            if (key >= keys[k - 1] || i == s->self)
-                continue;
-            uint32_t j = k - 1;
-            while (j > 0 && keys[j - 1] > key) {
-                keys[j] = keys[j - 1];
-                j--;
-            }
-            keys[j] = key;
-            s->bound = knn_dist(keys[k - 1]);
-        }
+        keys[j] = key;
+        worst = keys[k - 1];
+        bound = knn_dist(worst);
     }
+    s->bound = bound;
 }
 
 /*

@@ -158,7 +158,9 @@ void gc_orca_grid_free(gc_orca_grid *g);
  * width grows when the box would need more than 4n + 64 buckets, so that
  * scattered agents cost no more memory than packed ones).  The arrays are
  * copied.  Returns 0, GC_EINVAL (cell not > 0, a position not finite, n
- * >= 2^32 - 1) or GC_ENOMEM (the index is then empty but valid).
+ * >= 2^32 - 1) or GC_ENOMEM (the index is then empty but valid).  A
+ * quarter of the neighbour distance is a good width for crowds like RVO2's
+ * circle (tools/bench-orca --cell compares others).
  */
 int gc_orca_grid_build(gc_orca_grid *g, const float *x, const float *y,
                        size_t n, float cell);
