@@ -539,16 +539,7 @@ struct gc_orca_grid {
     uint32_t *start;  /* w * h + 1: bucket c is [start[c], start[c + 1]) */
     uint32_t *idx;    /* agent index, in bucket order */
     float *sx, *sy;   /* positions in bucket order (queries scan these) */
-    uint32_t *cellof; /* build scratch: each agent's bucket, then (after
-                         the fill) each agent's slot in bucket order */
-    /* With gc_orca_grid_build_state: velocities and radii in bucket order,
-     * so that a step reads a neighbour's state next to the position it
-     * has just scanned instead of at a random place in the caller's
-     * arrays, and the arrays they came from (to check the step is given
-     * the same tick). */
-    float *svx, *svy, *sr;
-    const float *src_x, *src_y, *src_vx, *src_vy, *src_r;
-    bool with_state;
+    uint32_t *cellof; /* build scratch: each agent's bucket */
 };
 
 int
@@ -572,9 +563,6 @@ gc_orca_grid_free(gc_orca_grid *g)
     free(g->sx);
     free(g->sy);
     free(g->cellof);
-    free(g->svx);
-    free(g->svy);
-    free(g->sr);
     free(g);
 }
 
@@ -583,12 +571,11 @@ grid_empty(gc_orca_grid *g)
 {
     g->n = 0;
     g->w = g->h = 0;
-    g->with_state = false;
 }
 
-static int
-grid_build(gc_orca_grid *g, const float *x, const float *y, const float *vx,
-           const float *vy, const float *r, size_t n, float cell)
+int
+gc_orca_grid_build(gc_orca_grid *g, const float *x, const float *y, size_t n,
+                   float cell)
 {
     if (!g || !(cell > 0) || !isfinite(cell) || n >= UINT32_MAX ||
         (n && (!x || !y)))
@@ -636,16 +623,7 @@ grid_build(gc_orca_grid *g, const float *x, const float *y, const float *vx,
         uint32_t *co = realloc(g->cellof, cap * sizeof *co);
         if (co)
             g->cellof = co;
-        float *svx = realloc(g->svx, cap * sizeof *svx);
-        if (svx)
-            g->svx = svx;
-        float *svy = realloc(g->svy, cap * sizeof *svy);
-        if (svy)
-            g->svy = svy;
-        float *sr = realloc(g->sr, cap * sizeof *sr);
-        if (sr)
-            g->sr = sr;
-        if (!idx || !sx || !sy || !co || !svx || !svy || !sr) {
+        if (!idx || !sx || !sy || !co) {
             grid_empty(g);
             return GC_ENOMEM;
         }
@@ -689,37 +667,10 @@ grid_build(gc_orca_grid *g, const float *x, const float *y, const float *vx,
         g->idx[at] = (uint32_t)i;
         g->sx[at] = x[i];
         g->sy[at] = y[i];
-        g->cellof[i] = at;
-        if (vx) {
-            g->svx[at] = vx[i];
-            g->svy[at] = vy[i];
-            g->sr[at] = r ? r[i] : 0;
-        }
     }
     memmove(g->start + 1, g->start, cells * sizeof *g->start);
     g->start[0] = 0;
-    g->with_state = vx != NULL;
-    g->src_x = x;
-    g->src_y = y;
-    g->src_vx = vx;
-    g->src_vy = vy;
-    g->src_r = r;
     return 0;
-}
-
-int
-gc_orca_grid_build(gc_orca_grid *g, const float *x, const float *y, size_t n,
-                   float cell)
-{
-    return grid_build(g, x, y, NULL, NULL, NULL, n, cell);
-}
-
-int
-gc_orca_grid_build_state(gc_orca_grid *g, const gc_orca_state *s, float cell)
-{
-    if (!s || (s->n && (!s->vx || !s->vy)))
-        return GC_EINVAL;
-    return grid_build(g, s->px, s->py, s->vx, s->vy, s->radius, s->n, cell);
 }
 
 /*
@@ -912,10 +863,6 @@ gc_orca_step(const gc_orca_params *p, const gc_orca_grid *g,
 
     size_t k = (size_t)p->max_neighbours;
     float inv_tau = 1.0f / p->time_horizon, inv_dt = 1.0f / p->dt;
-    /* Built by gc_orca_grid_build_state from these very arrays? */
-    bool local = g->with_state && g->src_x == s->px && g->src_y == s->py &&
-                 g->src_vx == s->vx && g->src_vy == s->vy &&
-                 g->src_r == s->radius;
     for (size_t i = begin; i < end; i++) {
         uint32_t ids[GC_ORCA_MAX_NEIGHBOURS];
         float d2[GC_ORCA_MAX_NEIGHBOURS];
@@ -945,17 +892,11 @@ gc_orca_step(const gc_orca_params *p, const gc_orca_grid *g,
             gc_orca_grid_nearest(g, self.pos, i, k, p->neighbour_dist, ids, d2);
         for (size_t j = 0; j < cnt; j++) {
             uint32_t o = ids[j];
-            gc_orca_agent other;
-            if (local) { /* the same values, read in bucket order */
-                uint32_t at = g->cellof[o];
-                other.pos = v2(g->sx[at], g->sy[at]);
-                other.vel = v2(g->svx[at], g->svy[at]);
-                other.radius = s->radius ? g->sr[at] : p->radius;
-            } else {
-                other.pos = v2(s->px[o], s->py[o]);
-                other.vel = v2(s->vx[o], s->vy[o]);
-                other.radius = s->radius ? s->radius[o] : p->radius;
-            }
+            gc_orca_agent other = {
+                {s->px[o], s->py[o]},
+                {s->vx[o], s->vy[o]},
+                s->radius ? s->radius[o] : p->radius,
+            };
             lines[nl++] = agent_line(&self, &other, inv_tau, inv_dt);
         }
         gc_vec2 v;

@@ -334,7 +334,7 @@ main(int argc, char **argv)
             b.prefy[i] = d > 0 ? dy / d * sp : 0;
         }
         double t0 = now_ms(), c0 = cpu_ms();
-        err = gc_orca_grid_build_state(b.g, &b.st, cell);
+        err = gc_orca_grid_build(b.g, b.px, b.py, b.n, cell);
         if (err < 0)
             break;
         pthread_barrier_wait(&pool.start);

@@ -147,7 +147,6 @@ int gc_orca_velocity(const gc_orca_params *p, const gc_orca_agent *self,
  * caller must prevent (the simulation builds between ticks).
  */
 typedef struct gc_orca_grid gc_orca_grid;
-typedef struct gc_orca_state gc_orca_state; /* below, with gc_orca_step */
 
 /* A new empty index in *out (free with gc_orca_grid_free).  GC_ENOMEM. */
 int gc_orca_grid_new(gc_orca_grid **out);
@@ -165,17 +164,6 @@ void gc_orca_grid_free(gc_orca_grid *g);
  */
 int gc_orca_grid_build(gc_orca_grid *g, const float *x, const float *y,
                        size_t n, float cell);
-
-/*
- * gc_orca_grid_build on s->px, s->py, also keeping each agent's velocity
- * and radius in bucket order, where gc_orca_step given the same state
- * (the same arrays) reads them next to the positions it scans: faster for
- * large crowds, same results.  The arrays must not change until the step
- * is done.  Errors as gc_orca_grid_build, and GC_EINVAL for s NULL or
- * without velocities.
- */
-int gc_orca_grid_build_state(gc_orca_grid *g, const gc_orca_state *s,
-                             float cell);
 
 /*
  * The (at most k, and at most GC_ORCA_MAX_NEIGHBOURS) agents nearest q at
