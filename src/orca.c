@@ -863,7 +863,16 @@ gc_orca_step(const gc_orca_params *p, const gc_orca_grid *g,
 
     size_t k = (size_t)p->max_neighbours;
     float inv_tau = 1.0f / p->time_horizon, inv_dt = 1.0f / p->dt;
-    for (size_t i = begin; i < end; i++) {
+    /* Agents are taken in bucket order, not index order: consecutive
+     * queries then look at the same buckets, which stay in cache (with
+     * indices unrelated to places, as in a real crowd, index order made
+     * a 100,000-agent step half as fast again).  Each agent's answer
+     * depends on nothing but the inputs, so the order changes no bit. */
+    const bool all = begin == 0 && end == s->n;
+    for (size_t at = 0; at < s->n; at++) {
+        size_t i = g->idx[at];
+        if (!all && (i < begin || i >= end))
+            continue;
         uint32_t ids[GC_ORCA_MAX_NEIGHBOURS];
         float d2[GC_ORCA_MAX_NEIGHBOURS];
         gc_orca_agent self = {
