@@ -15,7 +15,8 @@ gridcrowdinclude_HEADERS = \
 	include/gridcrowd/queue.h \
 	include/gridcrowd/world.h \
 	include/gridcrowd/world-layout.h \
-	include/gridcrowd/host.h
+	include/gridcrowd/host.h \
+	include/gridcrowd/orca.h
 nodist_gridcrowdinclude_HEADERS = include/gridcrowd/version.h
 
 # The library's objects are built once, with -fvisibility=hidden (when the
@@ -46,7 +47,8 @@ libgridcrowd_core_la_SOURCES = \
 	%reldir%/edit-client.c \
 	%reldir%/version.c \
 	%reldir%/util.c \
-	%reldir%/host.c
+	%reldir%/host.c \
+	%reldir%/orca.c
 libgridcrowd_la_SOURCES =
 libgridcrowd_la_LDFLAGS = -version-info $(GC_LT_VERSION) $(AM_LDFLAGS)
 libgridcrowd_la_LIBADD = libgridcrowd_core.la $(PTHREAD_LIBS) $(LIBS)

@@ -17,7 +17,8 @@ if HAVE_CMOCKA
 unit_tests = %reldir%/test_grid %reldir%/test_astar %reldir%/test_astar_props \
 	%reldir%/test_astar_oom %reldir%/test_movingai %reldir%/test_agent \
 	%reldir%/test_mapio %reldir%/test_sim %reldir%/test_world \
-	%reldir%/test_edits %reldir%/test_api %reldir%/test_host
+	%reldir%/test_edits %reldir%/test_api %reldir%/test_host \
+	%reldir%/test_orca
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
 
@@ -74,6 +75,10 @@ TESTS += $(unit_tests)
 %canon_reldir%_test_edits_SOURCES = %reldir%/test_edits.c
 %canon_reldir%_test_edits_CFLAGS = $(test_cflags)
 %canon_reldir%_test_edits_LDADD = $(test_ldadd)
+
+%canon_reldir%_test_orca_SOURCES = %reldir%/test_orca.c
+%canon_reldir%_test_orca_CFLAGS = $(test_cflags)
+%canon_reldir%_test_orca_LDADD = $(test_ldadd)
 
 %canon_reldir%_test_api_SOURCES = %reldir%/test_api.c
 %canon_reldir%_test_api_CFLAGS = $(test_cflags)

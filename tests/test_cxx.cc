@@ -11,6 +11,7 @@
 #include <gridcrowd/error.h>
 #include <gridcrowd/grid.h>
 #include <gridcrowd/mapio.h>
+#include <gridcrowd/orca.h>
 #include <gridcrowd/sim.h>
 #include <gridcrowd/util.h>
 #include <gridcrowd/version.h>

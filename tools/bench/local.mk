@@ -15,3 +15,8 @@ noinst_PROGRAMS += %reldir%/gc-genmap
 %canon_reldir%_gc_genmap_SOURCES = %reldir%/gc-genmap.c
 %canon_reldir%_gc_genmap_LDADD = libgridcrowd.la
 EXTRA_DIST += %reldir%/bench-sim %reldir%/bench-edits
+
+# bench-orca: the avoidance step alone on circle and corridor crowds.
+noinst_PROGRAMS += %reldir%/bench-orca
+%canon_reldir%_bench_orca_SOURCES = %reldir%/bench-orca.c
+%canon_reldir%_bench_orca_LDADD = libgridcrowd.la -lm
