@@ -4,7 +4,8 @@
  * The viewer is one thread.  Each frame it handles the window's events
  * (view_input.c), refreshes its copy of the world (view_conn.c: attach,
  * reattach, copies of cells, agents, statistics and trace, edits sent to
- * the daemon), and draws that copy (view_draw.c).  Nothing here writes the
+ * the daemon), and draws that copy (view_draw.c, view_agents.c and
+ * view_overlay.c, which share view_draw_int.h).  Nothing here writes the
  * world: the viewer maps it read-only and speaks to the daemon only through
  * the edit queue, with short timeouts, so a slow or dead daemon never stalls
  * a frame for long and a dead viewer leaves the daemon as it was.
@@ -182,7 +183,7 @@ void view_sync_trace(view_state *s);
 
 void view_input_event(view_state *s, const SDL_Event *e);
 
-/* ---- Drawing (view_draw.c) ------------------------------------------------
+/* ---- Drawing (view_draw.c, view_agents.c, view_overlay.c) ----------------
  */
 
 typedef struct view_draw view_draw;
