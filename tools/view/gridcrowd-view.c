@@ -345,7 +345,8 @@ step_connection(view_state *s, double *next_attach)
         }
     }
     if (c->w != NULL) {
-        view_conn_refresh(c, s->frozen, s->show_trace);
+        view_conn_refresh(c, s->frozen, s->show_trace,
+                          s->sel != GC_WORLD_NO_AGENT);
         /* --select or --trace AGENT: once the snapshot shows it. */
         long i = s->opt.select_agent < 0
                      ? -1
@@ -354,7 +355,7 @@ step_connection(view_state *s, double *next_attach)
             s->show_trace = s->show_trace || s->opt.trace;
             view_select(s, c->agents[i].id, c->agents[i].salt);
             s->opt.select_agent = -1;
-            view_conn_refresh(c, s->frozen, s->show_trace);
+            view_conn_refresh(c, s->frozen, s->show_trace, true);
         }
     }
     prune_paint(s);
@@ -429,6 +430,17 @@ display_usable(void)
     return false;
 }
 
+/* Whether the selected agent's whole path has been asked for and has not
+ * arrived: a screenshot waits for it rather than draw the record's first
+ * 8 waypoints.  (A read-only viewer cannot ask, and draws those.) */
+static bool
+path_pending(const view_state *s)
+{
+    const gc_world_path_info *pi = &s->conn.path_info;
+    return s->sel != GC_WORLD_NO_AGENT && s->trace_sent &&
+           !(pi->seq > 0 && pi->agent == s->sel);
+}
+
 static int
 run_screenshot(view_state *s)
 {
@@ -465,14 +477,16 @@ run_screenshot(view_state *s)
     for (;;) {
         s->now = now_s();
         step_connection(s, &next_attach);
-        if (s->conn.w != NULL && s->conn.snap_seq > 0 &&
-            s->conn.snap_seq != UINT64_MAX)
+        bool snap = s->conn.w != NULL && s->conn.snap_seq > 0 &&
+                    s->conn.snap_seq != UINT64_MAX;
+        if (snap && !path_pending(s))
             break;
         if (s->now > give_up) {
-            fprintf(stderr,
-                    PROG ": %s: no agent snapshot after %.0f s; drawing the "
-                         "cells only\n",
-                    s->conn.shown, SNAPSHOT_WAIT_S);
+            if (!snap)
+                fprintf(stderr,
+                        PROG ": %s: no agent snapshot after %.0f s; drawing "
+                             "the cells only\n",
+                        s->conn.shown, SNAPSHOT_WAIT_S);
             break;
         }
         SDL_Delay(10);
@@ -661,9 +675,9 @@ main(int argc, char **argv)
             rc = display_usable() ? run_window(&s) : VIEW_EXIT_SDL;
         SDL_Quit();
     }
-    /* Stop asking for a trace nobody will look at. */
+    /* Stop asking about an agent nobody will look at. */
     if (s.trace_sent) {
-        s.show_trace = false;
+        s.sel = GC_WORLD_NO_AGENT;
         view_sync_trace(&s);
     }
     view_conn_free(&s.conn);

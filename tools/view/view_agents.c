@@ -161,17 +161,37 @@ to_screen(const view_state *s, float wx, float wy, float *x, float *y)
     *y = (float)(s->cam.oy + wy / cs * s->cam.zoom);
 }
 
+/*
+ * The waypoints to draw for agent a: its whole remaining path when the
+ * copy holds this agent's (the selected one's, once the daemon has
+ * published it), else the first GC_WORLD_PATH_POINTS its record carries.
+ */
+static const gc_vec2 *
+waypoints(const view_state *s, const gc_world_agent *a, size_t *n)
+{
+    const view_conn *c = &s->conn;
+    const gc_world_path_info *pi = &c->path_info;
+    if (c->path != NULL && pi->seq > 0 && pi->agent == a->id &&
+        pi->salt == a->salt) {
+        *n = pi->count;
+        return c->path;
+    }
+    *n =
+        a->path_len < GC_WORLD_PATH_POINTS ? a->path_len : GC_WORLD_PATH_POINTS;
+    return a->path;
+}
+
 static void
 path_of(view_draw *d, const view_state *s, const gc_world_agent *a, float w,
         SDL_Color c, bool dots)
 {
     float px, py;
     to_screen(s, a->x, a->y, &px, &py);
-    uint32_t n =
-        a->path_len < GC_WORLD_PATH_POINTS ? a->path_len : GC_WORLD_PATH_POINTS;
-    for (uint32_t i = 0; i < n; i++) {
+    size_t n;
+    const gc_vec2 *pts = waypoints(s, a, &n);
+    for (size_t i = 0; i < n; i++) {
         float qx, qy;
-        to_screen(s, a->path[i].x, a->path[i].y, &qx, &qy);
+        to_screen(s, pts[i].x, pts[i].y, &qx, &qy);
         line(d, px, py, qx, qy, w, c);
         if (dots)
             disc(d, qx, qy, w, c, d->useg);
@@ -196,7 +216,8 @@ view_draw_paths(view_draw *d, const view_state *s, long sel)
         float w = (float)(s->cam.zoom * 0.06);
         path_of(d, s, a, w < 2.5f ? 2.5f : w > 5 ? 5 : w, view_ink, true);
         /* The goal: a ring and a dot in its cell, whether or not the known
-         * waypoints reach it (the snapshot carries only the first few). */
+         * waypoints reach it (until the whole path arrives, the record's
+         * first 8 are all we know). */
         float gx, gy, cs = c->cell_size > 0 ? c->cell_size : 1;
         to_screen(s, ((float)a->goal_x + 0.5f) * cs,
                   ((float)a->goal_y + 0.5f) * cs, &gx, &gy);

@@ -12,7 +12,9 @@
  *      neighbour, so cells stay crisp);
  *   2. faint grid lines once cells are big enough to tell apart;
  *   3. cells this viewer painted that the daemon has not applied yet;
- *   4. paths (every agent's with `p`, the selected agent's always);
+ *   4. paths (every agent's with `p`, the selected agent's always: its
+ *      whole path once the daemon has published it for the viewer's
+ *      request, until then the 8 waypoints of its record);
  *   5. agents: discs coloured by state with a dark heading needle, all in
  *      one SDL_RenderGeometry call, so that 10,000 agents cost one batch of
  *      triangles rather than 10,000 draw calls (and nothing is drawn for an
