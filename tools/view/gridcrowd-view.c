@@ -116,6 +116,24 @@ bmp_name(const char *path)
     return n > 4 && strcasecmp(base + n - 4, ".bmp") == 0;
 }
 
+/* The options that depend on others; -1 when they fit together. */
+static int
+check_combinations(view_opts *o, bool frames_given, bool fps_given)
+{
+    if (frames_given && o->screenshot == NULL) {
+        fprintf(stderr, PROG ": --frames: only with --screenshot\n");
+        return VIEW_EXIT_USAGE;
+    }
+    if (o->bench_frames > 0 && o->screenshot != NULL) {
+        fprintf(stderr, PROG ": --bench-frames and --screenshot do not mix\n");
+        return VIEW_EXIT_USAGE;
+    }
+    /* A benchmark measures the drawing, not the frame cap. */
+    if (o->bench_frames > 0 && !fps_given)
+        o->fps = 0;
+    return -1;
+}
+
 static int
 parse_args(int argc, char **argv, view_opts *o)
 {
@@ -234,18 +252,7 @@ parse_args(int argc, char **argv, view_opts *o)
                 usage_text);
         return VIEW_EXIT_USAGE;
     }
-    if (frames_given && o->screenshot == NULL) {
-        fprintf(stderr, PROG ": --frames: only with --screenshot\n");
-        return VIEW_EXIT_USAGE;
-    }
-    if (o->bench_frames > 0 && o->screenshot != NULL) {
-        fprintf(stderr, PROG ": --bench-frames and --screenshot do not mix\n");
-        return VIEW_EXIT_USAGE;
-    }
-    /* A benchmark measures the drawing, not the frame cap. */
-    if (o->bench_frames > 0 && !fps_given)
-        o->fps = 0;
-    return -1;
+    return check_combinations(o, frames_given, fps_given);
 }
 
 static void
