@@ -35,6 +35,8 @@
 #define SHOT_MAX_PIXELS (64L << 20)
 /* How long --screenshot waits for the daemon's first snapshot. */
 #define SNAPSHOT_WAIT_S 10.0
+/* How long a screenshot then waits for the selected agent's whole path. */
+#define PATH_WAIT_S 2.0
 
 static const char usage_text[] =
     "usage: " PROG " [--shm NAME] [--scale PIXELS] [--fps N] "
@@ -481,12 +483,18 @@ run_screenshot(view_state *s)
     }
     /* Give a daemon that has just started time to publish a snapshot. */
     double next_attach = 0, give_up = now_s() + SNAPSHOT_WAIT_S;
+    double path_since = 0; /* when the snapshot came */
     for (;;) {
         s->now = now_s();
         step_connection(s, &next_attach);
         bool snap = s->conn.w != NULL && s->conn.snap_seq > 0 &&
                     s->conn.snap_seq != UINT64_MAX;
-        if (snap && !path_pending(s))
+        /* A daemon publishes the path with its next snapshot: a path that
+         * does not come soon is not coming (a copy of a world, a stalled
+         * daemon), and the record's waypoints will do. */
+        if (snap && path_since == 0)
+            path_since = s->now;
+        if (snap && (!path_pending(s) || s->now > path_since + PATH_WAIT_S))
             break;
         if (s->now > give_up) {
             if (!snap)
