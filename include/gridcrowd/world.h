@@ -2,9 +2,10 @@
  * gridcrowd/world.h: the shared-memory world, as a handle.
  *
  * The daemon creates two POSIX shared-memory objects: /NAME, the world
- * (cells, agent snapshot, statistics, the trace of one search), written by
- * the daemon alone and mapped read-only by everyone else; and /NAME.edits,
- * the edit queue (queue.h), the one object other processes write.
+ * (cells, agent snapshot, statistics, the trace of one search, the whole
+ * path of one agent), written by the daemon alone and mapped read-only by
+ * everyone else; and /NAME.edits, the edit queue (queue.h), the one object
+ * other processes write.
  *
  * A world is created by gc_world_create (the daemon) and opened by
  * gc_world_attach (everyone else); both give a process-local gc_world handle.
