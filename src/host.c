@@ -16,7 +16,11 @@
  *   that repeats would otherwise flood the log.  When the queue cannot be
  *   made again, edits stop and the simulation goes on.
  * - The snapshot carries at most GC_WORLD_PATH_POINTS waypoints of each
- *   agent's path (path_len says how many remain in all).
+ *   agent's path (path_len says how many remain in all).  The whole path
+ *   goes to the world's path section for one agent: the one the trace
+ *   request names (the viewer's selection), republished with every
+ *   snapshot while the request stands, since the path shrinks as the agent
+ *   walks; one "nobody" is published when the request is withdrawn.
  */
 #include "config.h"
 
@@ -44,6 +48,9 @@ struct gc_host {
     uint32_t trace_agent;
     gc_world_trace_event *trace_buf;
     size_t trace_cap;
+    /* The agent whose whole path was published last (GC_WORLD_NO_AGENT:
+     * nobody's, or nothing yet). */
+    uint32_t path_agent;
     /* Agents by state in the last records published without a sim. */
     uint64_t by_state[8];
 };
@@ -106,6 +113,7 @@ gc_host_new(gc_host **out, const gc_host_config *cfg)
     h->report_arg = cfg->report_arg;
     h->counts.edits_on = true;
     h->trace_agent = GC_WORLD_NO_AGENT;
+    h->path_agent = GC_WORLD_NO_AGENT;
     int rc = gc_edit_applier_new(&h->edits, NULL);
     if (rc == GC_OK && h->sim != NULL) {
         h->trace_cap = gc_world_trace_capacity(h->world);
@@ -238,6 +246,39 @@ gc_host_tick(gc_host *h)
 }
 
 void
+gc_host_publish_path(gc_host *h, uint32_t agent, uint32_t salt,
+                     const gc_vec2 *pts, size_t n)
+{
+    if (agent == GC_WORLD_NO_AGENT) {
+        /* Said once: readers keep the last "nobody" as long as needed. */
+        if (h->path_agent != GC_WORLD_NO_AGENT)
+            gc_world_path_publish(h->world, GC_WORLD_NO_AGENT, 0,
+                                  h->counts.ticks, NULL, 0);
+    } else {
+        gc_world_path_publish(h->world, agent, salt, h->counts.ticks, pts,
+                              pts != NULL ? n : 0);
+    }
+    h->path_agent = agent;
+}
+
+/* The whole path of the agent the trace request names, straight from its
+ * waypoint array: nobody's when it names no agent of the sim. */
+static void
+publish_requested_path(gc_host *h)
+{
+    uint32_t want;
+    gc_world_trace_request(h->world, &want, NULL);
+    if (want >= gc_sim_agent_count(h->sim)) {
+        gc_host_publish_path(h, GC_WORLD_NO_AGENT, 0, NULL, 0);
+        return;
+    }
+    const gc_agent *a = gc_sim_agent(h->sim, want);
+    uint32_t left = gc_agent_remaining(a);
+    /* Salt 0, as in the records: agents are never removed yet. */
+    gc_host_publish_path(h, want, 0, left ? a->wp + a->wp_next : NULL, left);
+}
+
+void
 gc_host_publish_agents(gc_host *h)
 {
     if (h->sim == NULL)
@@ -267,6 +308,7 @@ gc_host_publish_agents(gc_host *h)
         gc_world_agent_store(snap, (uint32_t)i, &rec);
     }
     gc_world_agents_publish(h->world, (uint32_t)n);
+    publish_requested_path(h);
 }
 
 void

@@ -52,6 +52,9 @@ _Static_assert(offsetof(gc_world_header, generation) == 144, "generation");
 _Static_assert(offsetof(gc_world_header, cells_seq) == 152, "cells_seq");
 _Static_assert(offsetof(gc_world_header, edits_accepted) == 160, "edits");
 _Static_assert(offsetof(gc_world_header, edits_applied) == 184, "applied");
+_Static_assert(offsetof(gc_world_header, path_capacity) == 192,
+               "version 2 fields on the last line");
+_Static_assert(offsetof(gc_world_header, path) == 200, "path section");
 
 _Static_assert(sizeof(gc_world_agent) == 128, "agent record size");
 _Static_assert(offsetof(gc_world_agent, state) == 36, "agent state");
@@ -66,6 +69,9 @@ _Static_assert(sizeof(gc_world_stats_area) == 64 + sizeof(gc_world_stats),
 _Static_assert(GC_WORLD_STATS_WORDS == 32, "stats words");
 _Static_assert(sizeof(gc_world_trace_event) == 8, "trace event");
 _Static_assert(sizeof(gc_world_trace_hdr) == 64, "trace head");
+_Static_assert(sizeof(gc_world_path_hdr) == 64, "path head");
+_Static_assert(sizeof(gc_vec2) == sizeof(uint64_t),
+               "a waypoint is stored as one 64-bit word");
 
 _Static_assert(sizeof(gc_queue_header) == 256, "edits header size");
 _Static_assert(offsetof(gc_queue_header, pid) == 32, "edits pid");
@@ -96,6 +102,12 @@ trace_section_size(uint32_t capacity)
     return sizeof(gc_world_trace_hdr) + (uint64_t)capacity * sizeof(uint64_t);
 }
 
+static uint64_t
+path_section_size(uint32_t capacity)
+{
+    return sizeof(gc_world_path_hdr) + (uint64_t)capacity * sizeof(uint64_t);
+}
+
 /* Sections in this order after the header, each 64-byte aligned. */
 void
 gc_layout_compute(gc_layout *l)
@@ -108,7 +120,9 @@ gc_layout_compute(gc_layout *l)
     l->stats_size = sizeof(gc_world_stats_area);
     l->trace_off = align_up(l->stats_off + l->stats_size);
     l->trace_size = trace_section_size(l->trace_capacity);
-    l->total = align_up(l->trace_off + l->trace_size);
+    l->path_off = align_up(l->trace_off + l->trace_size);
+    l->path_size = path_section_size(l->path_capacity);
+    l->total = align_up(l->path_off + l->path_size);
 }
 
 uint64_t
@@ -282,15 +296,21 @@ gc_layout_check_world(const uint8_t *p, size_t size, const char *name,
                             "trace capacity %" PRIu32
                             " is out of range (1..%u)",
                             h->trace_capacity, GC_WORLD_TRACE_MAX);
+    if (h->path_capacity < 1 || h->path_capacity > GC_WORLD_PATH_MAX)
+        return gc_error_set(err, GC_ECORRUPT, name, 0, 0,
+                            "path capacity %" PRIu32 " is out of range (1..%u)",
+                            h->path_capacity, GC_WORLD_PATH_MAX);
 
     const uint64_t total = h->total_size;
-    const section_check sec[4] = {
+    enum { NSEC = 5 };
+    const section_check sec[NSEC] = {
         {"cells", h->cells, (uint64_t)h->width * (uint64_t)h->height},
         {"agents", h->agents, agents_section_size(h->agent_capacity)},
         {"stats", h->stats, sizeof(gc_world_stats_area)},
         {"trace", h->trace, trace_section_size(h->trace_capacity)},
+        {"path", h->path, path_section_size(h->path_capacity)},
     };
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < NSEC; i++) {
         const section_check *c = &sec[i];
         if (c->s.offset > total)
             return gc_error_set(err, GC_ECORRUPT, name, 0, 0,
@@ -328,8 +348,8 @@ gc_layout_check_world(const uint8_t *p, size_t size, const char *name,
         }
     }
     /* Both ends are within total (checked above), so no sum overflows. */
-    for (int i = 0; i < 4; i++)
-        for (int j = i + 1; j < 4; j++) {
+    for (int i = 0; i < NSEC; i++)
+        for (int j = i + 1; j < NSEC; j++) {
             const gc_world_section *a = &sec[i].s, *b = &sec[j].s;
             if (a->offset < b->offset + b->size &&
                 b->offset < a->offset + a->size)
@@ -344,6 +364,7 @@ gc_layout_check_world(const uint8_t *p, size_t size, const char *name,
         lay->cell_size = h->cell_size;
         lay->capacity = h->agent_capacity;
         lay->trace_capacity = h->trace_capacity;
+        lay->path_capacity = h->path_capacity;
         lay->cells_off = h->cells.offset;
         lay->cells_size = h->cells.size;
         lay->agents_off = h->agents.offset;
@@ -352,6 +373,8 @@ gc_layout_check_world(const uint8_t *p, size_t size, const char *name,
         lay->stats_size = h->stats.size;
         lay->trace_off = h->trace.offset;
         lay->trace_size = h->trace.size;
+        lay->path_off = h->path.offset;
+        lay->path_size = h->path.size;
         lay->total = total;
     }
     return GC_OK;

@@ -1,10 +1,11 @@
 /*
  * world-snapshot.c: what the daemon publishes in the world and how anyone
- * reads it back: the cells, the agent snapshot, the statistics and the
- * trace, each under its own sequence counter.
+ * reads it back: the cells, the agent snapshot, the statistics, the trace
+ * and the whole path of one agent, each under its own sequence counter.
  *
  * - Every concurrent field is an _Atomic with an explicit order.  Snapshot
- *   records, statistics and trace events are copied word by word with relaxed
+ *   records, statistics, trace events and waypoints are copied word by word
+ *   with relaxed
  *   atomics inside a sequence-counter protocol, which keeps in-process readers
  *   ThreadSanitizer-clean.  The cell bytes are the exception: the daemon's
  *   gc_grid writes them with plain stores, so readers copy them with memcpy
@@ -184,6 +185,35 @@ gc_world_trace_publish(gc_world *w, uint32_t agent, uint32_t salt,
 }
 
 int
+gc_world_path_publish(gc_world *w, uint32_t agent, uint32_t salt, uint64_t tick,
+                      const gc_vec2 *pts, size_t n)
+{
+    if (!w->owner)
+        return GC_EPERM;
+    if (pts == NULL && n > 0)
+        return GC_EINVAL;
+    gc_world_path_hdr *p = world_path_hdr(w);
+    _Atomic uint64_t *words = world_path_words(w);
+    size_t m = n < w->lay.path_capacity ? n : w->lay.path_capacity;
+    seq_write_begin(&p->seq);
+    atomic_store_explicit(&p->tick, tick, memory_order_relaxed);
+    atomic_store_explicit(&p->agent, agent, memory_order_relaxed);
+    atomic_store_explicit(&p->agent_salt, salt, memory_order_relaxed);
+    atomic_store_explicit(&p->count, (uint32_t)m, memory_order_relaxed);
+    /* m <= capacity <= GC_WORLD_PATH_MAX, so the clamp keeps len >= m. */
+    atomic_store_explicit(&p->path_len,
+                          n > UINT32_MAX ? UINT32_MAX : (uint32_t)n,
+                          memory_order_relaxed);
+    for (size_t i = 0; i < m; i++) {
+        uint64_t word;
+        memcpy(&word, &pts[i], sizeof word);
+        atomic_store_explicit(&words[i], word, memory_order_relaxed);
+    }
+    seq_write_end(&p->seq);
+    return GC_OK;
+}
+
+int
 gc_world_set_trace_request(gc_world *w, uint32_t agent, uint32_t salt)
 {
     if (!w->owner)
@@ -331,6 +361,47 @@ gc_world_read_trace(const gc_world *w, gc_world_trace_info *info,
                     return GC_ECORRUPT;
                 in.count = m;
                 in.truncated = in.truncated || m < c;
+                *info = in;
+                return GC_OK;
+            }
+        }
+        sched_yield();
+    }
+    return GC_EBUSY;
+}
+
+int
+gc_world_read_path(const gc_world *w, gc_world_path_info *info, gc_vec2 *out,
+                   size_t cap)
+{
+    gc_world_path_hdr *p = world_path_hdr(w);
+    const _Atomic uint64_t *words = world_path_words(w);
+    for (int attempt = 0; attempt < GC_WORLD_READ_ATTEMPTS; attempt++) {
+        uint64_t s1 = atomic_load_explicit(&p->seq, memory_order_acquire);
+        if ((s1 & 1) == 0) {
+            gc_world_path_info in;
+            in.seq = s1 >> 1;
+            in.tick = atomic_load_explicit(&p->tick, memory_order_relaxed);
+            in.agent = atomic_load_explicit(&p->agent, memory_order_relaxed);
+            in.salt =
+                atomic_load_explicit(&p->agent_salt, memory_order_relaxed);
+            uint32_t c = atomic_load_explicit(&p->count, memory_order_relaxed);
+            uint32_t len =
+                atomic_load_explicit(&p->path_len, memory_order_relaxed);
+            bool bad = c > w->lay.path_capacity || c > len;
+            size_t m = bad ? 0 : (c < cap ? c : cap);
+            for (size_t i = 0; i < m; i++) {
+                uint64_t word =
+                    atomic_load_explicit(&words[i], memory_order_relaxed);
+                memcpy(&out[i], &word, sizeof word);
+            }
+            atomic_thread_fence(memory_order_acquire);
+            if (atomic_load_explicit(&p->seq, memory_order_relaxed) == s1) {
+                if (bad)
+                    return GC_ECORRUPT;
+                in.count = m;
+                in.path_len = len;
+                in.truncated = m < len;
                 *info = in;
                 return GC_OK;
             }

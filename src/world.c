@@ -137,6 +137,14 @@ check_config(const gc_world_config *cfg, gc_layout *l, uint32_t *edits_cap,
         return gc_error_set(err, GC_ETOOBIG, NULL, 0, 0,
                             "trace capacity %" PRIu32 " exceeds the limit %u",
                             tcap, GC_WORLD_TRACE_MAX);
+    uint32_t pcap = cfg->path_capacity;
+    if (pcap == 0)
+        pcap = cells < GC_WORLD_PATH_DEFAULT ? (uint32_t)cells
+                                             : GC_WORLD_PATH_DEFAULT;
+    if (pcap > GC_WORLD_PATH_MAX)
+        return gc_error_set(err, GC_ETOOBIG, NULL, 0, 0,
+                            "path capacity %" PRIu32 " exceeds the limit %u",
+                            pcap, GC_WORLD_PATH_MAX);
     uint32_t ecap =
         cfg->edits_capacity ? cfg->edits_capacity : GC_QUEUE_DEFAULT_CAPACITY;
     if (ecap < 2 || ecap > GC_QUEUE_MAX_CAPACITY || (ecap & (ecap - 1)) != 0)
@@ -155,6 +163,7 @@ check_config(const gc_world_config *cfg, gc_layout *l, uint32_t *edits_cap,
     l->cell_size = cs;
     l->capacity = cfg->agent_capacity;
     l->trace_capacity = tcap;
+    l->path_capacity = pcap;
     gc_layout_compute(l);
     *edits_cap = ecap;
     *claim_timeout_ns = tmo * 1000000;
@@ -182,11 +191,15 @@ init_world(gc_world *w)
     h->agents = (gc_world_section){l->agents_off, l->agents_size};
     h->stats = (gc_world_section){l->stats_off, l->stats_size};
     h->trace = (gc_world_section){l->trace_off, l->trace_size};
+    h->path_capacity = l->path_capacity;
+    h->path = (gc_world_section){l->path_off, l->path_size};
     atomic_store_explicit(&h->state, GC_WORLD_STARTING, memory_order_relaxed);
 
     gc_world_trace_hdr *t = world_trace_hdr(w);
     atomic_store_explicit(&t->agent, GC_WORLD_NO_AGENT, memory_order_relaxed);
     atomic_store_explicit(&t->request_agent, GC_WORLD_NO_AGENT,
+                          memory_order_relaxed);
+    atomic_store_explicit(&world_path_hdr(w)->agent, GC_WORLD_NO_AGENT,
                           memory_order_relaxed);
     /* Last: a reader that sees the magic sees everything above. */
     atomic_store_explicit(&h->magic, GC_WORLD_MAGIC, memory_order_release);
@@ -407,6 +420,12 @@ gc_world_trace_capacity(const gc_world *w)
     return w->lay.trace_capacity;
 }
 
+uint32_t
+gc_world_path_capacity(const gc_world *w)
+{
+    return w->lay.path_capacity;
+}
+
 pid_t
 gc_world_pid(const gc_world *w)
 {
@@ -559,6 +578,9 @@ gc_world_section_at(const gc_world *w, int which, size_t *size)
         break;
     case GC_WORLD_SEC_TRACE:
         off = w->lay.trace_off, sz = w->lay.trace_size;
+        break;
+    case GC_WORLD_SEC_PATH:
+        off = w->lay.path_off, sz = w->lay.path_size;
         break;
     default:
         if (size != NULL)

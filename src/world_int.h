@@ -26,11 +26,12 @@
 typedef struct gc_layout {
     int32_t width, height;
     float cell_size;
-    uint32_t capacity, trace_capacity;
+    uint32_t capacity, trace_capacity, path_capacity;
     uint64_t cells_off, cells_size;
     uint64_t agents_off, agents_size;
     uint64_t stats_off, stats_size;
     uint64_t trace_off, trace_size;
+    uint64_t path_off, path_size;
     uint64_t total;
 } gc_layout;
 
@@ -185,6 +186,19 @@ world_trace_words(const gc_world *w)
 {
     return (_Atomic uint64_t *)(void *)(w->base + w->lay.trace_off +
                                         sizeof(gc_world_trace_hdr));
+}
+
+static inline gc_world_path_hdr *
+world_path_hdr(const gc_world *w)
+{
+    return (gc_world_path_hdr *)(void *)(w->base + w->lay.path_off);
+}
+
+static inline _Atomic uint64_t *
+world_path_words(const gc_world *w)
+{
+    return (_Atomic uint64_t *)(void *)(w->base + w->lay.path_off +
+                                        sizeof(gc_world_path_hdr));
 }
 
 /* ---- Queue (queue.c) ----------------------------------------------------- */

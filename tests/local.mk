@@ -126,6 +126,7 @@ shell_tests = \
 	%reldir%/access.test \
 	%reldir%/view-cli.test \
 	%reldir%/view-pixels.test \
+	%reldir%/view-path.test \
 	%reldir%/view-reattach.test \
 	%reldir%/view-kill.test \
 	%reldir%/view-valgrind.test \

@@ -4,7 +4,9 @@
  * the real queue, ticks, and a reader attached the way the viewer attaches
  * that sees the sim's agents, the tick, the statistics and the changed
  * cells.  Also: a queue someone shrank is made again and reported; a host
- * without a sim publishes the records it is given.
+ * without a sim publishes the records it is given; the whole path of the
+ * agent the trace request names goes to the world's path section, however
+ * long (the records hold 8 waypoints).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -243,12 +245,126 @@ test_records_without_sim(void **state)
     gc_world_destroy(w);
 }
 
+/*
+ * A comb of walls on the 21x10 map, open at alternate ends, so that the
+ * path from the left edge to the right one turns at every wall: far more
+ * than a record's 8 waypoints, smoothed or not.
+ */
+static void
+comb(gc_grid *map)
+{
+    for (int32_t x = 2; x < 20; x += 3)
+        for (int32_t y = 0; y < 10; y++)
+            if (y != ((x / 3) % 2 == 0 ? 9 : 0))
+                gc_grid_set(map, x, y, GC_CELL_OBSTACLE);
+}
+
+static void
+test_whole_path_of_requested_agent(void **state)
+{
+    (void)state;
+    gc_world *w = make_world(2);
+    gc_grid *map, *grid;
+    assert_int_equal(gc_grid_new(&map, 21, 10), GC_OK);
+    comb(map);
+    assert_int_equal(gc_host_grid(w, map, &grid), GC_OK);
+
+    gc_scen_entry e[2];
+    memset(e, 0, sizeof e);
+    for (int i = 0; i < 2; i++) {
+        e[i].map_width = 21;
+        e[i].map_height = 10;
+        e[i].start = (gc_cell){0, 4 + i};
+        e[i].goal = (gc_cell){20, 4 + i};
+        e[i].line = 2 + i;
+    }
+    gc_scen scen = {e, 2, "comb.map"};
+    gc_sim_config c;
+    gc_sim_config_init(&c);
+    c.agents = 2;
+    c.goals = GC_GOALS_SCEN;
+    c.scen = &scen;
+    gc_sim *sim;
+    gc_error err;
+    assert_int_equal(gc_sim_new(&sim, grid, &c, &err), GC_OK);
+    gc_host_config hc = {w, grid, sim, NULL, NULL};
+    gc_host *h;
+    assert_int_equal(gc_host_new(&h, &hc), GC_OK);
+    gc_world *r;
+    assert_int_equal(gc_world_attach(&r, name, 0, &err), GC_OK);
+
+    /* Nobody asked: no path is published. */
+    assert_int_equal(gc_host_tick(h), GC_OK);
+    gc_host_publish_agents(h);
+    gc_world_path_info info;
+    gc_vec2 pts[256];
+    assert_int_equal(gc_world_read_path(r, &info, pts, 256), GC_OK);
+    assert_int_equal(info.seq, 0);
+
+    /* The viewer asks about agent 1 (the edit applier records it so). */
+    assert_int_equal(gc_world_set_trace_request(w, 1, 0), GC_OK);
+    for (int t = 0; t < 3; t++) {
+        assert_int_equal(gc_host_tick(h), GC_OK);
+        gc_host_publish_agents(h);
+        const gc_agent *a = gc_sim_agent(sim, 1);
+        uint32_t left = gc_agent_remaining(a);
+        assert_true(left > GC_WORLD_PATH_POINTS);
+        assert_int_equal(gc_world_read_path(r, &info, pts, 256), GC_OK);
+        assert_int_equal(info.agent, 1);
+        assert_int_equal(info.salt, 0);
+        assert_int_equal(info.tick, 2 + t);
+        assert_int_equal(info.path_len, left);
+        assert_int_equal(info.count, left);
+        assert_false(info.truncated);
+        for (uint32_t k = 0; k < left; k++) {
+            assert_float_equal(pts[k].x, a->wp[a->wp_next + k].x, 0);
+            assert_float_equal(pts[k].y, a->wp[a->wp_next + k].y, 0);
+        }
+        /* The record in the snapshot holds only the first 8. */
+        gc_world_agent recs[2];
+        size_t n = 0;
+        assert_int_equal(gc_world_read_agents(r, recs, 2, &n, NULL), GC_OK);
+        assert_int_equal(recs[1].path_len, left);
+        assert_memory_equal(recs[1].path, pts,
+                            GC_WORLD_PATH_POINTS * sizeof pts[0]);
+    }
+    /* The last waypoint is the goal cell's centre: the path runs to its
+     * end. */
+    assert_float_equal(pts[info.count - 1].x, 20.5f, 0);
+    assert_float_equal(pts[info.count - 1].y, 5.5f, 0);
+
+    /* Withdrawn, or an agent that does not exist: nobody's path. */
+    uint64_t seq = info.seq;
+    assert_int_equal(gc_world_set_trace_request(w, GC_WORLD_NO_AGENT, 0),
+                     GC_OK);
+    gc_host_publish_agents(h);
+    assert_int_equal(gc_world_read_path(r, &info, pts, 256), GC_OK);
+    assert_int_equal(info.seq, seq + 1);
+    assert_int_equal(info.agent, GC_WORLD_NO_AGENT);
+    assert_int_equal(info.count, 0);
+    gc_host_publish_agents(h); /* said once */
+    assert_int_equal(gc_world_read_path(r, &info, pts, 256), GC_OK);
+    assert_int_equal(info.seq, seq + 1);
+    assert_int_equal(gc_world_set_trace_request(w, 7, 0), GC_OK);
+    gc_host_publish_agents(h);
+    assert_int_equal(gc_world_read_path(r, &info, pts, 256), GC_OK);
+    assert_int_equal(info.agent, GC_WORLD_NO_AGENT);
+
+    gc_world_close(r);
+    gc_host_free(h);
+    gc_sim_free(sim);
+    gc_grid_free(grid);
+    gc_grid_free(map);
+    gc_world_destroy(w);
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_embedded_sim_publishes),
         cmocka_unit_test(test_records_without_sim),
+        cmocka_unit_test(test_whole_path_of_requested_agent),
     };
     return cmocka_run_group_tests_name("host", tests, NULL, NULL);
 }

@@ -307,11 +307,15 @@ test_create_attach(void **state)
     assert_int_equal(h->agents.size, 64 + 2 * 16 * 128);
     assert_int_equal(h->stats.size, 320);
     assert_int_equal(h->trace.size, 64 + 70 * 8);
+    assert_int_equal(h->path_capacity, 35); /* a waypoint a cell */
+    assert_int_equal(h->path.size, 64 + 35 * 8);
+    assert_int_equal(h->path.offset, h->trace.offset + 640); /* aligned */
     assert_int_equal(gc_world_width(f->reader), 7);
     assert_int_equal(gc_world_height(f->reader), 5);
     assert_true(gc_world_cell_size(f->reader) == 2.5f);
     assert_int_equal(gc_world_agent_capacity(f->reader), 16);
     assert_int_equal(gc_world_trace_capacity(f->reader), 70);
+    assert_int_equal(gc_world_path_capacity(f->reader), 35);
     assert_int_equal(gc_world_pid(f->reader), getpid());
     assert_int_equal(gc_world_state(f->reader), GC_WORLD_STARTING);
     assert_int_equal(gc_world_tick(f->reader), 0);
@@ -323,16 +327,16 @@ test_create_attach(void **state)
 
     /* Sections by their validated offsets. */
     const uint8_t *base = gc_world_base(f->reader);
-    const gc_world_section *secs[4] = {&h->cells, &h->agents, &h->stats,
-                                       &h->trace};
-    for (int i = 0; i < 4; i++) {
+    const gc_world_section *secs[5] = {&h->cells, &h->agents, &h->stats,
+                                       &h->trace, &h->path};
+    for (int i = 0; i < 5; i++) {
         size_t sz = 0;
         assert_ptr_equal(gc_world_section_at(f->reader, i, &sz),
                          base + secs[i]->offset);
         assert_int_equal(sz, secs[i]->size);
     }
     size_t sz = 1;
-    assert_null(gc_world_section_at(f->reader, 4, &sz));
+    assert_null(gc_world_section_at(f->reader, 5, &sz));
     assert_int_equal(sz, 0);
 
     /* Live fields written by the owner are seen by the reader. */
@@ -391,6 +395,7 @@ test_create_attach(void **state)
     assert_int_equal(gc_world_stats_publish(r, &st0), GC_EPERM);
     assert_int_equal(gc_world_trace_publish(r, 0, 0, 0, NULL, 0), GC_EPERM);
     assert_int_equal(gc_world_set_trace_request(r, 0, 0), GC_EPERM);
+    assert_int_equal(gc_world_path_publish(r, 0, 0, 0, NULL, 0), GC_EPERM);
 }
 
 static void
@@ -534,8 +539,8 @@ test_refuse_corrupt_objects(void **state)
 
     h->version = 7;
     snprintf(msg, sizeof msg,
-             "/%s: world layout version 7, but this program reads version 1",
-             f->name);
+             "/%s: world layout version 7, but this program reads version %u",
+             f->name, GC_WORLD_VERSION);
     expect_attach_error(f, GC_EVERSION, msg);
     memcpy(h, &saved, sizeof saved);
 
@@ -628,6 +633,56 @@ test_refuse_corrupt_objects(void **state)
 
     h->pid = -1;
     snprintf(msg, sizeof msg, "/%s: owner pid -1 is not a valid pid", f->name);
+    expect_attach_error(f, GC_ECORRUPT, msg);
+    memcpy(h, &saved, sizeof saved);
+
+    /* The path section's fields (layout version 2). */
+    h->path_capacity = 0;
+    snprintf(msg, sizeof msg,
+             "/%s: path capacity 0 is out of range (1..4194304)", f->name);
+    expect_attach_error(f, GC_ECORRUPT, msg);
+    h->path_capacity = GC_WORLD_PATH_MAX + 1;
+    snprintf(msg, sizeof msg,
+             "/%s: path capacity 4194305 is out of range (1..4194304)",
+             f->name);
+    expect_attach_error(f, GC_ECORRUPT, msg);
+    h->path_capacity = 34;
+    snprintf(msg, sizeof msg,
+             "/%s: path section is %llu bytes, expected %llu", f->name,
+             (unsigned long long)saved.path.size,
+             (unsigned long long)(64 + 34 * 8));
+    expect_attach_error(f, GC_ECORRUPT, msg);
+    memcpy(h, &saved, sizeof saved);
+
+    h->path.offset = size + 64;
+    snprintf(msg, sizeof msg,
+             "/%s: path section offset %zu is past the end of the object "
+             "(%zu bytes)",
+             f->name, size + 64, size);
+    expect_attach_error(f, GC_ECORRUPT, msg);
+    h->path.offset = saved.path.offset + 8;
+    snprintf(msg, sizeof msg,
+             "/%s: path section offset %llu is not 64-byte aligned", f->name,
+             (unsigned long long)h->path.offset);
+    expect_attach_error(f, GC_ECORRUPT, msg);
+    h->path.offset = saved.path.offset + 64;
+    snprintf(msg, sizeof msg,
+             "/%s: path section of %llu bytes at offset %llu runs past the "
+             "end of the object (%zu bytes)",
+             f->name, (unsigned long long)saved.path.size,
+             (unsigned long long)h->path.offset, size);
+    expect_attach_error(f, GC_ECORRUPT, msg);
+    h->path.offset = 192;
+    snprintf(msg, sizeof msg,
+             "/%s: path section at offset 192 overlaps the header (256 "
+             "bytes)",
+             f->name);
+    expect_attach_error(f, GC_ECORRUPT, msg);
+    h->path.offset = saved.trace.offset;
+    h->path_capacity = saved.trace_capacity;
+    h->path.size = saved.trace.size;
+    snprintf(msg, sizeof msg, "/%s: trace and path sections overlap",
+             f->name);
     expect_attach_error(f, GC_ECORRUPT, msg);
     memcpy(h, &saved, sizeof saved);
 
@@ -1351,6 +1406,170 @@ test_stats_trace_concurrent(void **state)
     assert_int_equal(pthread_join(tr, NULL), 0);
     assert_int_equal(r.torn, 0);
     assert_int_equal(gc_world_trace_capacity(f->owner), TRACE_N);
+}
+
+/* ---- The whole path of one agent ----------------------------------------- */
+
+static void
+test_path_roundtrip(void **state)
+{
+    fixture *f = *state;
+    f->cfg.path_capacity = 20;
+    create_owner(f);
+    attach_reader(f, 0);
+    assert_int_equal(gc_world_path_capacity(f->reader), 20);
+
+    /* Nothing yet: nobody's path. */
+    gc_world_path_info info;
+    gc_vec2 pts[30], out[30];
+    assert_int_equal(gc_world_read_path(f->reader, &info, out, 30), GC_OK);
+    assert_int_equal(info.seq, 0);
+    assert_int_equal(info.agent, GC_WORLD_NO_AGENT);
+    assert_int_equal(info.count, 0);
+    assert_false(info.truncated);
+
+    /* More than a snapshot record's 8 waypoints, whole. */
+    for (int i = 0; i < 30; i++)
+        pts[i] = (gc_vec2){0.5f + (float)i, 100.25f - (float)i};
+    assert_int_equal(gc_world_path_publish(f->owner, 3, 1, 55, pts, 12), GC_OK);
+    memset(out, 0, sizeof out);
+    assert_int_equal(gc_world_read_path(f->reader, &info, out, 30), GC_OK);
+    assert_int_equal(info.seq, 1);
+    assert_int_equal(info.tick, 55);
+    assert_int_equal(info.agent, 3);
+    assert_int_equal(info.salt, 1);
+    assert_int_equal(info.count, 12);
+    assert_int_equal(info.path_len, 12);
+    assert_false(info.truncated);
+    assert_memory_equal(out, pts, 12 * sizeof pts[0]);
+
+    /* Longer than the section: the first 20, and the length says 30. */
+    assert_int_equal(gc_world_path_publish(f->owner, 4, 0, 56, pts, 30), GC_OK);
+    assert_int_equal(gc_world_read_path(f->reader, &info, out, 30), GC_OK);
+    assert_int_equal(info.seq, 2);
+    assert_int_equal(info.count, 20);
+    assert_int_equal(info.path_len, 30);
+    assert_true(info.truncated);
+    assert_memory_equal(out, pts, 20 * sizeof pts[0]);
+    /* ... or than the caller's array; none at all. */
+    assert_int_equal(gc_world_read_path(f->reader, &info, out, 5), GC_OK);
+    assert_int_equal(info.count, 5);
+    assert_true(info.truncated);
+    assert_int_equal(gc_world_read_path(f->reader, &info, NULL, 0), GC_OK);
+    assert_int_equal(info.count, 0);
+    assert_int_equal(info.path_len, 30);
+
+    /* Nobody's path; no waypoints without an array. */
+    assert_int_equal(
+        gc_world_path_publish(f->owner, GC_WORLD_NO_AGENT, 0, 57, NULL, 0),
+        GC_OK);
+    assert_int_equal(gc_world_read_path(f->reader, &info, out, 30), GC_OK);
+    assert_int_equal(info.agent, GC_WORLD_NO_AGENT);
+    assert_int_equal(info.count, 0);
+    assert_int_equal(gc_world_path_publish(f->owner, 1, 0, 58, NULL, 3),
+                     GC_EINVAL);
+
+    /* A count in shared memory past the capacity or the length is refused,
+     * not copied; a write that never ends is busy, not torn. */
+    size_t size;
+    uint8_t *p = map_rw(f->name, &size);
+    gc_world_path_hdr *ph = (gc_world_path_hdr *)(void *)(
+        p + gc_world_hdr(f->reader)->path.offset);
+    atomic_store(&ph->count, 21);
+    atomic_store(&ph->path_len, 21);
+    assert_int_equal(gc_world_read_path(f->reader, &info, out, 30),
+                     GC_ECORRUPT);
+    atomic_store(&ph->count, 10);
+    atomic_store(&ph->path_len, 9);
+    assert_int_equal(gc_world_read_path(f->reader, &info, out, 30),
+                     GC_ECORRUPT);
+    atomic_store(&ph->path_len, 10);
+    assert_int_equal(gc_world_read_path(f->reader, &info, out, 30), GC_OK);
+    assert_int_equal(info.count, 10);
+    uint64_t sq = atomic_load(&ph->seq);
+    atomic_store(&ph->seq, sq | 1);
+    assert_int_equal(gc_world_read_path(f->reader, &info, out, 30), GC_EBUSY);
+    atomic_store(&ph->seq, sq);
+    munmap(p, size);
+
+    /* Too big a capacity is refused at creation. */
+    gc_world_destroy(f->owner);
+    f->owner = NULL;
+    gc_world_close(f->reader);
+    f->reader = NULL;
+    f->cfg.path_capacity = GC_WORLD_PATH_MAX + 1;
+    gc_world *w = (gc_world *)1;
+    gc_error err;
+    assert_int_equal(gc_world_create(&w, &f->cfg, NULL, &err), GC_ETOOBIG);
+    assert_null(w);
+    assert_string_equal(err.msg, "path capacity 4194305 exceeds the limit "
+                                 "4194304");
+}
+
+#define PATH_N 40
+
+typedef struct pathrace {
+    gc_world *writer, *reader; /* the owner's handle, an attached one */
+    atomic_bool done;
+    unsigned long reads, torn;
+} pathrace;
+
+/* Paths whose every waypoint and every field derive from the publish
+ * number n, so that a reader can tell a copy mixed from two publishes. */
+static void *
+path_writer_main(void *arg)
+{
+    pathrace *r = arg;
+    gc_vec2 pts[PATH_N];
+    for (uint64_t n = 1; n <= 30000; n++) {
+        for (int i = 0; i < PATH_N; i++)
+            pts[i] = (gc_vec2){(float)n, (float)i};
+        gc_world_path_publish(r->writer, (uint32_t)n, (uint32_t)n * 3, n, pts,
+                              n % PATH_N + 9);
+    }
+    atomic_store(&r->done, true);
+    return NULL;
+}
+
+static void *
+path_reader_main(void *arg)
+{
+    pathrace *r = arg;
+    gc_vec2 pts[PATH_N];
+    while (!atomic_load(&r->done)) {
+        gc_world_path_info info;
+        if (gc_world_read_path(r->reader, &info, pts, PATH_N) != GC_OK ||
+            info.seq == 0)
+            continue;
+        r->reads++;
+        if (info.tick != info.agent || info.salt != info.agent * 3 ||
+            info.path_len != info.tick % PATH_N + 9 ||
+            info.count != (info.path_len < PATH_N ? info.path_len : PATH_N))
+            r->torn++;
+        for (size_t i = 0; i < info.count; i++)
+            if (pts[i].x != (float)info.agent || pts[i].y != (float)i)
+                r->torn++;
+    }
+    return NULL;
+}
+
+/* A path is never seen half written: a reader (through its own handle, as
+ * the viewer reads) that overlaps a publish retries, and every copy it
+ * returns is one publish, whole. */
+static void
+test_path_concurrent(void **state)
+{
+    fixture *f = *state;
+    f->cfg.path_capacity = PATH_N;
+    create_owner(f);
+    attach_reader(f, 0);
+    pathrace r = {.writer = f->owner, .reader = f->reader};
+    pthread_t tw, tr;
+    assert_int_equal(pthread_create(&tr, NULL, path_reader_main, &r), 0);
+    assert_int_equal(pthread_create(&tw, NULL, path_writer_main, &r), 0);
+    assert_int_equal(pthread_join(tw, NULL), 0);
+    assert_int_equal(pthread_join(tr, NULL), 0);
+    assert_int_equal(r.torn, 0);
 }
 
 static void
@@ -2144,6 +2363,8 @@ main(void)
         T(test_snapshot_concurrent),
         T(test_stats_trace),
         T(test_stats_trace_concurrent),
+        T(test_path_roundtrip),
+        T(test_path_concurrent),
         T(test_cells_busy_while_written),
         T(test_owner_alive),
         T(test_edits_push_pop),

@@ -11,8 +11,9 @@
  *      grid, and tell the sim which cells changed;
  *   2. gc_host_tick: follow the viewer's trace request and publish a
  *      finished trace, run one tick, publish the tick number;
- *   3. gc_host_publish_agents (every tick, or as often as readers can use)
- *      and gc_host_publish_stats (once per window, a second say).
+ *   3. gc_host_publish_agents (every tick, or as often as readers can use;
+ *      with the whole path of the requested agent) and
+ *      gc_host_publish_stats (once per window, a second say).
  *
  * Pacing, signals, options and printing stay with the program.  A host
  * without a sim (sim NULL) drains edits and publishes agent records the
@@ -108,8 +109,20 @@ int gc_host_edits(gc_host *h, uint64_t now_ns, unsigned long queue_faults,
  * sim), run one tick (gc_sim_tick's errors), publish the tick number. */
 int gc_host_tick(gc_host *h);
 
-/* Step 3: publish the sim's agents as one snapshot (requires a sim). */
+/* Step 3: publish the sim's agents as one snapshot (requires a sim), and
+ * the whole remaining path of the agent the trace request names (the
+ * viewer's selection) in the world's path section (gc_world_read_path). */
 void gc_host_publish_agents(gc_host *h);
+
+/*
+ * Publish `n` waypoints (world units) as the whole remaining path of
+ * `agent` (GC_WORLD_NO_AGENT: nobody's; published only once in a row),
+ * at the host's tick.  gc_host_publish_agents does this for the requested
+ * agent; a host without a sim calls it for the records it makes.  Waypoints
+ * past the world's path capacity are dropped (the path length says so).
+ */
+void gc_host_publish_path(gc_host *h, uint32_t agent, uint32_t salt,
+                          const gc_vec2 *pts, size_t n);
 
 /* Publish `n` records the program made (a host without a sim).  Records
  * past the world's capacity are dropped. */

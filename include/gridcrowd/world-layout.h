@@ -4,9 +4,10 @@
  *
  * The daemon creates two POSIX shared-memory objects:
  *
- *   /NAME        the world: header, cells, agent snapshot, statistics and the
- *                trace of one search.  Written by the daemon alone; viewers
- *                and tools map it read-only.
+ *   /NAME        the world: header, cells, agent snapshot, statistics, the
+ *                trace of one search and the whole path of one agent.
+ *                Written by the daemon alone; viewers and tools map it
+ *                read-only.
  *   /NAME.edits  the edit queue: the one object other processes write.
  *
  * This header is the layout contract between the processes.  Everything in
@@ -46,7 +47,8 @@
 /* "GCWORLD1" and "GCEDITS1", read as little-endian uint64. */
 #define GC_WORLD_MAGIC UINT64_C(0x31444c524f574347)
 #define GC_QUEUE_MAGIC UINT64_C(0x3153544944454347)
-#define GC_WORLD_VERSION 1u
+/* Version 2 added the path section (path_capacity, path). */
+#define GC_WORLD_VERSION 2u
 #define GC_QUEUE_VERSION 1u
 
 /* Sections start on this boundary (a cache line). */
@@ -63,7 +65,8 @@ typedef struct gc_world_section {
 /*
  * The header, at offset 0.  The first cache line and a half are fixed; the
  * live fields have their own line so that readers polling the tick do not
- * share a line with anything the daemon writes for another reason.
+ * share a line with anything the daemon writes for another reason; the last
+ * line holds the fixed fields added since (version 2: the path section).
  */
 typedef struct gc_world_header {
     /* Fixed.  Written last at creation with memory_order_release, so a
@@ -106,7 +109,12 @@ typedef struct gc_world_header {
      * (waiting for their BATCH_END) hold it back.  Written by the daemon
      * after the cell changes (release); never decreases. */
     _Atomic uint64_t edits_applied;
-    uint64_t reserved[8]; /* zero; room for future fields */
+
+    /* Fixed, on a line of their own (version 2). */
+    uint32_t path_capacity; /* fixed: waypoints the path section holds */
+    uint32_t reserved0;     /* zero */
+    gc_world_section path;  /* fixed: gc_world_path_hdr + waypoints */
+    uint64_t reserved[5];   /* zero; room for future fields */
 } gc_world_header;
 
 #define GC_WORLD_AGENT_WORDS (sizeof(gc_world_agent) / sizeof(uint64_t))
@@ -173,6 +181,27 @@ typedef struct gc_world_trace_hdr {
     _Atomic uint32_t request_salt;
     uint32_t reserved[6];
 } gc_world_trace_hdr;
+
+/*
+ * Head of the path section, followed by path_capacity waypoints, each stored
+ * as one relaxed 64-bit word holding the bytes of a gc_vec2 (world units).
+ * It holds the whole remaining path of one agent, the one the trace request
+ * names (the viewer's selection): the snapshot's records carry only the
+ * first GC_WORLD_PATH_POINTS.  The daemon republishes it every tick while
+ * the request stands (the path shrinks as the agent walks, and changes when
+ * it plans again).  seq is a seqlock (odd while the daemon writes; release /
+ * acquire); the other fields are relaxed and read inside it.
+ */
+typedef struct gc_world_path_hdr {
+    _Atomic uint64_t seq;
+    _Atomic uint64_t tick;       /* tick the path was taken at */
+    _Atomic uint32_t agent;      /* whose path, or GC_WORLD_NO_AGENT */
+    _Atomic uint32_t agent_salt; /* its gc_world_agent.salt */
+    _Atomic uint32_t count;      /* waypoints stored, <= path_capacity */
+    _Atomic uint32_t path_len;   /* waypoints the agent has left in all,
+                                    >= count (more: the path was cut) */
+    uint64_t reserved[4];
+} gc_world_path_hdr;
 
 /* ---- The edit-queue object --------------------------------------------- */
 
@@ -254,7 +283,8 @@ enum {
     GC_WORLD_SEC_CELLS = 0,
     GC_WORLD_SEC_AGENTS = 1,
     GC_WORLD_SEC_STATS = 2,
-    GC_WORLD_SEC_TRACE = 3
+    GC_WORLD_SEC_TRACE = 3,
+    GC_WORLD_SEC_PATH = 4
 };
 /* Start of section `which` in the mapping and its size; NULL when `which`
  * is not a section. */

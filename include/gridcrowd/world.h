@@ -2,9 +2,10 @@
  * gridcrowd/world.h: the shared-memory world, as a handle.
  *
  * The daemon creates two POSIX shared-memory objects: /NAME, the world
- * (cells, agent snapshot, statistics, the trace of one search), written by
- * the daemon alone and mapped read-only by everyone else; and /NAME.edits,
- * the edit queue (queue.h), the one object other processes write.
+ * (cells, agent snapshot, statistics, the trace of one search, the whole
+ * path of one agent), written by the daemon alone and mapped read-only by
+ * everyone else; and /NAME.edits, the edit queue (queue.h), the one object
+ * other processes write.
  *
  * A world is created by gc_world_create (the daemon) and opened by
  * gc_world_attach (everyone else); both give a process-local gc_world handle.
@@ -60,7 +61,11 @@ const char *gc_world_state_name(unsigned state);
 #define GC_WORLD_MAX_AGENTS (1u << 20)
 #define GC_WORLD_TRACE_MAX (1u << 22)     /* largest trace capacity */
 #define GC_WORLD_TRACE_DEFAULT (1u << 20) /* cap of the default capacity */
+/* Waypoints in a snapshot record; the whole path of the agent the trace
+ * request names is in the path section (gc_world_read_path). */
 #define GC_WORLD_PATH_POINTS 8
+#define GC_WORLD_PATH_MAX (1u << 22)     /* largest path capacity */
+#define GC_WORLD_PATH_DEFAULT (1u << 18) /* cap of the default capacity */
 /* Bounded retries of a reader that keeps seeing a write in progress. */
 #define GC_WORLD_READ_ATTEMPTS 1000
 
@@ -127,6 +132,9 @@ typedef struct gc_world_config {
     float cell_size;           /* 0: 1.0 */
     uint32_t agent_capacity;   /* agents the snapshot can hold (may be 0) */
     uint32_t trace_capacity;   /* 0: min(2 * cells, GC_WORLD_TRACE_DEFAULT) */
+    uint32_t path_capacity;    /* waypoints of the whole-path section; 0:
+                                  min(cells, GC_WORLD_PATH_DEFAULT) (a path
+                                  has at most one waypoint a cell) */
     uint32_t edits_capacity;   /* 0: GC_QUEUE_DEFAULT_CAPACITY; power of 2 */
     mode_t world_mode;         /* 0: 0600; applied exactly (umask ignored) */
     mode_t edits_mode;         /* 0: 0600 */
@@ -234,6 +242,7 @@ int32_t gc_world_height(const gc_world *w);
 float gc_world_cell_size(const gc_world *w);
 uint32_t gc_world_agent_capacity(const gc_world *w);
 uint32_t gc_world_trace_capacity(const gc_world *w);
+uint32_t gc_world_path_capacity(const gc_world *w);
 pid_t gc_world_pid(const gc_world *w);
 /* When the daemon created the world: CLOCK_REALTIME, in nanoseconds. */
 uint64_t gc_world_created_ns(const gc_world *w);
@@ -323,6 +332,15 @@ int gc_world_trace_publish(gc_world *w, uint32_t agent, uint32_t salt,
 /* Record which agent the viewer asked to trace (GC_WORLD_NO_AGENT: none). */
 int gc_world_set_trace_request(gc_world *w, uint32_t agent, uint32_t salt);
 
+/*
+ * Publish the whole remaining path of `agent` (GC_WORLD_NO_AGENT with n 0:
+ * nobody's): the first path_capacity of the n waypoints (world units) are
+ * stored, and the path length says n, so a reader can tell a cut path.
+ * `pts` may be NULL when n is 0.
+ */
+int gc_world_path_publish(gc_world *w, uint32_t agent, uint32_t salt,
+                          uint64_t tick, const gc_vec2 *pts, size_t n);
+
 /* ---- Reading (anyone) -------------------------------------------------- */
 /*
  * Readers never block the daemon: they copy and retry when the copy may have
@@ -367,6 +385,23 @@ typedef struct gc_world_trace_info {
  * when cap is 0). */
 int gc_world_read_trace(const gc_world *w, gc_world_trace_info *info,
                         gc_world_trace_event *out, size_t cap);
+
+/* What a path copy holds. */
+typedef struct gc_world_path_info {
+    uint64_t seq; /* paths published so far (0: none) */
+    uint64_t tick;
+    uint32_t agent;  /* GC_WORLD_NO_AGENT when none */
+    uint32_t salt;   /* the agent's gc_world_agent.salt */
+    size_t count;    /* waypoints copied to out */
+    size_t path_len; /* waypoints the agent had left in all */
+    bool truncated;  /* count < path_len: the section or out was too small */
+} gc_world_path_info;
+
+/* Copy the latest whole path: info, and up to cap waypoints to out (may be
+ * NULL when cap is 0).  GC_ECORRUPT when the stored count exceeds the
+ * capacity or the path length. */
+int gc_world_read_path(const gc_world *w, gc_world_path_info *info,
+                       gc_vec2 *out, size_t cap);
 
 /* The trace request (relaxed loads). */
 void gc_world_trace_request(const gc_world *w, uint32_t *agent,

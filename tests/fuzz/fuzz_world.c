@@ -16,9 +16,9 @@
  * A world that validates is then written into a POSIX shared-memory object
  * of this process and attached with gc_world_attach, exactly as
  * gridcrowd-ctl and the viewer attach, and every reader runs on it: cells,
- * agents, statistics, trace, trace request.  Counts inside the sections are
- * not part of the header and may be anything: the readers must refuse them
- * (GC_ECORRUPT) rather than copy past their capacity.
+ * agents, statistics, trace, trace request, path.  Counts inside the
+ * sections are not part of the header and may be anything: the readers must
+ * refuse them (GC_ECORRUPT) rather than copy past their capacity.
  */
 #include "fuzz.h"
 
@@ -83,11 +83,14 @@ check_world_ok(const uint8_t *p, size_t size)
     FUZZ_CHECK(h.agent_capacity <= GC_WORLD_MAX_AGENTS);
     FUZZ_CHECK(count <= h.agent_capacity);
     FUZZ_CHECK(h.trace_capacity >= 1 && h.trace_capacity <= GC_WORLD_TRACE_MAX);
+    FUZZ_CHECK(h.path_capacity >= 1 && h.path_capacity <= GC_WORLD_PATH_MAX);
 
-    const gc_world_section *s[4] = {&h.cells, &h.agents, &h.stats, &h.trace};
-    const uint64_t want[4] = {cells, 64 + 2 * (uint64_t)h.agent_capacity * 128,
-                              64 + 256, 64 + 8 * (uint64_t)h.trace_capacity};
-    for (int i = 0; i < 4; i++) {
+    const gc_world_section *s[5] = {&h.cells, &h.agents, &h.stats, &h.trace,
+                                    &h.path};
+    const uint64_t want[5] = {cells, 64 + 2 * (uint64_t)h.agent_capacity * 128,
+                              64 + 256, 64 + 8 * (uint64_t)h.trace_capacity,
+                              64 + 8 * (uint64_t)h.path_capacity};
+    for (int i = 0; i < 5; i++) {
         FUZZ_CHECK(inside(s[i], size));
         FUZZ_CHECK(aligned(s[i]->offset));
         FUZZ_CHECK(s[i]->size == want[i]);
@@ -205,6 +208,18 @@ read_everything(void)
     free(ev);
     uint32_t agent, agen;
     gc_world_trace_request(w, &agent, &agen);
+
+    const uint32_t pcap = gc_world_path_capacity(w);
+    gc_vec2 *pts = malloc((size_t)pcap * sizeof *pts);
+    FUZZ_CHECK(pts != NULL);
+    gc_world_path_info pinfo;
+    rc = gc_world_read_path(w, &pinfo, pts, pcap);
+    FUZZ_CHECK(rc == GC_OK || rc == GC_ECORRUPT || rc == GC_EBUSY);
+    if (rc == GC_OK)
+        FUZZ_CHECK(pinfo.count <= pcap && pinfo.count <= pinfo.path_len);
+    rc = gc_world_read_path(w, &pinfo, NULL, 0);
+    FUZZ_CHECK(rc != GC_OK || pinfo.count == 0);
+    free(pts);
 
     (void)gc_world_state(w);
     (void)gc_world_tick(w);

@@ -175,6 +175,14 @@ fuzz_corpus = \
 	%reldir%/corpus/world/bad-magic-edits.world \
 	%reldir%/corpus/world/bad-magic-zero.world \
 	%reldir%/corpus/world/bad-magic.world \
+	%reldir%/corpus/world/bad-path-capacity-bigger.world \
+	%reldir%/corpus/world/bad-path-capacity-huge.world \
+	%reldir%/corpus/world/bad-path-capacity-zero.world \
+	%reldir%/corpus/world/bad-path-count-huge.world \
+	%reldir%/corpus/world/bad-path-count-past-length.world \
+	%reldir%/corpus/world/bad-path-in-header.world \
+	%reldir%/corpus/world/bad-path-overlaps-trace.world \
+	%reldir%/corpus/world/bad-path-past-end.world \
 	%reldir%/corpus/world/bad-pid-zero.world \
 	%reldir%/corpus/world/bad-queue-capacity.edits \
 	%reldir%/corpus/world/bad-queue-claim-timeout.edits \
@@ -193,11 +201,13 @@ fuzz_corpus = \
 	%reldir%/corpus/world/bad-truncated-200.world \
 	%reldir%/corpus/world/bad-truncated-7.world \
 	%reldir%/corpus/world/bad-truncated-half.world \
+	%reldir%/corpus/world/bad-version-1.world \
 	%reldir%/corpus/world/bad-version.world \
 	%reldir%/corpus/world/bad-width-huge.world \
 	%reldir%/corpus/world/bad-width-negative.world \
 	%reldir%/corpus/world/bad-width-zero.world \
 	%reldir%/corpus/world/busy-cells-seq-odd.world \
+	%reldir%/corpus/world/busy-path-seq-odd.world \
 	%reldir%/corpus/world/valid-1x1-no-agents.world \
 	%reldir%/corpus/world/valid-4x4.world \
 	%reldir%/corpus/world/valid-7x5.world \

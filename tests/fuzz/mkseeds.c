@@ -81,6 +81,7 @@ make_world(int32_t w, int32_t h, uint32_t agents, uint32_t ecap, size_t *size,
                            .cell_size = 1.5f,
                            .agent_capacity = agents,
                            .trace_capacity = 16,
+                           .path_capacity = 12,
                            .edits_capacity = ecap};
     gc_world *wd;
     gc_error err;
@@ -112,6 +113,10 @@ make_world(int32_t w, int32_t h, uint32_t agents, uint32_t ecap, size_t *size,
     gc_world_stats_publish(wd, &st);
     gc_world_trace_event ev[3] = {{0, 1, {0}}, {1, 2, {0}}, {2, 3, {0}}};
     gc_world_trace_publish(wd, 0, 0, 42, ev, 3);
+    gc_vec2 path[10];
+    for (int i = 0; i < 10; i++)
+        path[i] = (gc_vec2){0.5f + (float)i, 0.5f};
+    gc_world_path_publish(wd, 0, 0, 42, path, agents > 0 ? 10 : 0);
     for (uint64_t t = 0; t < 3; t++) {
         gc_edit e = {.op = GC_EDIT_SET, .type = 1, .client_token = t};
         gc_queue_push(gc_world_queue(wd), &e, 0);
@@ -172,7 +177,8 @@ world_seeds(void)
     BENT("bad-magic.world", memcpy(b, "NOTOURS!", 8));
     BENT("bad-magic-edits.world", atomic_store(&h->magic, GC_QUEUE_MAGIC));
     BENT("bad-magic-zero.world", atomic_store(&h->magic, 0));
-    BENT("bad-version.world", h->version = 2);
+    BENT("bad-version.world", h->version = GC_WORLD_VERSION + 1);
+    BENT("bad-version-1.world", h->version = 1);
     BENT("bad-header-size.world", h->header_size = 255);
     BENT("bad-total-size.world", h->total_size = size + 64);
     BENT("bad-width-zero.world", h->width = 0);
@@ -197,6 +203,14 @@ world_seeds(void)
     BENT("bad-stats-in-header.world", h->stats.offset = 64);
     BENT("bad-sections-overlap.world", h->trace.offset = h->stats.offset);
     BENT("bad-trace-runs-past-end.world", h->trace.offset = size - 64);
+    BENT("bad-path-capacity-zero.world", h->path_capacity = 0);
+    BENT("bad-path-capacity-huge.world", h->path_capacity = UINT32_MAX);
+    BENT("bad-path-capacity-bigger.world", h->path_capacity = 13);
+    BENT("bad-path-in-header.world", h->path.offset = 192);
+    BENT("bad-path-overlaps-trace.world",
+         (h->path.offset = h->trace.offset, h->path_capacity = 16,
+          h->path.size = h->trace.size));
+    BENT("bad-path-past-end.world", h->path.offset = size);
     /* Inside a valid header: counts the readers must refuse, and seqlocks
      * held odd for ever. */
     BENT("bad-snapshot-count-huge.world", {
@@ -209,6 +223,22 @@ world_seeds(void)
         gc_world_trace_hdr *t =
             (gc_world_trace_hdr *)(void *)(b + h->trace.offset);
         atomic_store(&t->count, UINT32_MAX);
+    });
+    BENT("bad-path-count-huge.world", {
+        gc_world_path_hdr *t =
+            (gc_world_path_hdr *)(void *)(b + h->path.offset);
+        atomic_store(&t->count, UINT32_MAX);
+        atomic_store(&t->path_len, UINT32_MAX);
+    });
+    BENT("bad-path-count-past-length.world", {
+        gc_world_path_hdr *t =
+            (gc_world_path_hdr *)(void *)(b + h->path.offset);
+        atomic_store(&t->path_len, 3);
+    });
+    BENT("busy-path-seq-odd.world", {
+        gc_world_path_hdr *t =
+            (gc_world_path_hdr *)(void *)(b + h->path.offset);
+        atomic_store(&t->seq, 5);
     });
     BENT("busy-cells-seq-odd.world", atomic_store(&h->cells_seq, 7));
 

@@ -11,15 +11,19 @@
  * should draw.  It shares the daemon's loop body, the library's host
  * (gridcrowd/host.h), without a simulation: the same edit draining and
  * queue repair, the same snapshot and statistics publishing, of agent
- * records it makes itself; and it answers a TRACE request with a made-up
- * trace of the requested agent.
+ * records it makes itself; it answers a TRACE request with a made-up trace
+ * of the requested agent, and publishes that agent's whole path each tick,
+ * as the daemon does.
  *
  * Options:
  *   --agent X,Y,HEADING,STATE[,GX,GY]  an agent at world position (X, Y),
  *                     heading in degrees (0 east, 90 south: world y grows
  *                     downwards), STATE an agent state name, goal cell
  *                     (GX, GY) (default: its own cell); repeatable
- *   --waypoint X,Y    append a waypoint (world units) to the last agent
+ *   --waypoint X,Y    append a waypoint (world units) to the last agent;
+ *                     any number: the record carries the first 8, and the
+ *                     whole path goes to the world's path section while
+ *                     the agent is the one the viewer asked about
  *   --random N        N more agents on random passable cells, moving
  *   --seed S          seed of --random (default 1)
  *   --move            moving agents walk straight on at --speed, turning
@@ -54,6 +58,12 @@
 
 #define PROG "gc-test-world"
 
+/* Every waypoint --waypoint gave an agent; its record has the first 8. */
+typedef struct fake_path {
+    gc_vec2 *p;
+    uint32_t n, cap;
+} fake_path;
+
 typedef struct fake {
     gc_world *w;
     gc_grid *g; /* over the world's cells */
@@ -61,6 +71,7 @@ typedef struct fake {
     uint32_t traced;   /* agent of the last trace request seen */
     gc_world_agent *a; /* records as published, waypoints included */
     uint32_t n, cap;
+    fake_path *paths; /* one per record */
     float speed;
     bool move;
     uint64_t rng;
@@ -114,8 +125,13 @@ add_agent(fake *f)
         if (a == NULL)
             return NULL;
         f->a = a;
+        fake_path *p = realloc(f->paths, cap * sizeof *p);
+        if (p == NULL)
+            return NULL;
+        f->paths = p;
         f->cap = cap;
     }
+    f->paths[f->n] = (fake_path){NULL, 0, 0};
     gc_world_agent *a = &f->a[f->n];
     memset(a, 0, sizeof *a);
     a->id = f->n++;
@@ -147,6 +163,41 @@ parse_agent(fake *f, const char *arg)
     a->goal_x = gx != INT32_MIN ? gx : (int32_t)x;
     a->goal_y = gy != INT32_MIN ? gy : (int32_t)y;
     return 0;
+}
+
+/* Append (x, y) to the path of the last agent. */
+static int
+add_waypoint(fake *f, float x, float y)
+{
+    gc_world_agent *a = &f->a[f->n - 1];
+    fake_path *p = &f->paths[f->n - 1];
+    if (p->n == p->cap) {
+        uint32_t cap = p->cap ? p->cap * 2 : 8;
+        gc_vec2 *v = realloc(p->p, cap * sizeof *v);
+        if (v == NULL)
+            return -1;
+        p->p = v;
+        p->cap = cap;
+    }
+    p->p[p->n++] = (gc_vec2){x, y};
+    if (a->path_len < GC_WORLD_PATH_POINTS)
+        a->path[a->path_len] = (gc_vec2){x, y};
+    a->path_len = p->n;
+    return 0;
+}
+
+/* The whole path of the agent the viewer asked about, through the host
+ * (nobody's when it names no agent of ours). */
+static void
+publish_path(fake *f)
+{
+    uint32_t want;
+    gc_world_trace_request(f->w, &want, NULL);
+    if (want >= f->n)
+        gc_host_publish_path(f->host, GC_WORLD_NO_AGENT, 0, NULL, 0);
+    else
+        gc_host_publish_path(f->host, want, f->a[want].salt, f->paths[want].p,
+                             f->paths[want].n);
 }
 
 static void
@@ -277,6 +328,7 @@ run(fake *f, double hz)
         if (f->move)
             move_agents(f, (float)(1.0 / hz));
         gc_host_publish_records(f->host, f->a, f->n);
+        publish_path(f);
         gc_host_tick(f->host);
         tick++;
         double t = now_s();
@@ -381,9 +433,10 @@ main(int argc, char **argv)
                 status = usage();
                 goto out;
             }
-            gc_world_agent *a = &f.a[f.n - 1];
-            if (a->path_len < GC_WORLD_PATH_POINTS)
-                a->path[a->path_len++] = (gc_vec2){x, y};
+            if (add_waypoint(&f, x, y) != 0) {
+                fprintf(stderr, PROG ": out of memory\n");
+                goto out;
+            }
         } else if (strcmp(argv[i], "--move") != 0) {
             i++;
         }
@@ -413,6 +466,9 @@ out:
     gc_host_free(f.host);
     gc_grid_free(f.g);
     gc_grid_free(src);
+    for (uint32_t i = 0; i < f.n; i++)
+        free(f.paths[i].p);
+    free(f.paths);
     free(f.a);
     gc_world_destroy(f.w);
     return status;

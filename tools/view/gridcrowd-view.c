@@ -35,6 +35,8 @@
 #define SHOT_MAX_PIXELS (64L << 20)
 /* How long --screenshot waits for the daemon's first snapshot. */
 #define SNAPSHOT_WAIT_S 10.0
+/* How long a screenshot then waits for the selected agent's whole path. */
+#define PATH_WAIT_S 2.0
 
 static const char usage_text[] =
     "usage: " PROG " [--shm NAME] [--scale PIXELS] [--fps N] "
@@ -114,6 +116,24 @@ bmp_name(const char *path)
     base = base != NULL ? base + 1 : path;
     size_t n = strlen(base);
     return n > 4 && strcasecmp(base + n - 4, ".bmp") == 0;
+}
+
+/* The options that depend on others; -1 when they fit together. */
+static int
+check_combinations(view_opts *o, bool frames_given, bool fps_given)
+{
+    if (frames_given && o->screenshot == NULL) {
+        fprintf(stderr, PROG ": --frames: only with --screenshot\n");
+        return VIEW_EXIT_USAGE;
+    }
+    if (o->bench_frames > 0 && o->screenshot != NULL) {
+        fprintf(stderr, PROG ": --bench-frames and --screenshot do not mix\n");
+        return VIEW_EXIT_USAGE;
+    }
+    /* A benchmark measures the drawing, not the frame cap. */
+    if (o->bench_frames > 0 && !fps_given)
+        o->fps = 0;
+    return -1;
 }
 
 static int
@@ -234,18 +254,7 @@ parse_args(int argc, char **argv, view_opts *o)
                 usage_text);
         return VIEW_EXIT_USAGE;
     }
-    if (frames_given && o->screenshot == NULL) {
-        fprintf(stderr, PROG ": --frames: only with --screenshot\n");
-        return VIEW_EXIT_USAGE;
-    }
-    if (o->bench_frames > 0 && o->screenshot != NULL) {
-        fprintf(stderr, PROG ": --bench-frames and --screenshot do not mix\n");
-        return VIEW_EXIT_USAGE;
-    }
-    /* A benchmark measures the drawing, not the frame cap. */
-    if (o->bench_frames > 0 && !fps_given)
-        o->fps = 0;
-    return -1;
+    return check_combinations(o, frames_given, fps_given);
 }
 
 static void
@@ -345,7 +354,8 @@ step_connection(view_state *s, double *next_attach)
         }
     }
     if (c->w != NULL) {
-        view_conn_refresh(c, s->frozen, s->show_trace);
+        view_conn_refresh(c, s->frozen, s->show_trace,
+                          s->sel != GC_WORLD_NO_AGENT);
         /* --select or --trace AGENT: once the snapshot shows it. */
         long i = s->opt.select_agent < 0
                      ? -1
@@ -354,7 +364,7 @@ step_connection(view_state *s, double *next_attach)
             s->show_trace = s->show_trace || s->opt.trace;
             view_select(s, c->agents[i].id, c->agents[i].salt);
             s->opt.select_agent = -1;
-            view_conn_refresh(c, s->frozen, s->show_trace);
+            view_conn_refresh(c, s->frozen, s->show_trace, true);
         }
     }
     prune_paint(s);
@@ -429,6 +439,17 @@ display_usable(void)
     return false;
 }
 
+/* Whether the selected agent's whole path has been asked for and has not
+ * arrived: a screenshot waits for it rather than draw the record's first
+ * 8 waypoints.  (A read-only viewer cannot ask, and draws those.) */
+static bool
+path_pending(const view_state *s)
+{
+    const gc_world_path_info *pi = &s->conn.path_info;
+    return s->sel != GC_WORLD_NO_AGENT && s->trace_sent &&
+           !(pi->seq > 0 && pi->agent == s->sel);
+}
+
 static int
 run_screenshot(view_state *s)
 {
@@ -462,17 +483,25 @@ run_screenshot(view_state *s)
     }
     /* Give a daemon that has just started time to publish a snapshot. */
     double next_attach = 0, give_up = now_s() + SNAPSHOT_WAIT_S;
+    double path_since = 0; /* when the snapshot came */
     for (;;) {
         s->now = now_s();
         step_connection(s, &next_attach);
-        if (s->conn.w != NULL && s->conn.snap_seq > 0 &&
-            s->conn.snap_seq != UINT64_MAX)
+        bool snap = s->conn.w != NULL && s->conn.snap_seq > 0 &&
+                    s->conn.snap_seq != UINT64_MAX;
+        /* A daemon publishes the path with its next snapshot: a path that
+         * does not come soon is not coming (a copy of a world, a stalled
+         * daemon), and the record's waypoints will do. */
+        if (snap && path_since == 0)
+            path_since = s->now;
+        if (snap && (!path_pending(s) || s->now > path_since + PATH_WAIT_S))
             break;
         if (s->now > give_up) {
-            fprintf(stderr,
-                    PROG ": %s: no agent snapshot after %.0f s; drawing the "
-                         "cells only\n",
-                    s->conn.shown, SNAPSHOT_WAIT_S);
+            if (!snap)
+                fprintf(stderr,
+                        PROG ": %s: no agent snapshot after %.0f s; drawing "
+                             "the cells only\n",
+                        s->conn.shown, SNAPSHOT_WAIT_S);
             break;
         }
         SDL_Delay(10);
@@ -661,9 +690,9 @@ main(int argc, char **argv)
             rc = display_usable() ? run_window(&s) : VIEW_EXIT_SDL;
         SDL_Quit();
     }
-    /* Stop asking for a trace nobody will look at. */
+    /* Stop asking about an agent nobody will look at. */
     if (s.trace_sent) {
-        s.show_trace = false;
+        s.sel = GC_WORLD_NO_AGENT;
         view_sync_trace(&s);
     }
     view_conn_free(&s.conn);

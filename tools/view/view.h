@@ -4,7 +4,8 @@
  * The viewer is one thread.  Each frame it handles the window's events
  * (view_input.c), refreshes its copy of the world (view_conn.c: attach,
  * reattach, copies of cells, agents, statistics and trace, edits sent to
- * the daemon), and draws that copy (view_draw.c).  Nothing here writes the
+ * the daemon), and draws that copy (view_draw.c, view_agents.c and
+ * view_overlay.c, which share view_draw_int.h).  Nothing here writes the
  * world: the viewer maps it read-only and speaks to the daemon only through
  * the edit queue, with short timeouts, so a slow or dead daemon never stalls
  * a frame for long and a dead viewer leaves the daemon as it was.
@@ -67,6 +68,11 @@ typedef struct view_conn {
     size_t trace_cap;
     gc_world_trace_info trace_info; /* info.seq 0: none */
     bool trace_changed;             /* set on a new copy */
+    /* The whole remaining path of the agent the viewer asked about (the
+     * records carry 8 waypoints); allocated when first wanted. */
+    gc_vec2 *path;
+    size_t path_cap;
+    gc_world_path_info path_info; /* info.seq 0: none */
     double next_check;              /* when owner_alive is asked next */
 } view_conn;
 
@@ -88,9 +94,10 @@ void view_conn_free(view_conn *c);
 bool view_conn_lost(view_conn *c, double now);
 
 /* Copy what changed: statistics always; unless `frozen`, the cells when
- * the generation moved, the agent snapshot when a new one is out, and the
- * trace when `trace` is true and a new one is out. */
-void view_conn_refresh(view_conn *c, bool frozen, bool trace);
+ * the generation moved, the agent snapshot when a new one is out, the
+ * trace when `trace` is true and a new one is out, and the whole path of
+ * the requested agent when `path` is true and a new one is out. */
+void view_conn_refresh(view_conn *c, bool frozen, bool trace, bool path);
 
 /* Push one edit, waiting at most VIEW_PUSH_TIMEOUT_NS.  GC_EPERM without
  * edit access, GC_EINVAL while detached, else gc_edit_send's result. */
@@ -170,19 +177,21 @@ void view_message(view_state *s, bool also_stderr, const char *fmt, ...)
 /* Fit the whole map in the window. */
 void view_fit(view_state *s);
 
-/* Select agent `id` (GC_WORLD_NO_AGENT: none) and ask for its trace when
- * the trace is shown. */
+/* Select agent `id` (GC_WORLD_NO_AGENT: none) and ask the daemon about it
+ * (view_sync_trace). */
 void view_select(view_state *s, uint32_t id, uint32_t generation);
 
-/* Ask the daemon to trace the selected agent (or nobody) as the state
- * wants; called when the selection, the trace switch or the attach change. */
+/* Ask the daemon about the selected agent (or nobody): the trace request
+ * gets its searches traced and its whole path published, drawn in place of
+ * the 8 waypoints of its record.  Called when the selection, the trace
+ * switch or the attach change; a read-only viewer cannot ask. */
 void view_sync_trace(view_state *s);
 
 /* ---- Input (view_input.c) ------------------------------------------------ */
 
 void view_input_event(view_state *s, const SDL_Event *e);
 
-/* ---- Drawing (view_draw.c) ------------------------------------------------
+/* ---- Drawing (view_draw.c, view_agents.c, view_overlay.c) ----------------
  */
 
 typedef struct view_draw view_draw;

@@ -2,9 +2,10 @@
  * view_conn.c: the viewer's connection to a daemon.
  *
  * The viewer keeps its own copies of what it draws (cells, the agent
- * snapshot, statistics, the trace) and refreshes them from the world each
- * frame, copying only what changed: cells when the grid generation moved,
- * agents when a new snapshot is out, the trace when a new one is out.  Every
+ * snapshot, statistics, the trace, the selected agent's whole path) and
+ * refreshes them from the world each frame, copying only what changed:
+ * cells when the grid generation moved, agents when a new snapshot is out,
+ * the trace and the path when a new one is out.  Every
  * read goes through the library's torn-read-safe copies, so the daemon is
  * never blocked; a copy that keeps failing (GC_EBUSY) just leaves the last
  * one in place for this frame.
@@ -40,9 +41,10 @@ fit_buffers(view_conn *c)
         c->cells = cells;
         c->width = w;
         c->height = h;
-        /* A new map: the old trace means nothing on it. */
+        /* A new map: the old trace and path mean nothing on it. */
         c->trace_info = (gc_world_trace_info){0};
         c->trace_changed = true;
+        c->path_info = (gc_world_path_info){0};
     }
     if (cap > c->agents_cap || c->agents == NULL) {
         gc_world_agent *a = malloc((cap ? cap : 1) * sizeof *a);
@@ -57,6 +59,11 @@ fit_buffers(view_conn *c)
         free(c->trace);
         c->trace = NULL;
         c->trace_cap = 0;
+    }
+    if (c->path != NULL && c->path_cap < gc_world_path_capacity(c->w)) {
+        free(c->path);
+        c->path = NULL;
+        c->path_cap = 0;
     }
     c->cell_size = gc_world_cell_size(c->w);
     return GC_OK;
@@ -102,6 +109,7 @@ view_conn_open(view_conn *c, gc_error *err)
     c->cells_valid = false;
     c->snap_seq = UINT64_MAX;
     c->trace_info.seq = 0;
+    c->path_info = (gc_world_path_info){0};
     c->next_check = 0;
     return GC_OK;
 }
@@ -121,9 +129,11 @@ view_conn_free(view_conn *c)
     free(c->cells);
     free(c->agents);
     free(c->trace);
+    free(c->path);
     c->cells = NULL;
     c->agents = NULL;
     c->trace = NULL;
+    c->path = NULL;
 }
 
 bool
@@ -161,8 +171,29 @@ refresh_trace(view_conn *c)
     }
 }
 
+/* The whole path, when a new one is out; a path copy that keeps failing
+ * leaves the last one (the drawer falls back to the record's waypoints
+ * until one of the selected agent's arrives). */
+static void
+refresh_path(view_conn *c)
+{
+    gc_world_path_info info;
+    if (gc_world_read_path(c->w, &info, NULL, 0) != GC_OK ||
+        info.seq == c->path_info.seq)
+        return;
+    if (c->path == NULL) {
+        size_t cap = gc_world_path_capacity(c->w);
+        c->path = malloc((cap ? cap : 1) * sizeof *c->path);
+        if (c->path == NULL)
+            return;
+        c->path_cap = cap;
+    }
+    if (gc_world_read_path(c->w, &info, c->path, c->path_cap) == GC_OK)
+        c->path_info = info;
+}
+
 void
-view_conn_refresh(view_conn *c, bool frozen, bool trace)
+view_conn_refresh(view_conn *c, bool frozen, bool trace, bool path)
 {
     if (c->w == NULL)
         return;
@@ -188,6 +219,10 @@ view_conn_refresh(view_conn *c, bool frozen, bool trace)
         c->nagents = n;
         c->snap_seq = seq;
     }
+    /* After the snapshot: the daemon publishes the path right after it, so
+     * the two are of the same tick or the path a little newer. */
+    if (path)
+        refresh_path(c);
     if (trace)
         refresh_trace(c);
 }

@@ -65,7 +65,9 @@ view_sync_trace(view_state *s)
 {
     if (!s->conn.can_edit)
         return;
-    uint32_t want = s->show_trace ? s->sel : GC_WORLD_NO_AGENT;
+    /* Whether or not the trace is shown: the same request brings the
+     * selected agent's whole path. */
+    uint32_t want = s->sel;
     if (want == GC_WORLD_NO_AGENT && !s->trace_sent)
         return;
     gc_edit e = {.op = GC_EDIT_TRACE,
@@ -86,8 +88,7 @@ view_select(view_state *s, uint32_t id, uint32_t generation)
         return;
     s->sel = id;
     s->sel_gen = generation;
-    if (s->show_trace)
-        view_sync_trace(s);
+    view_sync_trace(s);
 }
 
 static void
