@@ -11,7 +11,8 @@ gridcrowdinclude_HEADERS = \
 	include/gridcrowd/sim.h \
 	include/gridcrowd/util.h \
 	include/gridcrowd/edits.h \
-	include/gridcrowd/world.h
+	include/gridcrowd/world.h \
+	include/gridcrowd/record.h
 nodist_gridcrowdinclude_HEADERS = include/gridcrowd/version.h
 
 # The library's objects are built once, with -fvisibility=hidden (when the
@@ -22,6 +23,9 @@ nodist_gridcrowdinclude_HEADERS = include/gridcrowd/version.h
 # (src/*_int.h) links libgridcrowd_core.la instead of libgridcrowd.la.
 noinst_LTLIBRARIES += libgridcrowd_core.la
 libgridcrowd_core_la_CFLAGS = $(AM_CFLAGS) $(GC_VISIBILITY_CFLAGS)
+# The recorder (record.c) writes SQLite files: the library links libsqlite3.
+libgridcrowd_core_la_CFLAGS += $(SQLITE3_CFLAGS)
+libgridcrowd_core_la_LIBADD = $(SQLITE3_LIBS)
 libgridcrowd_core_la_SOURCES = \
 	%reldir%/error.c \
 	%reldir%/grid.c %reldir%/grid_int.h \
@@ -35,6 +39,9 @@ libgridcrowd_core_la_SOURCES = \
 	%reldir%/edits.c \
 	%reldir%/version.c \
 	%reldir%/util.c
+# The recorder: SQLite trajectories (JuPedSim's format) and their WKT.
+libgridcrowd_core_la_SOURCES += %reldir%/record.c %reldir%/record_int.h \
+	%reldir%/record-geometry.c
 libgridcrowd_la_SOURCES =
 libgridcrowd_la_LDFLAGS = -version-info $(GC_LT_VERSION) $(AM_LDFLAGS)
 libgridcrowd_la_LIBADD = libgridcrowd_core.la $(PTHREAD_LIBS) $(LIBS)

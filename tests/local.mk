@@ -75,6 +75,17 @@ TESTS += $(unit_tests)
 endif
 EXTRA_DIST += %reldir%/data/tiny.map %reldir%/data/tiny.scen
 
+# test_record: the recorder, checked with SQL; it stalls the writer through
+# a test hook (src/record_int.h), so it links the library's objects.
+if HAVE_CMOCKA
+check_PROGRAMS += %reldir%/test_record
+TESTS += %reldir%/test_record
+%canon_reldir%_test_record_SOURCES = %reldir%/test_record.c
+%canon_reldir%_test_record_CFLAGS = $(test_cflags) $(SQLITE3_CFLAGS)
+%canon_reldir%_test_record_LDADD = libgridcrowd_core.la $(SQLITE3_LIBS) \
+	$(CMOCKA_LIBS) -lm
+endif
+
 # test_cxx: every public header compiles as C++ and links with C linkage.
 # world.h and edits.h join when GC_TEST_WORLD_CXX is defined (see the test).
 if HAVE_CXX
