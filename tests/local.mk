@@ -127,7 +127,8 @@ shell_tests = \
 	%reldir%/view-kill.test \
 	%reldir%/view-valgrind.test \
 	%reldir%/view-daemon.test \
-	%reldir%/view-paint.test
+	%reldir%/view-paint.test \
+	%reldir%/record-file.test
 TESTS += $(shell_tests)
 EXTRA_DIST += $(shell_tests) %reldir%/lib.sh %reldir%/ctl-lib.sh \
 	%reldir%/view_lib.sh %reldir%/lsan.supp %reldir%/valgrind-sdl.supp \
