@@ -15,3 +15,8 @@ noinst_PROGRAMS += %reldir%/gc-genmap
 %canon_reldir%_gc_genmap_SOURCES = %reldir%/gc-genmap.c
 %canon_reldir%_gc_genmap_LDADD = libgridcrowd.la
 EXTRA_DIST += %reldir%/bench-sim %reldir%/bench-edits
+
+# bench-record: the recorder's frames/s and bytes per agent-frame.
+noinst_PROGRAMS += %reldir%/bench-record
+%canon_reldir%_bench_record_SOURCES = %reldir%/bench-record.c
+%canon_reldir%_bench_record_LDADD = libgridcrowd.la -lm
