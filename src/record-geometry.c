@@ -486,7 +486,8 @@ gc_record_walkable_wkt(const gc_grid *g, char **out, size_t *len)
                     goto done;
             }
         }
-    qsort(c.rings, c.n_rings, sizeof *c.rings, ring_cmp);
+    if (c.n_rings) /* qsort takes no NULL, even for 0 elements */
+        qsort(c.rings, c.n_rings, sizeof *c.rings, ring_cmp);
     /* Exactly one shell per label, holes after it. */
     rc = GC_ECORRUPT;
     {
