@@ -78,8 +78,16 @@ enum {
     ST_META,
     ST_BEGIN,
     ST_COMMIT,
+    ST_TRAJ_BLOCK, /* BLOCK_ROWS rows in one statement (made at open) */
+    ST_AGENT_BLOCK,
     ST_N
 };
+
+/* Agents inserted by one statement: SQLite's cost per row is mostly the
+ * statement's (step, reset, the VDBE's setup), so many rows per statement
+ * roughly halve it.  10 parameters a row keeps well under SQLite's
+ * parameter limit (32766). */
+#define BLOCK_ROWS 64
 
 static const char *const stmt_sql[ST_N] = {
     "INSERT INTO trajectory_data VALUES(?, ?, ?, ?)",
@@ -93,6 +101,8 @@ static const char *const stmt_sql[ST_N] = {
     "INSERT OR REPLACE INTO metadata VALUES(?, ?)",
     "BEGIN",
     "COMMIT",
+    NULL,
+    NULL,
 };
 
 /* JuPedSim's tables exactly, then ours. */
@@ -133,6 +143,9 @@ struct gc_recorder {
     gc_record_opts opts; /* options/map_name pointers cleared: not kept */
     bool bounds_given;
     size_t cap; /* slots */
+    /* Not under mu: a slot belongs to the caller's thread while it is
+     * outside [head, head + count) and to the writer while inside; it
+     * changes hands only when count changes, under mu. */
     rec_slot *slots;
     pthread_t thread;
 
@@ -389,27 +402,35 @@ write_frame(gc_recorder *r, const rec_slot *sl)
         return false;
     if (sl->grid && !write_grid(r, sl))
         return false;
-    sqlite3_stmt *t = r->st[ST_TRAJ], *a = r->st[ST_AGENT];
-    for (size_t i = 0; i < sl->n; i++) {
-        const gc_record_agent *g = &sl->agents[i];
-        sqlite3_bind_int64(t, 1, sl->frame);
-        sqlite3_bind_int64(t, 2, g->id);
-        sqlite3_bind_double(t, 3, (double)g->x);
-        sqlite3_bind_double(t, 4, (double)g->y);
-        if (step(t) != SQLITE_DONE)
+    size_t i = 0;
+    while (i < sl->n) {
+        /* A whole block when there are enough rows, else one at a time. */
+        bool block = sl->n - i >= BLOCK_ROWS;
+        size_t rows = block ? BLOCK_ROWS : 1;
+        sqlite3_stmt *t = r->st[block ? ST_TRAJ_BLOCK : ST_TRAJ];
+        sqlite3_stmt *a = r->st[block ? ST_AGENT_BLOCK : ST_AGENT];
+        for (size_t k = 0; k < rows; k++) {
+            const gc_record_agent *g = &sl->agents[i + k];
+            int p = (int)k * 4;
+            sqlite3_bind_int64(t, p + 1, sl->frame);
+            sqlite3_bind_int64(t, p + 2, g->id);
+            sqlite3_bind_double(t, p + 3, (double)g->x);
+            sqlite3_bind_double(t, p + 4, (double)g->y);
+            p = (int)k * 10;
+            sqlite3_bind_int64(a, p + 1, sl->frame);
+            sqlite3_bind_int64(a, p + 2, g->id);
+            sqlite3_bind_double(a, p + 3, (double)g->heading);
+            sqlite3_bind_int(a, p + 4, g->state);
+            sqlite3_bind_int(a, p + 5, g->goal_x);
+            sqlite3_bind_int(a, p + 6, g->goal_y);
+            sqlite3_bind_double(a, p + 7, (double)g->speed);
+            sqlite3_bind_double(a, p + 8, (double)g->radius);
+            sqlite3_bind_double(a, p + 9, (double)g->vx);
+            sqlite3_bind_double(a, p + 10, (double)g->vy);
+        }
+        if (step(t) != SQLITE_DONE || step(a) != SQLITE_DONE)
             goto fail;
-        sqlite3_bind_int64(a, 1, sl->frame);
-        sqlite3_bind_int64(a, 2, g->id);
-        sqlite3_bind_double(a, 3, (double)g->heading);
-        sqlite3_bind_int(a, 4, g->state);
-        sqlite3_bind_int(a, 5, g->goal_x);
-        sqlite3_bind_int(a, 6, g->goal_y);
-        sqlite3_bind_double(a, 7, (double)g->speed);
-        sqlite3_bind_double(a, 8, (double)g->radius);
-        sqlite3_bind_double(a, 9, (double)g->vx);
-        sqlite3_bind_double(a, 10, (double)g->vy);
-        if (step(a) != SQLITE_DONE)
-            goto fail;
+        i += rows;
     }
     sqlite3_stmt *s = r->st[ST_FDATA];
     sqlite3_bind_int64(s, 1, sl->frame);
@@ -626,6 +647,30 @@ errno_code(int e)
     }
 }
 
+/* The single-row INSERT `one` ("... VALUES(?, ?)") with BLOCK_ROWS rows of
+ * parameters: a new string (free()), or NULL. */
+static char *
+block_sql(const char *one)
+{
+    const char *values = strstr(one, "VALUES");
+    size_t head = (size_t)(values - one) + strlen("VALUES");
+    const char *row = one + head;
+    size_t row_len = strlen(row);
+    char *sql = malloc(head + BLOCK_ROWS * (row_len + 1) + 1);
+    if (!sql)
+        return NULL;
+    memcpy(sql, one, head);
+    size_t n = head;
+    for (int k = 0; k < BLOCK_ROWS; k++) {
+        if (k)
+            sql[n++] = ',';
+        memcpy(sql + n, row, row_len);
+        n += row_len;
+    }
+    sql[n] = '\0';
+    return sql;
+}
+
 /* Create the file and its schema; on failure remove what was made. */
 static int
 create_db(gc_recorder *r, const gc_record_opts *o, gc_error *err)
@@ -682,11 +727,23 @@ create_db(gc_recorder *r, const gc_record_opts *o, gc_error *err)
                      NULL, NULL, NULL) != SQLITE_OK ||
         sqlite3_exec(r->db, schema_sql, NULL, NULL, NULL) != SQLITE_OK)
         goto fail;
-    for (int i = 0; i < ST_N; i++)
-        if (sqlite3_prepare_v3(r->db, stmt_sql[i], -1,
-                               SQLITE_PREPARE_PERSISTENT, &r->st[i],
-                               NULL) != SQLITE_OK)
+    for (int i = 0; i < ST_N; i++) {
+        char *sql = NULL;
+        if (i == ST_TRAJ_BLOCK || i == ST_AGENT_BLOCK) {
+            sql = block_sql(i == ST_TRAJ_BLOCK ? stmt_sql[ST_TRAJ]
+                                               : stmt_sql[ST_AGENT]);
+            if (!sql) {
+                what = "out of memory";
+                goto fail;
+            }
+        }
+        int prc =
+            sqlite3_prepare_v3(r->db, sql ? sql : stmt_sql[i], -1,
+                               SQLITE_PREPARE_PERSISTENT, &r->st[i], NULL);
+        free(sql);
+        if (prc != SQLITE_OK)
             goto fail;
+    }
     char t[32];
     snprintf(t, sizeof t, "%d", GC_RECORD_JPS_VERSION);
     bool ok = put_meta(r, "version", t) == SQLITE_DONE &&
@@ -814,7 +871,8 @@ gc_recorder_open(gc_recorder **out, const char *path, const gc_record_opts *o,
 int
 gc_recorder_push(gc_recorder *r, const gc_record_frame *f)
 {
-    if (!r || !f || !f->grid || (f->n_agents && !f->agents))
+    if (!r || !f || !f->grid || (f->n_agents && !f->agents) ||
+        f->n_agents > SIZE_MAX / sizeof(gc_record_agent))
         return GC_EINVAL;
     int64_t frame = (int64_t)(f->tick / r->opts.tick_every);
     if (r->have_frame && frame <= r->last_frame)

@@ -13,6 +13,8 @@
  *   per agent per frame with the positions pushed; a new geometry after an
  *   edit and frame_data pointing each frame at the right one; the grid
  *   text, the edit, the options; one file after close.
+ * - 150 agents (rows inserted many per statement and one by one): every
+ *   column of every row as pushed.
  * - Real time with a stalled writer and a tiny buffer: whole frames
  *   dropped, counted, and the count in the metadata.
  * - SIGKILL: a child records, the test kills it -9 and opens the file: it
@@ -75,8 +77,7 @@ tmp_path(char *buf, size_t size, const char *name)
     snprintf(buf, size, "%s/%s", tmpdir, name);
 }
 
-/* ---- WKT -------------------------------------------------------------------
- */
+/* ---- WKT ---- */
 
 static gc_grid *
 grid_from_rows(const char *const *rows, int w, int h)
@@ -251,8 +252,7 @@ test_wkt_random(void **state)
     }
 }
 
-/* ---- SQL helpers
- * -------------------------------------------------------------- */
+/* ---- SQL helpers ---- */
 
 static sqlite3 *
 db_open(const char *path)
@@ -327,8 +327,7 @@ side_path(const char *path, const char *suffix)
     return buf;
 }
 
-/* ---- a recorded run
- * ------------------------------------------------------------- */
+/* ---- a recorded run ---- */
 
 #define RUN_AGENTS 6
 #define RUN_TICKS 40
@@ -592,8 +591,88 @@ test_record_run(void **state)
     gc_grid_free(g);
 }
 
-/* ---- real time: drops
- * ------------------------------------------------------------ */
+/* ---- many agents: every column of every row ---- */
+
+/* 150 agents: two whole blocks of rows per statement and 22 rows alone. */
+static void
+test_record_columns(void **state)
+{
+    (void)state;
+    char path[512];
+    tmp_path(path, sizeof path, "columns.sqlite");
+    gc_grid *g;
+    assert_int_equal(gc_grid_new(&g, 40, 30), GC_OK);
+    gc_record_opts o;
+    gc_record_opts_init(&o);
+    o.tick_every = 3;
+    gc_recorder *r;
+    gc_error err;
+    assert_int_equal(gc_recorder_open(&r, path, &o, &err), GC_OK);
+    enum { N = 150, FRAMES = 5 };
+    static gc_record_agent ag[FRAMES][N];
+    for (int f = 0; f < FRAMES; f++) {
+        for (int i = 0; i < N; i++)
+            ag[f][i] = (gc_record_agent){.id = (uint32_t)(1000 + 7 * i),
+                                         .state = (uint8_t)(i % 6),
+                                         .x = 0.25f * i + f,
+                                         .y = 0.125f * i - f,
+                                         .heading = 0.01f * i,
+                                         .goal_x = i % 40,
+                                         .goal_y = i % 30,
+                                         .speed = 1.5f + i,
+                                         .radius = 0.2f + f,
+                                         .vx = -0.5f * i,
+                                         .vy = 0.75f * f};
+        gc_record_frame fr = {.tick = (uint64_t)(3 * f + 1),
+                              .agents = ag[f],
+                              .n_agents = N,
+                              .grid = g};
+        assert_int_equal(gc_recorder_push(r, &fr), GC_OK);
+    }
+    assert_int_equal(gc_recorder_close(r, &err), GC_OK);
+    sqlite3 *db = db_open(path);
+    sqlite3_stmt *s;
+    assert_int_equal(
+        sqlite3_prepare_v2(db,
+                           "SELECT t.frame, t.id, pos_x, pos_y, heading, "
+                           "state, goal_x, goal_y, speed, radius, vel_x, vel_y "
+                           "FROM trajectory_data t JOIN gc_agent_data a "
+                           "USING (frame, id) ORDER BY t.frame, t.id",
+                           -1, &s, NULL),
+        SQLITE_OK);
+    int rows = 0;
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        int f = rows / N, i = rows % N;
+        const gc_record_agent *a = &ag[f][i];
+        assert_int_equal(sqlite3_column_int(s, 0), f); /* (3f + 1) / 3 */
+        assert_int_equal(sqlite3_column_int(s, 1), a->id);
+        assert_true((float)sqlite3_column_double(s, 2) == a->x);
+        assert_true((float)sqlite3_column_double(s, 3) == a->y);
+        assert_true((float)sqlite3_column_double(s, 4) == a->heading);
+        assert_int_equal(sqlite3_column_int(s, 5), a->state);
+        assert_int_equal(sqlite3_column_int(s, 6), a->goal_x);
+        assert_int_equal(sqlite3_column_int(s, 7), a->goal_y);
+        assert_true((float)sqlite3_column_double(s, 8) == a->speed);
+        assert_true((float)sqlite3_column_double(s, 9) == a->radius);
+        assert_true((float)sqlite3_column_double(s, 10) == a->vx);
+        assert_true((float)sqlite3_column_double(s, 11) == a->vy);
+        rows++;
+    }
+    sqlite3_finalize(s);
+    assert_int_equal(rows, FRAMES * N);
+    /* One grid generation: one geometry, one grid row, the open grid. */
+    assert_int_equal(q_int(db, "SELECT count(*) FROM geometry"), 1);
+    char buf[256];
+    assert_string_equal(q_text(db, "SELECT wkt FROM geometry", buf, sizeof buf),
+                        "POLYGON ((0 0, 40 0, 40 30, 0 30, 0 0))");
+    assert_int_equal(q_int(db, "SELECT count(*) FROM gc_grids"), 1);
+    assert_int_equal(q_int(db, "SELECT tick FROM gc_frames WHERE frame = 4"),
+                     13);
+    sqlite3_close(db);
+    gc_grid_free(g);
+}
+
+/* ---- real time: drops ---- */
 
 static void
 test_record_realtime_drops(void **state)
@@ -656,8 +735,7 @@ test_record_realtime_drops(void **state)
     gc_grid_free(g);
 }
 
-/* ---- SIGKILL
- * -------------------------------------------------------------------- */
+/* ---- SIGKILL ---- */
 
 #define KILL_AGENTS 200
 
@@ -750,8 +828,7 @@ test_record_sigkill(void **state)
     sqlite3_close(db);
 }
 
-/* ---- full disk
- * -------------------------------------------------------------------- */
+/* ---- full disk ---- */
 
 /* The child under a file-size limit: returns through its exit code
  * 0 when every check passed, else the number of the failed one. */
@@ -864,8 +941,7 @@ test_record_full_disk(void **state)
     run_fsize_child("full-run.sqlite", 2 * 1024 * 1024, false);
 }
 
-/* ---- open errors
- * ------------------------------------------------------------------ */
+/* ---- open errors ---- */
 
 static void
 test_record_open_errors(void **state)
@@ -927,6 +1003,7 @@ main(void)
         cmocka_unit_test(test_wkt_hand),
         cmocka_unit_test(test_wkt_random),
         cmocka_unit_test(test_record_run),
+        cmocka_unit_test(test_record_columns),
         cmocka_unit_test(test_record_realtime_drops),
         cmocka_unit_test(test_record_sigkill),
         cmocka_unit_test(test_record_full_disk),
