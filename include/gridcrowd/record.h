@@ -59,7 +59,9 @@
  * line in the caller's gc_error ("FILE: why").  During the run, a write
  * error (a full disk, a file-size limit) stops the recording: the frames
  * committed so far stay, push keeps returning at once (GC_EIO), and
- * gc_recorder_stats says why.
+ * gc_recorder_stats says why.  A program that may run under a file-size
+ * limit (ulimit -f) must ignore SIGXFSZ, whose default action kills the
+ * process: the library never changes signal dispositions.
  */
 #ifndef GRIDCROWD_RECORD_H
 #define GRIDCROWD_RECORD_H
