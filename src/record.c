@@ -43,6 +43,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <sqlite3.h>
@@ -346,6 +347,9 @@ write_grid(gc_recorder *r, const rec_slot *sl)
     int rc = gc_map_format(g, &map, &map_len);
     if (rc == GC_OK)
         rc = gc_record_walkable_wkt(g, &wkt, &wkt_len);
+    /* SQLite binds text lengths as int. */
+    if (rc == GC_OK && (map_len > INT_MAX || wkt_len > INT_MAX))
+        rc = GC_ETOOBIG;
     if (rc != GC_OK) {
         pthread_mutex_lock(&r->mu);
         if (r->stats.status == GC_OK) {
