@@ -41,7 +41,7 @@ libgridcrowd_core_la_SOURCES = \
 	%reldir%/util.c
 # The recorder: SQLite trajectories (JuPedSim's format) and their WKT.
 libgridcrowd_core_la_SOURCES += %reldir%/record.c %reldir%/record_int.h \
-	%reldir%/record-geometry.c
+	%reldir%/record-db.c %reldir%/record-geometry.c
 libgridcrowd_la_SOURCES =
 libgridcrowd_la_LDFLAGS = -version-info $(GC_LT_VERSION) $(AM_LDFLAGS)
 libgridcrowd_la_LIBADD = libgridcrowd_core.la $(PTHREAD_LIBS) $(LIBS)

@@ -32,6 +32,7 @@
  * - The connection belongs to the caller's thread during open and to the
  *   writer from pthread_create to its exit (SQLITE_OPEN_NOMUTEX: never two
  *   threads at once).
+ * The file itself (schema, statements, error lines) is record-db.c.
  */
 #include "config.h"
 
@@ -42,7 +43,6 @@
 #include "record_int.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
@@ -50,11 +50,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <time.h>
-#include <unistd.h>
 
 /* Edits queued at most before gc_recorder_edit says GC_EFULL. */
 #define EDITS_MAX ((size_t)1 << 20)
@@ -67,76 +63,6 @@ typedef struct rec_slot {
     size_t n, cap;
     gc_grid *grid; /* clone when the generation changed, else NULL */
 } rec_slot;
-
-enum {
-    ST_TRAJ,
-    ST_AGENT,
-    ST_FDATA,
-    ST_FRAMES,
-    ST_GEOM,
-    ST_GRID,
-    ST_EDIT,
-    ST_META,
-    ST_BEGIN,
-    ST_COMMIT,
-    ST_TRAJ_BLOCK, /* BLOCK_ROWS rows in one statement (made at open) */
-    ST_AGENT_BLOCK,
-    ST_N
-};
-
-/* Agents inserted by one statement: SQLite's cost per row is mostly the
- * statement's (step, reset, the VDBE's setup), so many rows per statement
- * roughly halve it.  10 parameters a row keeps well under SQLite's
- * parameter limit (32766). */
-#define BLOCK_ROWS 64
-
-static const char *const stmt_sql[ST_N] = {
-    "INSERT INTO trajectory_data VALUES(?, ?, ?, ?)",
-    "INSERT INTO gc_agent_data VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-    "INSERT INTO frame_data VALUES(?, ?)",
-    "INSERT INTO gc_frames VALUES(?, ?, ?, ?)",
-    "INSERT OR IGNORE INTO geometry VALUES(?, ?)",
-    "INSERT OR REPLACE INTO gc_grids VALUES(?, ?, ?, ?, ?, ?, ?, ?)",
-    "INSERT INTO gc_edits(tick, op, type, x0, y0, x1, y1) "
-    "VALUES(?, ?, ?, ?, ?, ?, ?)",
-    "INSERT OR REPLACE INTO metadata VALUES(?, ?)",
-    "BEGIN",
-    "COMMIT",
-    NULL,
-    NULL,
-};
-
-/* JuPedSim's tables exactly, then ours. */
-static const char schema_sql[] =
-    "CREATE TABLE metadata(key TEXT NOT NULL UNIQUE PRIMARY KEY,"
-    " value TEXT NOT NULL);"
-    "CREATE TABLE trajectory_data(frame INTEGER NOT NULL,"
-    " id INTEGER NOT NULL, pos_x REAL NOT NULL, pos_y REAL NOT NULL);"
-    "CREATE INDEX frame_id_idx ON trajectory_data(frame, id);"
-    "CREATE TABLE geometry(hash INTEGER NOT NULL, wkt TEXT NOT NULL);"
-    "CREATE UNIQUE INDEX geometry_hash ON geometry(hash);"
-    "CREATE TABLE frame_data(frame INTEGER NOT NULL,"
-    " geometry_hash INTEGER NOT NULL);"
-    "CREATE TABLE gc_agent_data(frame INTEGER NOT NULL, id INTEGER NOT NULL,"
-    " heading REAL NOT NULL, state INTEGER NOT NULL,"
-    " goal_x INTEGER NOT NULL, goal_y INTEGER NOT NULL,"
-    " speed REAL NOT NULL, radius REAL NOT NULL,"
-    " vel_x REAL NOT NULL, vel_y REAL NOT NULL,"
-    " PRIMARY KEY(frame, id)) WITHOUT ROWID;"
-    "CREATE TABLE gc_frames(frame INTEGER PRIMARY KEY NOT NULL,"
-    " tick INTEGER NOT NULL, generation INTEGER NOT NULL,"
-    " agents INTEGER NOT NULL);"
-    "CREATE TABLE gc_grids(generation INTEGER PRIMARY KEY NOT NULL,"
-    " frame INTEGER NOT NULL, tick INTEGER NOT NULL,"
-    " width INTEGER NOT NULL, height INTEGER NOT NULL,"
-    " cell_size REAL NOT NULL, map TEXT NOT NULL,"
-    " geometry_hash INTEGER NOT NULL);"
-    "CREATE TABLE gc_edits(seq INTEGER PRIMARY KEY NOT NULL,"
-    " tick INTEGER NOT NULL, op INTEGER NOT NULL, type INTEGER NOT NULL,"
-    " x0 INTEGER NOT NULL, y0 INTEGER NOT NULL,"
-    " x1 INTEGER NOT NULL, y1 INTEGER NOT NULL);"
-    "CREATE TABLE gc_options(key TEXT NOT NULL PRIMARY KEY,"
-    " value TEXT NOT NULL);";
 
 struct gc_recorder {
     /* Set by open, then read-only. */
@@ -157,8 +83,7 @@ struct gc_recorder {
 
     /* Writer thread only, from pthread_create until it exits (the caller's
      * thread before and after). */
-    sqlite3 *db;
-    sqlite3_stmt *st[ST_N];
+    gc_record_db d;
     bool in_txn;
     uint32_t txn_frames;
     uint64_t txn_deadline_ns;
@@ -195,58 +120,6 @@ gc_record_opts_init(gc_record_opts *o)
     o->commit_ms = 1000;
 }
 
-/* The largest size of `path` and its WAL. */
-static off_t
-db_size(const char *path)
-{
-    struct stat sb;
-    off_t m = 0;
-    char wal[4096];
-    if (stat(path, &sb) == 0)
-        m = sb.st_size;
-    snprintf(wal, sizeof wal, "%s-wal", path);
-    if (stat(wal, &sb) == 0 && sb.st_size > m)
-        m = sb.st_size;
-    return m;
-}
-
-/*
- * Why the last call on `db` (the file `path`) failed, as one line in buf.
- * SQLite reports a write cut short by a full disk as SQLITE_FULL but one
- * cut by the file-size limit (EFBIG, SIGXFSZ ignored) as a bare I/O error,
- * so a write error is explained by looking at the limit and the free space.
- */
-static const char *
-sql_why(sqlite3 *db, const char *path, char *buf, size_t size)
-{
-    if (!db)
-        return "out of memory";
-    int ec = sqlite3_extended_errcode(db), se = sqlite3_system_errno(db);
-    if ((ec & 0xff) == SQLITE_FULL || ec == SQLITE_IOERR_WRITE ||
-        se == ENOSPC || se == EFBIG || se == EDQUOT) {
-        struct rlimit rl;
-        struct statvfs vs;
-        if (se == EFBIG || (getrlimit(RLIMIT_FSIZE, &rl) == 0 &&
-                            rl.rlim_cur != RLIM_INFINITY &&
-                            (rlim_t)db_size(path) + 65536 >= rl.rlim_cur))
-            snprintf(buf, size, "file size limit reached (ulimit -f)");
-        else if ((ec & 0xff) == SQLITE_FULL || se == ENOSPC ||
-                 (statvfs(path, &vs) == 0 &&
-                  (uint64_t)vs.f_bavail * vs.f_frsize < (1u << 20)))
-            snprintf(buf, size, "disk full");
-        else if (se == EDQUOT)
-            snprintf(buf, size, "disk quota exceeded");
-        else
-            snprintf(buf, size, "write failed%s%s", se ? ": " : "",
-                     se ? strerror(se) : "");
-    } else if ((ec & 0xff) == SQLITE_IOERR && se) {
-        snprintf(buf, size, "%s (%s)", sqlite3_errmsg(db), strerror(se));
-    } else {
-        snprintf(buf, size, "%s", sqlite3_errmsg(db));
-    }
-    return buf;
-}
-
 /* ---- the writer ------------------------------------------------------------
  */
 
@@ -256,9 +129,9 @@ writer_fail(gc_recorder *r, const char *what)
 {
     char msg[sizeof r->stats.msg], why[160];
     snprintf(msg, sizeof msg, "%s: %s: %s", r->path, what,
-             sql_why(r->db, r->path, why, sizeof why));
+             gc_record_db_why(r->d.db, r->path, why, sizeof why));
     if (r->in_txn)
-        sqlite3_exec(r->db, "ROLLBACK", NULL, NULL, NULL);
+        sqlite3_exec(r->d.db, "ROLLBACK", NULL, NULL, NULL);
     r->in_txn = false;
     r->txn_frames = 0;
     pthread_mutex_lock(&r->mu);
@@ -278,39 +151,12 @@ stopped(gc_recorder *r)
     return s;
 }
 
-/* Run a prepared statement to its end and reset it; SQLITE_DONE or the
- * error. */
-static int
-step(sqlite3_stmt *s)
-{
-    int rc = sqlite3_step(s);
-    sqlite3_reset(s);
-    return rc == SQLITE_ROW ? SQLITE_DONE : rc;
-}
-
-static int
-put_meta(gc_recorder *r, const char *key, const char *value)
-{
-    sqlite3_stmt *s = r->st[ST_META];
-    sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
-    sqlite3_bind_text(s, 2, value, -1, SQLITE_TRANSIENT);
-    return step(s);
-}
-
-static int
-put_meta_num(gc_recorder *r, const char *key, double v)
-{
-    char t[64];
-    snprintf(t, sizeof t, "%.17g", v);
-    return put_meta(r, key, t);
-}
-
 static bool
 txn_begin(gc_recorder *r)
 {
     if (r->in_txn)
         return true;
-    if (step(r->st[ST_BEGIN]) != SQLITE_DONE) {
+    if (gc_record_db_step(r->d.st[GC_REC_ST_BEGIN]) != SQLITE_DONE) {
         writer_fail(r, "begin");
         return false;
     }
@@ -325,7 +171,7 @@ txn_commit(gc_recorder *r)
 {
     if (!r->in_txn)
         return true;
-    if (step(r->st[ST_COMMIT]) != SQLITE_DONE) {
+    if (gc_record_db_step(r->d.st[GC_REC_ST_COMMIT]) != SQLITE_DONE) {
         writer_fail(r, "commit");
         return false;
     }
@@ -364,13 +210,13 @@ write_grid(gc_recorder *r, const rec_slot *sl)
         return false;
     }
     int64_t h = gc_record_wkt_hash(wkt);
-    sqlite3_stmt *s = r->st[ST_GEOM];
+    sqlite3_stmt *s = r->d.st[GC_REC_ST_GEOM];
     sqlite3_bind_int64(s, 1, h);
     sqlite3_bind_text(s, 2, wkt, (int)wkt_len, SQLITE_STATIC);
-    bool ok = step(s) == SQLITE_DONE;
+    bool ok = gc_record_db_step(s) == SQLITE_DONE;
     sqlite3_clear_bindings(s);
     if (ok) {
-        s = r->st[ST_GRID];
+        s = r->d.st[GC_REC_ST_GRID];
         sqlite3_bind_int64(s, 1, (sqlite3_int64)sl->generation);
         sqlite3_bind_int64(s, 2, sl->frame);
         sqlite3_bind_int64(s, 3, (sqlite3_int64)sl->tick);
@@ -379,15 +225,17 @@ write_grid(gc_recorder *r, const rec_slot *sl)
         sqlite3_bind_double(s, 6, (double)g->cell_size);
         sqlite3_bind_text(s, 7, map, (int)map_len, SQLITE_STATIC);
         sqlite3_bind_int64(s, 8, h);
-        ok = step(s) == SQLITE_DONE;
+        ok = gc_record_db_step(s) == SQLITE_DONE;
         sqlite3_clear_bindings(s);
     }
     if (ok && !r->bounds_done) {
         double cs = (double)g->cell_size;
-        ok = put_meta_num(r, "xmin", 0) == SQLITE_DONE &&
-             put_meta_num(r, "xmax", g->width * cs) == SQLITE_DONE &&
-             put_meta_num(r, "ymin", 0) == SQLITE_DONE &&
-             put_meta_num(r, "ymax", g->height * cs) == SQLITE_DONE;
+        ok = gc_record_db_put_meta_num(&r->d, "xmin", 0) == SQLITE_DONE &&
+             gc_record_db_put_meta_num(&r->d, "xmax", g->width * cs) ==
+                 SQLITE_DONE &&
+             gc_record_db_put_meta_num(&r->d, "ymin", 0) == SQLITE_DONE &&
+             gc_record_db_put_meta_num(&r->d, "ymax", g->height * cs) ==
+                 SQLITE_DONE;
         r->bounds_done = ok;
     }
     free(map);
@@ -411,8 +259,10 @@ write_frame(gc_recorder *r, const rec_slot *sl)
         /* A whole block when there are enough rows, else one at a time. */
         bool block = sl->n - i >= BLOCK_ROWS;
         size_t rows = block ? BLOCK_ROWS : 1;
-        sqlite3_stmt *t = r->st[block ? ST_TRAJ_BLOCK : ST_TRAJ];
-        sqlite3_stmt *a = r->st[block ? ST_AGENT_BLOCK : ST_AGENT];
+        sqlite3_stmt *t =
+            r->d.st[block ? GC_REC_ST_TRAJ_BLOCK : GC_REC_ST_TRAJ];
+        sqlite3_stmt *a =
+            r->d.st[block ? GC_REC_ST_AGENT_BLOCK : GC_REC_ST_AGENT];
         for (size_t k = 0; k < rows; k++) {
             const gc_record_agent *g = &sl->agents[i + k];
             int p = (int)k * 4;
@@ -432,21 +282,22 @@ write_frame(gc_recorder *r, const rec_slot *sl)
             sqlite3_bind_double(a, p + 9, (double)g->vx);
             sqlite3_bind_double(a, p + 10, (double)g->vy);
         }
-        if (step(t) != SQLITE_DONE || step(a) != SQLITE_DONE)
+        if (gc_record_db_step(t) != SQLITE_DONE ||
+            gc_record_db_step(a) != SQLITE_DONE)
             goto fail;
         i += rows;
     }
-    sqlite3_stmt *s = r->st[ST_FDATA];
+    sqlite3_stmt *s = r->d.st[GC_REC_ST_FDATA];
     sqlite3_bind_int64(s, 1, sl->frame);
     sqlite3_bind_int64(s, 2, r->geom_hash);
-    if (step(s) != SQLITE_DONE)
+    if (gc_record_db_step(s) != SQLITE_DONE)
         goto fail;
-    s = r->st[ST_FRAMES];
+    s = r->d.st[GC_REC_ST_FRAMES];
     sqlite3_bind_int64(s, 1, sl->frame);
     sqlite3_bind_int64(s, 2, (sqlite3_int64)sl->tick);
     sqlite3_bind_int64(s, 3, (sqlite3_int64)sl->generation);
     sqlite3_bind_int64(s, 4, (sqlite3_int64)sl->n);
-    if (step(s) != SQLITE_DONE)
+    if (gc_record_db_step(s) != SQLITE_DONE)
         goto fail;
     r->txn_frames++;
     pthread_mutex_lock(&r->mu);
@@ -467,7 +318,7 @@ write_edits(gc_recorder *r, const gc_record_edit *e, size_t n)
         return true;
     if (!txn_begin(r))
         return false;
-    sqlite3_stmt *s = r->st[ST_EDIT];
+    sqlite3_stmt *s = r->d.st[GC_REC_ST_EDIT];
     for (size_t i = 0; i < n; i++) {
         sqlite3_bind_int64(s, 1, (sqlite3_int64)e[i].tick);
         sqlite3_bind_int64(s, 2, e[i].op);
@@ -476,7 +327,7 @@ write_edits(gc_recorder *r, const gc_record_edit *e, size_t n)
         sqlite3_bind_int(s, 5, e[i].y0);
         sqlite3_bind_int(s, 6, e[i].x1);
         sqlite3_bind_int(s, 7, e[i].y1);
-        if (step(s) != SQLITE_DONE) {
+        if (gc_record_db_step(s) != SQLITE_DONE) {
             writer_fail(r, "edit");
             return false;
         }
@@ -496,12 +347,13 @@ write_final(gc_recorder *r)
         return;
     char t[32];
     snprintf(t, sizeof t, "%llu", (unsigned long long)st.written);
-    bool ok = put_meta(r, "gc_frames", t) == SQLITE_DONE;
+    bool ok = gc_record_db_put_meta(&r->d, "gc_frames", t) == SQLITE_DONE;
     snprintf(t, sizeof t, "%llu", (unsigned long long)st.dropped);
-    ok = ok && put_meta(r, "gc_dropped_frames", t) == SQLITE_DONE;
     ok = ok &&
-         put_meta(r, "gc_status", st.status == GC_OK ? "complete" : st.msg) ==
-             SQLITE_DONE;
+         gc_record_db_put_meta(&r->d, "gc_dropped_frames", t) == SQLITE_DONE;
+    ok = ok && gc_record_db_put_meta(
+                   &r->d, "gc_status",
+                   st.status == GC_OK ? "complete" : st.msg) == SQLITE_DONE;
     if (!ok) {
         writer_fail(r, "final metadata");
         return;
@@ -580,42 +432,13 @@ writer_main(void *arg)
         txn_commit(r);
     write_final(r);
     /* One file again: move the WAL into the database and drop it. */
-    sqlite3_exec(r->db, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL);
-    sqlite3_exec(r->db, "PRAGMA journal_mode=DELETE", NULL, NULL, NULL);
+    sqlite3_exec(r->d.db, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL);
+    sqlite3_exec(r->d.db, "PRAGMA journal_mode=DELETE", NULL, NULL, NULL);
     return NULL;
 }
 
 /* ---- the caller's side ------------------------------------------------------
  */
-
-static void
-close_db(gc_recorder *r)
-{
-    for (int i = 0; i < ST_N; i++) {
-        sqlite3_finalize(r->st[i]);
-        r->st[i] = NULL;
-    }
-    sqlite3_close(r->db);
-    r->db = NULL;
-}
-
-/* Remove `path` + `suffix` when it is there (a stale journal or WAL). */
-static int
-unlink_side(const char *path, const char *suffix, gc_error *err)
-{
-    size_t n = strlen(path) + strlen(suffix) + 1;
-    char *p = malloc(n);
-    if (!p)
-        return gc_error_set(err, GC_ENOMEM, NULL, 0, 0, "%s: out of memory",
-                            path);
-    snprintf(p, n, "%s%s", path, suffix);
-    int rc = GC_OK;
-    if (unlink(p) != 0 && errno != ENOENT)
-        rc = gc_error_set(err, GC_EIO, NULL, 0, 0, "%s: cannot remove: %s", p,
-                          strerror(errno));
-    free(p);
-    return rc;
-}
 
 static void
 free_recorder(gc_recorder *r)
@@ -631,174 +454,6 @@ free_recorder(gc_recorder *r)
     free(r->edits);
     free(r->path);
     free(r);
-}
-
-static int
-errno_code(int e)
-{
-    switch (e) {
-    case ENOENT:
-    case ENOTDIR:
-        return GC_ENOENT;
-    case EACCES:
-    case EPERM:
-    case EROFS:
-        return GC_EPERM;
-    case ENOMEM:
-        return GC_ENOMEM;
-    default:
-        return GC_EIO;
-    }
-}
-
-/* The single-row INSERT `one` ("... VALUES(?, ?)") with BLOCK_ROWS rows of
- * parameters: a new string (free()), or NULL. */
-static char *
-block_sql(const char *one)
-{
-    const char *values = strstr(one, "VALUES");
-    size_t head = (size_t)(values - one) + strlen("VALUES");
-    const char *row = one + head;
-    size_t row_len = strlen(row);
-    char *sql = malloc(head + BLOCK_ROWS * (row_len + 1) + 1);
-    if (!sql)
-        return NULL;
-    memcpy(sql, one, head);
-    size_t n = head;
-    for (int k = 0; k < BLOCK_ROWS; k++) {
-        if (k)
-            sql[n++] = ',';
-        memcpy(sql + n, row, row_len);
-        n += row_len;
-    }
-    sql[n] = '\0';
-    return sql;
-}
-
-/* Create the file and its schema; on failure remove what was made. */
-static int
-create_db(gc_recorder *r, const gc_record_opts *o, gc_error *err)
-{
-    const char *path = r->path;
-    struct stat sb;
-    if (lstat(path, &sb) == 0) {
-        if (!S_ISREG(sb.st_mode))
-            return gc_error_set(err, GC_EINVAL, NULL, 0, 0,
-                                "%s: exists and is not a regular file", path);
-        if (!o->overwrite)
-            return gc_error_set(err, GC_EEXIST, NULL, 0, 0,
-                                "%s: exists (not replaced)", path);
-        if (unlink(path) != 0)
-            return gc_error_set(err, errno_code(errno), NULL, 0, 0,
-                                "%s: cannot replace: %s", path,
-                                strerror(errno));
-    }
-    /* Journals of an older file by this name would be applied to ours. */
-    int rc;
-    if ((rc = unlink_side(path, "-wal", err)) != GC_OK ||
-        (rc = unlink_side(path, "-shm", err)) != GC_OK ||
-        (rc = unlink_side(path, "-journal", err)) != GC_OK)
-        return rc;
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd < 0)
-        return gc_error_set(err, errno_code(errno), NULL, 0, 0,
-                            "%s: cannot create: %s", path, strerror(errno));
-    close(fd);
-
-    const char *what = "open";
-    if (sqlite3_open_v2(path, &r->db,
-                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
-                        NULL) != SQLITE_OK)
-        goto fail;
-    sqlite3_extended_result_codes(r->db, 1);
-    what = "cannot write";
-    /* WAL: a commit survives the process; readers (a replay) may read
-     * while we write.  NORMAL: no fsync per commit (a power cut may lose
-     * the last commits, never the file). */
-    sqlite3_stmt *s = NULL;
-    if (sqlite3_prepare_v2(r->db, "PRAGMA journal_mode=WAL", -1, &s, NULL) !=
-            SQLITE_OK ||
-        sqlite3_step(s) != SQLITE_ROW ||
-        strcmp((const char *)sqlite3_column_text(s, 0), "wal") != 0) {
-        sqlite3_finalize(s);
-        goto fail;
-    }
-    sqlite3_finalize(s);
-    if (sqlite3_exec(r->db,
-                     "PRAGMA synchronous=NORMAL;"
-                     "PRAGMA wal_autocheckpoint=4096;"
-                     "BEGIN;",
-                     NULL, NULL, NULL) != SQLITE_OK ||
-        sqlite3_exec(r->db, schema_sql, NULL, NULL, NULL) != SQLITE_OK)
-        goto fail;
-    for (int i = 0; i < ST_N; i++) {
-        char *sql = NULL;
-        if (i == ST_TRAJ_BLOCK || i == ST_AGENT_BLOCK) {
-            sql = block_sql(i == ST_TRAJ_BLOCK ? stmt_sql[ST_TRAJ]
-                                               : stmt_sql[ST_AGENT]);
-            if (!sql) {
-                what = "out of memory";
-                goto fail;
-            }
-        }
-        int prc =
-            sqlite3_prepare_v3(r->db, sql ? sql : stmt_sql[i], -1,
-                               SQLITE_PREPARE_PERSISTENT, &r->st[i], NULL);
-        free(sql);
-        if (prc != SQLITE_OK)
-            goto fail;
-    }
-    char t[32];
-    snprintf(t, sizeof t, "%d", GC_RECORD_JPS_VERSION);
-    bool ok = put_meta(r, "version", t) == SQLITE_DONE &&
-              put_meta_num(r, "fps", o->fps) == SQLITE_DONE;
-    double b[4] = {0, 0, 0, 0};
-    if (r->bounds_given) {
-        b[0] = o->xmin;
-        b[1] = o->xmax;
-        b[2] = o->ymin;
-        b[3] = o->ymax;
-    }
-    static const char *const bk[4] = {"xmin", "xmax", "ymin", "ymax"};
-    for (int i = 0; i < 4 && ok; i++)
-        ok = put_meta_num(r, bk[i], b[i]) == SQLITE_DONE;
-    snprintf(t, sizeof t, "%d", GC_RECORD_FORMAT);
-    ok = ok && put_meta(r, "gc_format", t) == SQLITE_DONE &&
-         put_meta(r, "gc_map", o->map_name ? o->map_name : "") == SQLITE_DONE &&
-         put_meta_num(r, "gc_cell_size", (double)o->cell_size) == SQLITE_DONE &&
-         put_meta_num(r, "gc_tick_every", o->tick_every) == SQLITE_DONE &&
-         put_meta(r, "gc_mode",
-                  o->mode == GC_RECORD_REALTIME ? "realtime" : "batch") ==
-             SQLITE_DONE &&
-         put_meta(r, "gc_status", "recording") == SQLITE_DONE;
-    if (!ok)
-        goto fail;
-    if (sqlite3_prepare_v2(r->db,
-                           "INSERT OR REPLACE INTO gc_options "
-                           "VALUES(?, ?)",
-                           -1, &s, NULL) != SQLITE_OK)
-        goto fail;
-    for (size_t i = 0; i < o->n_options && ok; i++) {
-        sqlite3_bind_text(s, 1, o->options[i].key, -1, SQLITE_STATIC);
-        sqlite3_bind_text(s, 2, o->options[i].value, -1, SQLITE_STATIC);
-        ok = step(s) == SQLITE_DONE;
-    }
-    sqlite3_finalize(s);
-    if (!ok || sqlite3_exec(r->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
-        goto fail;
-    r->bounds_done = r->bounds_given;
-    return GC_OK;
-fail:;
-    int ec = r->db ? sqlite3_extended_errcode(r->db) : SQLITE_NOMEM;
-    char why[160];
-    rc = gc_error_set(err, (ec & 0xff) == SQLITE_NOMEM ? GC_ENOMEM : GC_EIO,
-                      NULL, 0, 0, "%s: %s: %s", path, what,
-                      sql_why(r->db, r->path, why, sizeof why));
-    close_db(r);
-    unlink(path);
-    unlink_side(path, "-wal", NULL);
-    unlink_side(path, "-shm", NULL);
-    return rc;
 }
 
 int
@@ -837,11 +492,12 @@ gc_recorder_open(gc_recorder **out, const char *path, const gc_record_opts *o,
     r->bounds_given = o->xmax > o->xmin && o->ymax > o->ymin &&
                       isfinite(o->xmin) && isfinite(o->xmax) &&
                       isfinite(o->ymin) && isfinite(o->ymax);
-    int rc = create_db(r, o, err);
+    int rc = gc_record_db_create(&r->d, r->path, o, r->bounds_given, err);
     if (rc != GC_OK) {
         free_recorder(r);
         return rc;
     }
+    r->bounds_done = r->bounds_given;
     pthread_condattr_t ca;
     bool ok = pthread_condattr_init(&ca) == 0;
     ok = ok && pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) == 0;
@@ -863,7 +519,7 @@ gc_recorder_open(gc_recorder **out, const char *path, const gc_record_opts *o,
         ok = false;
     }
     if (!ok) {
-        close_db(r);
+        gc_record_db_close(&r->d);
         free_recorder(r);
         return gc_error_set(err, GC_ESYS, NULL, 0, 0,
                             "%s: cannot start the writer thread", path);
@@ -1002,7 +658,7 @@ gc_recorder_close(gc_recorder *r, gc_error *err)
     int rc = r->stats.status;
     if (rc != GC_OK)
         gc_error_set(err, rc, NULL, 0, 0, "%s", r->stats.msg);
-    close_db(r);
+    gc_record_db_close(&r->d);
     pthread_cond_destroy(&r->not_full);
     pthread_cond_destroy(&r->wake);
     pthread_mutex_destroy(&r->mu);
