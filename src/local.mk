@@ -16,7 +16,8 @@ gridcrowdinclude_HEADERS = \
 	include/gridcrowd/world.h \
 	include/gridcrowd/world-layout.h \
 	include/gridcrowd/host.h \
-	include/gridcrowd/orca.h
+	include/gridcrowd/orca.h \
+	include/gridcrowd/record.h
 nodist_gridcrowdinclude_HEADERS = include/gridcrowd/version.h
 
 # The library's objects are built once, with -fvisibility=hidden (when the
@@ -27,6 +28,9 @@ nodist_gridcrowdinclude_HEADERS = include/gridcrowd/version.h
 # (src/*_int.h) links libgridcrowd_core.la instead of libgridcrowd.la.
 noinst_LTLIBRARIES += libgridcrowd_core.la
 libgridcrowd_core_la_CFLAGS = $(AM_CFLAGS) $(GC_VISIBILITY_CFLAGS)
+# The recorder (record.c) writes SQLite files: the library links libsqlite3.
+libgridcrowd_core_la_CFLAGS += $(SQLITE3_CFLAGS)
+libgridcrowd_core_la_LIBADD = $(SQLITE3_LIBS)
 libgridcrowd_core_la_SOURCES = \
 	%reldir%/error.c \
 	%reldir%/grid.c %reldir%/grid_int.h \
@@ -49,6 +53,9 @@ libgridcrowd_core_la_SOURCES = \
 	%reldir%/util.c \
 	%reldir%/host.c \
 	%reldir%/orca.c
+# The recorder: SQLite trajectories (JuPedSim's format) and their WKT.
+libgridcrowd_core_la_SOURCES += %reldir%/record.c %reldir%/record_int.h \
+	%reldir%/record-db.c %reldir%/record-geometry.c
 libgridcrowd_la_SOURCES =
 libgridcrowd_la_LDFLAGS = -version-info $(GC_LT_VERSION) $(AM_LDFLAGS)
 libgridcrowd_la_LIBADD = libgridcrowd_core.la $(PTHREAD_LIBS) $(LIBS)

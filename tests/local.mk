@@ -86,6 +86,17 @@ TESTS += $(unit_tests)
 endif
 EXTRA_DIST += %reldir%/data/tiny.map %reldir%/data/tiny.scen
 
+# test_record: the recorder, checked with SQL; it stalls the writer through
+# a test hook (src/record_int.h), so it links the library's objects.
+if HAVE_CMOCKA
+check_PROGRAMS += %reldir%/test_record
+TESTS += %reldir%/test_record
+%canon_reldir%_test_record_SOURCES = %reldir%/test_record.c
+%canon_reldir%_test_record_CFLAGS = $(test_cflags) $(SQLITE3_CFLAGS)
+%canon_reldir%_test_record_LDADD = libgridcrowd_core.la $(SQLITE3_LIBS) \
+	$(CMOCKA_LIBS) -lm
+endif
+
 # test_cxx: every public header compiles as C++ and links with C linkage.
 if HAVE_CXX
 check_PROGRAMS += %reldir%/test_cxx
@@ -131,7 +142,8 @@ shell_tests = \
 	%reldir%/view-kill.test \
 	%reldir%/view-valgrind.test \
 	%reldir%/view-daemon.test \
-	%reldir%/view-paint.test
+	%reldir%/view-paint.test \
+	%reldir%/record-file.test
 TESTS += $(shell_tests)
 EXTRA_DIST += $(shell_tests) %reldir%/lib.sh %reldir%/ctl-lib.sh \
 	%reldir%/view_lib.sh %reldir%/lsan.supp %reldir%/valgrind-sdl.supp \

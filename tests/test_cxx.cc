@@ -19,6 +19,7 @@
 #include <gridcrowd/edits.h>
 #include <gridcrowd/host.h>
 #include <gridcrowd/queue.h>
+#include <gridcrowd/record.h>
 #include <gridcrowd/world.h>
 
 #include <cstdio>

@@ -14,3 +14,9 @@ check_PROGRAMS += %reldir%/gc-test-reader %reldir%/gc-test-edit-crash \
 %canon_reldir%_gc_test_world_SOURCES = %reldir%/gc-test-world.c
 %canon_reldir%_gc_test_world_LDADD = libgridcrowd.la -lm
 %canon_reldir%_gc_test_bmp_SOURCES = %reldir%/gc-test-bmp.c
+
+# gc-test-record prints walkable-area WKT and records short runs for
+# tests/record-file.test.
+check_PROGRAMS += %reldir%/gc-test-record
+%canon_reldir%_gc_test_record_SOURCES = %reldir%/gc-test-record.c
+%canon_reldir%_gc_test_record_LDADD = libgridcrowd.la

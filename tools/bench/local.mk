@@ -20,3 +20,8 @@ EXTRA_DIST += %reldir%/bench-sim %reldir%/bench-edits
 noinst_PROGRAMS += %reldir%/bench-orca
 %canon_reldir%_bench_orca_SOURCES = %reldir%/bench-orca.c
 %canon_reldir%_bench_orca_LDADD = libgridcrowd.la -lm
+
+# bench-record: the recorder's frames/s and bytes per agent-frame.
+noinst_PROGRAMS += %reldir%/bench-record
+%canon_reldir%_bench_record_SOURCES = %reldir%/bench-record.c
+%canon_reldir%_bench_record_LDADD = libgridcrowd.la -lm
