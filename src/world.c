@@ -155,6 +155,13 @@ check_config(const gc_world_config *cfg, gc_layout *l, uint32_t *edits_cap,
     l->cell_size = cs;
     l->capacity = cfg->agent_capacity;
     l->trace_capacity = tcap;
+    /* Kept as given (the header is the daemon's own statement); readers
+     * make them sane when they attach (layout_costs). */
+    l->costs_published = cfg->publish_costs;
+    for (int t = 0; t < GC_CELL_NTYPES; t++)
+        l->cost[t] = cfg->publish_costs ? cfg->cost[t]
+                                        : gc_cell_default_cost(t);
+    l->diag = cfg->publish_costs ? cfg->diag : GC_DIAG_NO_CORNER_CUT;
     gc_layout_compute(l);
     *edits_cap = ecap;
     *claim_timeout_ns = tmo * 1000000;
@@ -182,6 +189,12 @@ init_world(gc_world *w)
     h->agents = (gc_world_section){l->agents_off, l->agents_size};
     h->stats = (gc_world_section){l->stats_off, l->stats_size};
     h->trace = (gc_world_section){l->trace_off, l->trace_size};
+    if (l->costs_published) {
+        for (int t = 0; t < GC_CELL_NTYPES; t++)
+            h->cost[t] = l->cost[t];
+        h->diag = (uint32_t)l->diag;
+        h->nav_flags = GC_WORLD_NAV_COSTS;
+    }
     atomic_store_explicit(&h->state, GC_WORLD_STARTING, memory_order_relaxed);
 
     gc_world_trace_hdr *t = world_trace_hdr(w);
@@ -393,6 +406,18 @@ float
 gc_world_cell_size(const gc_world *w)
 {
     return w->lay.cell_size;
+}
+
+bool
+gc_world_costs(const gc_world *w, float cost[GC_CELL_NTYPES],
+               gc_diag_rule *diag)
+{
+    if (cost != NULL)
+        for (int t = 0; t < GC_CELL_NTYPES; t++)
+            cost[t] = w->lay.cost[t];
+    if (diag != NULL)
+        *diag = w->lay.diag;
+    return w->lay.costs_published;
 }
 
 uint32_t

@@ -106,8 +106,18 @@ typedef struct gc_world_header {
      * (waiting for their BATCH_END) hold it back.  Written by the daemon
      * after the cell changes (release); never decreases. */
     _Atomic uint64_t edits_applied;
-    uint64_t reserved[8]; /* zero; room for future fields */
+    /* The daemon's cost table and diagonal rule, for tools that search the
+     * live cells themselves (gc_world_costs).  Fixed (written before the
+     * magic); was reserved, so nav_flags is 0 from an older daemon and the
+     * tools then use the default costs. */
+    float cost[GC_CELL_NTYPES]; /* fixed: per cell type, as gc_grid.cost */
+    uint32_t diag;              /* fixed: the daemon's gc_diag_rule */
+    uint32_t nav_flags;         /* fixed: GC_WORLD_NAV_* */
+    uint64_t reserved[5];       /* zero; room for future fields */
 } gc_world_header;
+
+/* gc_world_header.nav_flags */
+#define GC_WORLD_NAV_COSTS 1u /* cost[] and diag hold the daemon's */
 
 #define GC_WORLD_AGENT_WORDS (sizeof(gc_world_agent) / sizeof(uint64_t))
 
