@@ -19,6 +19,7 @@
 #include <gridcrowd/host.h>
 #include <gridcrowd/queue.h>
 #include <gridcrowd/world.h>
+#include <gridcrowd/query.h>
 
 #include <cstdio>
 #include <cstring>
