@@ -18,6 +18,11 @@ unit_tests = %reldir%/test_grid %reldir%/test_astar %reldir%/test_astar_props \
 	%reldir%/test_astar_oom %reldir%/test_movingai %reldir%/test_agent \
 	%reldir%/test_mapio %reldir%/test_sim %reldir%/test_world \
 	%reldir%/test_edits %reldir%/test_api %reldir%/test_host
+# Path queries on a live world against the Dijkstra of dijkstra.h.
+unit_tests += %reldir%/test_query
+%canon_reldir%_test_query_SOURCES = %reldir%/test_query.c %reldir%/dijkstra.h
+%canon_reldir%_test_query_CFLAGS = $(test_cflags)
+%canon_reldir%_test_query_LDADD = $(test_ldadd)
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
 
@@ -31,7 +36,8 @@ TESTS += $(unit_tests)
 %canon_reldir%_test_astar_CFLAGS = $(test_cflags)
 %canon_reldir%_test_astar_LDADD = libgridcrowd_core.la $(CMOCKA_LIBS) -lm
 
-%canon_reldir%_test_astar_props_SOURCES = %reldir%/test_astar_props.c
+%canon_reldir%_test_astar_props_SOURCES = %reldir%/test_astar_props.c \
+	%reldir%/dijkstra.h
 %canon_reldir%_test_astar_props_CFLAGS = $(test_cflags)
 %canon_reldir%_test_astar_props_LDADD = $(test_ldadd)
 
