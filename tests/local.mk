@@ -120,6 +120,7 @@ shell_tests = \
 	%reldir%/edits-dead-writer.test \
 	%reldir%/ctl-clean.test \
 	%reldir%/ctl-input.test \
+	%reldir%/ctl-path.test \
 	%reldir%/fault-queue.test \
 	%reldir%/fault-kill9.test \
 	%reldir%/fault-garbage.test \
@@ -134,6 +135,7 @@ shell_tests = \
 	%reldir%/view-paint.test
 TESTS += $(shell_tests)
 EXTRA_DIST += $(shell_tests) %reldir%/lib.sh %reldir%/ctl-lib.sh \
+	%reldir%/dijkstra.py \
 	%reldir%/view_lib.sh %reldir%/lsan.supp %reldir%/valgrind-sdl.supp \
 	%reldir%/data/bench/bench.map %reldir%/data/bench/bench.scen \
 	%reldir%/data/bench/bench-wrong.scen %reldir%/data/bench/bench-bad.scen
