@@ -5,7 +5,8 @@ TESTS_ENVIRONMENT = \
 	GC_SRCDIR='$(abs_top_srcdir)' \
 	GC_VISIBILITY_CFLAGS='$(GC_VISIBILITY_CFLAGS)' \
 	GC_BUILDDIR='$(abs_top_builddir)' \
-	GC_SHARED_DIR='$(abs_top_srcdir)/../shared'
+	GC_SHARED_DIR='$(abs_top_srcdir)/../shared' \
+	PYTHON='$(PYTHON)'
 test_cflags = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 test_ldadd = libgridcrowd.la $(CMOCKA_LIBS) -lm
 
@@ -121,6 +122,7 @@ shell_tests = \
 	%reldir%/ctl-clean.test \
 	%reldir%/ctl-input.test \
 	%reldir%/ctl-path.test \
+	%reldir%/python.test \
 	%reldir%/fault-queue.test \
 	%reldir%/fault-kill9.test \
 	%reldir%/fault-garbage.test \
@@ -135,7 +137,7 @@ shell_tests = \
 	%reldir%/view-paint.test
 TESTS += $(shell_tests)
 EXTRA_DIST += $(shell_tests) %reldir%/lib.sh %reldir%/ctl-lib.sh \
-	%reldir%/dijkstra.py \
+	%reldir%/dijkstra.py %reldir%/python_test.py \
 	%reldir%/view_lib.sh %reldir%/lsan.supp %reldir%/valgrind-sdl.supp \
 	%reldir%/data/bench/bench.map %reldir%/data/bench/bench.scen \
 	%reldir%/data/bench/bench-wrong.scen %reldir%/data/bench/bench-bad.scen
