@@ -155,13 +155,19 @@ check_config(const gc_world_config *cfg, gc_layout *l, uint32_t *edits_cap,
     l->cell_size = cs;
     l->capacity = cfg->agent_capacity;
     l->trace_capacity = tcap;
-    /* Kept as given (the header is the daemon's own statement); readers
-     * make them sane when they attach (layout_costs). */
+    /* Made sane by the rule readers apply when they attach (an obstacle,
+     * or a cost that is not a passable number, is a wall; an unknown rule
+     * the default), so that the owner's handle and the header agree with
+     * what every reader sees. */
     l->costs_published = cfg->publish_costs;
-    for (int t = 0; t < GC_CELL_NTYPES; t++)
-        l->cost[t] = cfg->publish_costs ? cfg->cost[t]
-                                        : gc_cell_default_cost(t);
-    l->diag = cfg->publish_costs ? cfg->diag : GC_DIAG_NO_CORNER_CUT;
+    for (int t = 0; t < GC_CELL_NTYPES; t++) {
+        float c = cfg->publish_costs ? cfg->cost[t] : gc_cell_default_cost(t);
+        bool wall = t == GC_CELL_OBSTACLE || !gc_cost_passable(c);
+        l->cost[t] = wall ? INFINITY : c;
+    }
+    l->diag = cfg->publish_costs && (unsigned)cfg->diag <= GC_DIAG_ALWAYS
+                  ? cfg->diag
+                  : GC_DIAG_NO_CORNER_CUT;
     gc_layout_compute(l);
     *edits_cap = ecap;
     *claim_timeout_ns = tmo * 1000000;

@@ -445,6 +445,46 @@ test_world_costs_and_one_shot(void **state)
     end_world(&f);
 }
 
+/* Published costs are untrusted on the reader's side: a wall stays a
+ * wall, a cost that is not a passable number reads as a wall, an unknown
+ * diagonal rule as the default. */
+static void
+test_world_costs_made_sane(void **state)
+{
+    (void)state;
+    char name[64];
+    snprintf(name, sizeof name, "gctq%ld-sane", (long)getpid());
+    gc_world_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.name = name;
+    cfg.width = 4;
+    cfg.height = 3;
+    cfg.publish_costs = true;
+    cfg.cost[GC_CELL_WALKABLE] = 2.0f;
+    cfg.cost[GC_CELL_OBSTACLE] = 1.0f;
+    cfg.cost[GC_CELL_HIGH] = NAN;
+    cfg.cost[GC_CELL_LOW] = -1.0f;
+    cfg.diag = (gc_diag_rule)7;
+    gc_world *owner, *reader;
+    gc_error err;
+    assert_int_equal(gc_world_create(&owner, &cfg, NULL, &err), GC_OK);
+    assert_int_equal(gc_world_attach(&reader, name, 0, &err), GC_OK);
+    float c[GC_CELL_NTYPES];
+    gc_diag_rule d;
+    assert_true(gc_world_costs(reader, c, &d));
+    assert_true(c[GC_CELL_WALKABLE] == 2.0f);
+    assert_true(isinf(c[GC_CELL_OBSTACLE]) && isinf(c[GC_CELL_HIGH]) &&
+                isinf(c[GC_CELL_LOW]));
+    assert_int_equal(d, GC_DIAG_NO_CORNER_CUT);
+    /* The owner's handle says the same. */
+    assert_true(gc_world_costs(owner, c, &d));
+    assert_true(c[GC_CELL_WALKABLE] == 2.0f && isinf(c[GC_CELL_OBSTACLE]) &&
+                isinf(c[GC_CELL_HIGH]) && isinf(c[GC_CELL_LOW]));
+    assert_int_equal(d, GC_DIAG_NO_CORNER_CUT);
+    gc_world_close(reader);
+    gc_world_destroy(owner);
+}
+
 /* gc_astar_next_step on a plain grid, with and without a scratch path. */
 static void
 test_astar_next_step(void **state)
@@ -491,6 +531,7 @@ main(void)
         cmocka_unit_test(test_query_sees_edits),
         cmocka_unit_test(test_query_errors),
         cmocka_unit_test(test_world_costs_and_one_shot),
+        cmocka_unit_test(test_world_costs_made_sane),
         cmocka_unit_test(test_astar_next_step),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
