@@ -1482,6 +1482,10 @@ main(int argc, char **argv)
     wc.cell_size = map->cell_size;
     wc.agent_capacity = o.sim.agents;
     wc.world_mode = (mode_t)o.shm_mode;
+    /* So that `gridcrowd-ctl path` prices the cells as the agents do. */
+    wc.publish_costs = true;
+    memcpy(wc.cost, map->cost, sizeof wc.cost);
+    wc.diag = o.sim.diag;
     if (o.given[O_EDIT_GROUP] != NULL) {
         wc.set_group = true;
         wc.group = o.edit_gid;

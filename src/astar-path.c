@@ -12,6 +12,8 @@
  * walked.  Both sum the cost start first, exactly as gc_polyline_cost sums
  * it, so the two always agree to the last bit.
  *
+ * gc_astar_next_step is here too: it is a search read back as one step.
+ *
  * Runs after the search, on records no one writes until the next search
  * of the same context (and so in the same thread).
  */
@@ -116,4 +118,30 @@ gc_astar_build_path_jps(const gc_astar *a, const gc_search *s, gc_path *out,
     out->len = len;
     *cost = path_cost(a, s, out);
     return GC_OK;
+}
+
+int
+gc_astar_next_step(gc_astar *a, const gc_grid *g, gc_cell start, gc_cell goal,
+                   const gc_astar_opts *opts, gc_path *scratch, gc_cell *next,
+                   gc_astar_stats *stats)
+{
+    if (next == NULL)
+        return GC_EINVAL;
+    gc_astar_opts o;
+    if (opts != NULL)
+        o = *opts;
+    else
+        gc_astar_opts_init(&o);
+    /* A smoothed path's second waypoint may be many cells away. */
+    o.smooth = false;
+    gc_path local;
+    gc_path_init(&local);
+    gc_path *p = scratch != NULL ? scratch : &local;
+    int rc = gc_astar_find(a, g, start, goal, &o, p, stats);
+    if (rc == GC_OK && p->len >= 1)
+        *next = p->len >= 2 ? p->cells[1] : p->cells[0];
+    else if (rc != GC_OK && o.partial && p->len >= 2)
+        *next = p->cells[1];
+    gc_path_free(&local);
+    return rc;
 }

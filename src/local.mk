@@ -17,7 +17,8 @@ gridcrowdinclude_HEADERS = \
 	include/gridcrowd/world-layout.h \
 	include/gridcrowd/host.h \
 	include/gridcrowd/orca.h \
-	include/gridcrowd/record.h
+	include/gridcrowd/record.h \
+	include/gridcrowd/query.h
 nodist_gridcrowdinclude_HEADERS = include/gridcrowd/version.h
 
 # The library's objects are built once, with -fvisibility=hidden (when the
@@ -49,6 +50,7 @@ libgridcrowd_core_la_SOURCES = \
 	%reldir%/queue.c \
 	%reldir%/edits.c \
 	%reldir%/edit-client.c \
+	%reldir%/query.c \
 	%reldir%/version.c \
 	%reldir%/util.c \
 	%reldir%/host.c \

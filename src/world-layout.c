@@ -54,7 +54,11 @@ _Static_assert(offsetof(gc_world_header, edits_accepted) == 160, "edits");
 _Static_assert(offsetof(gc_world_header, edits_applied) == 184, "applied");
 _Static_assert(offsetof(gc_world_header, path_capacity) == 192,
                "version 2 fields on the last line");
+_Static_assert(offsetof(gc_world_header, diag) == 196, "diag");
 _Static_assert(offsetof(gc_world_header, path) == 200, "path section");
+_Static_assert(offsetof(gc_world_header, cost) == 216, "costs");
+_Static_assert(offsetof(gc_world_header, nav_flags) == 232, "nav flags");
+_Static_assert(offsetof(gc_world_header, reserved) == 240, "reserved");
 
 _Static_assert(sizeof(gc_world_agent) == 128, "agent record size");
 _Static_assert(offsetof(gc_world_agent, state) == 36, "agent state");
@@ -246,6 +250,28 @@ static const object_kind queue_kind = {
     GC_QUEUE_VERSION,       sizeof(gc_queue_header)};
 
 /*
+ * Copy the daemon's cost table and diagonal rule out of a validated header,
+ * or the defaults when it published none.  They are untrusted like every
+ * byte of the object, but no value can make a search index out of bounds,
+ * so they are made sane rather than refused: an obstacle stays impassable,
+ * a cost that is not a passable number becomes a wall, an unknown rule the
+ * default one.
+ */
+static void
+layout_costs(const gc_world_header *h, gc_layout *lay)
+{
+    bool pub = (h->nav_flags & GC_WORLD_NAV_COSTS) != 0;
+    lay->costs_published = pub;
+    for (int t = 0; t < GC_CELL_NTYPES; t++) {
+        float c = pub ? h->cost[t] : gc_cell_default_cost(t);
+        lay->cost[t] =
+            t != GC_CELL_OBSTACLE && gc_cost_passable(c) ? c : INFINITY;
+    }
+    lay->diag = pub && h->diag <= GC_DIAG_ALWAYS ? (gc_diag_rule)h->diag
+                                                 : GC_DIAG_NO_CORNER_CUT;
+}
+
+/*
  * Validate a world of `size` bytes at `p`; `name` (may be NULL) prefixes the
  * messages.  On success fills *lay.  Reads nothing outside [p, p + size):
  * each field is read only after checking that size covers it.
@@ -376,6 +402,7 @@ gc_layout_check_world(const uint8_t *p, size_t size, const char *name,
         lay->path_off = h->path.offset;
         lay->path_size = h->path.size;
         lay->total = total;
+        layout_costs(h, lay);
     }
     return GC_OK;
 }

@@ -164,6 +164,19 @@ check_config(const gc_world_config *cfg, gc_layout *l, uint32_t *edits_cap,
     l->capacity = cfg->agent_capacity;
     l->trace_capacity = tcap;
     l->path_capacity = pcap;
+    /* Made sane by the rule readers apply when they attach (an obstacle,
+     * or a cost that is not a passable number, is a wall; an unknown rule
+     * the default), so that the owner's handle and the header agree with
+     * what every reader sees. */
+    l->costs_published = cfg->publish_costs;
+    for (int t = 0; t < GC_CELL_NTYPES; t++) {
+        float c = cfg->publish_costs ? cfg->cost[t] : gc_cell_default_cost(t);
+        bool wall = t == GC_CELL_OBSTACLE || !gc_cost_passable(c);
+        l->cost[t] = wall ? INFINITY : c;
+    }
+    l->diag = cfg->publish_costs && (unsigned)cfg->diag <= GC_DIAG_ALWAYS
+                  ? cfg->diag
+                  : GC_DIAG_NO_CORNER_CUT;
     gc_layout_compute(l);
     *edits_cap = ecap;
     *claim_timeout_ns = tmo * 1000000;
@@ -193,6 +206,12 @@ init_world(gc_world *w)
     h->trace = (gc_world_section){l->trace_off, l->trace_size};
     h->path_capacity = l->path_capacity;
     h->path = (gc_world_section){l->path_off, l->path_size};
+    if (l->costs_published) {
+        for (int t = 0; t < GC_CELL_NTYPES; t++)
+            h->cost[t] = l->cost[t];
+        h->diag = (uint32_t)l->diag;
+        h->nav_flags = GC_WORLD_NAV_COSTS;
+    }
     atomic_store_explicit(&h->state, GC_WORLD_STARTING, memory_order_relaxed);
 
     gc_world_trace_hdr *t = world_trace_hdr(w);
@@ -406,6 +425,18 @@ float
 gc_world_cell_size(const gc_world *w)
 {
     return w->lay.cell_size;
+}
+
+bool
+gc_world_costs(const gc_world *w, float cost[GC_CELL_NTYPES],
+               gc_diag_rule *diag)
+{
+    if (cost != NULL)
+        for (int t = 0; t < GC_CELL_NTYPES; t++)
+            cost[t] = w->lay.cost[t];
+    if (diag != NULL)
+        *diag = w->lay.diag;
+    return w->lay.costs_published;
 }
 
 uint32_t

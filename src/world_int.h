@@ -33,6 +33,11 @@ typedef struct gc_layout {
     uint64_t trace_off, trace_size;
     uint64_t path_off, path_size;
     uint64_t total;
+    /* The daemon's cost table and diagonal rule (gc_world_costs), checked:
+     * the defaults when the daemon published none. */
+    float cost[GC_CELL_NTYPES];
+    gc_diag_rule diag;
+    bool costs_published;
 } gc_layout;
 
 /* Limits of the claim timeout: long enough for any live producer, short

@@ -5,7 +5,8 @@ TESTS_ENVIRONMENT = \
 	GC_SRCDIR='$(abs_top_srcdir)' \
 	GC_VISIBILITY_CFLAGS='$(GC_VISIBILITY_CFLAGS)' \
 	GC_BUILDDIR='$(abs_top_builddir)' \
-	GC_SHARED_DIR='$(abs_top_srcdir)/../shared'
+	GC_SHARED_DIR='$(abs_top_srcdir)/../shared' \
+	PYTHON='$(PYTHON)'
 test_cflags = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 test_ldadd = libgridcrowd.la $(CMOCKA_LIBS) -lm
 
@@ -19,6 +20,11 @@ unit_tests = %reldir%/test_grid %reldir%/test_astar %reldir%/test_astar_props \
 	%reldir%/test_mapio %reldir%/test_sim %reldir%/test_world \
 	%reldir%/test_edits %reldir%/test_api %reldir%/test_host \
 	%reldir%/test_orca
+# Path queries on a live world against the Dijkstra of dijkstra.h.
+unit_tests += %reldir%/test_query
+%canon_reldir%_test_query_SOURCES = %reldir%/test_query.c %reldir%/dijkstra.h
+%canon_reldir%_test_query_CFLAGS = $(test_cflags)
+%canon_reldir%_test_query_LDADD = $(test_ldadd)
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
 
@@ -32,7 +38,8 @@ TESTS += $(unit_tests)
 %canon_reldir%_test_astar_CFLAGS = $(test_cflags)
 %canon_reldir%_test_astar_LDADD = libgridcrowd_core.la $(CMOCKA_LIBS) -lm
 
-%canon_reldir%_test_astar_props_SOURCES = %reldir%/test_astar_props.c
+%canon_reldir%_test_astar_props_SOURCES = %reldir%/test_astar_props.c \
+	%reldir%/dijkstra.h
 %canon_reldir%_test_astar_props_CFLAGS = $(test_cflags)
 %canon_reldir%_test_astar_props_LDADD = $(test_ldadd)
 
@@ -130,6 +137,8 @@ shell_tests = \
 	%reldir%/edits-dead-writer.test \
 	%reldir%/ctl-clean.test \
 	%reldir%/ctl-input.test \
+	%reldir%/ctl-path.test \
+	%reldir%/python.test \
 	%reldir%/fault-queue.test \
 	%reldir%/fault-kill9.test \
 	%reldir%/fault-garbage.test \
@@ -146,6 +155,7 @@ shell_tests = \
 	%reldir%/record-file.test
 TESTS += $(shell_tests)
 EXTRA_DIST += $(shell_tests) %reldir%/lib.sh %reldir%/ctl-lib.sh \
+	%reldir%/dijkstra.py %reldir%/python_test.py \
 	%reldir%/view_lib.sh %reldir%/lsan.supp %reldir%/valgrind-sdl.supp \
 	%reldir%/data/bench/bench.map %reldir%/data/bench/bench.scen \
 	%reldir%/data/bench/bench-wrong.scen %reldir%/data/bench/bench-bad.scen

@@ -21,6 +21,7 @@
 #include <gridcrowd/queue.h>
 #include <gridcrowd/record.h>
 #include <gridcrowd/world.h>
+#include <gridcrowd/query.h>
 
 #include <cstdio>
 #include <cstring>

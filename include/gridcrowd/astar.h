@@ -206,6 +206,21 @@ int gc_astar_find(gc_astar *a, const gc_grid *g, gc_cell start, gc_cell goal,
                   const gc_astar_opts *opts, gc_path *out,
                   gc_astar_stats *stats);
 
+/*
+ * The first step of an optimal path from `start` to `goal`, the question a
+ * turn-based game asks each turn: gc_astar_find with smoothing off (the
+ * answer must be a neighbour), then the path's second cell in *next, or
+ * `start` itself when start == goal.  The path is built in `scratch` (may
+ * be NULL: one is allocated and freed here; pass one to stop allocating).
+ * Same options, errors and stats as gc_astar_find; *next is set on GC_OK,
+ * and with opts->partial also when a partial path of two or more cells was
+ * returned (a step towards the nearest reachable cell).
+ */
+int gc_astar_next_step(gc_astar *a, const gc_grid *g, gc_cell start,
+                       gc_cell goal, const gc_astar_opts *opts,
+                       gc_path *scratch, gc_cell *next,
+                       gc_astar_stats *stats);
+
 /* Cost of a path of adjacent cells under `rule`: the sum, in double, of
  * the step costs (length 1 or sqrt 2 in double times the cell cost; the
  * float gc_grid_step_cost agrees to float precision).  INFINITY if a step

@@ -112,10 +112,20 @@ typedef struct gc_world_header {
 
     /* Fixed, on a line of their own (version 2). */
     uint32_t path_capacity; /* fixed: waypoints the path section holds */
-    uint32_t reserved0;     /* zero */
+    uint32_t diag;          /* fixed: the daemon's gc_diag_rule */
     gc_world_section path;  /* fixed: gc_world_path_hdr + waypoints */
-    uint64_t reserved[5];   /* zero; room for future fields */
+    /* The daemon's cost table and diagonal rule, for tools that search the
+     * live cells themselves (gc_world_costs).  Fixed (written before the
+     * magic); nav_flags 0 (a world made without publish_costs) means the
+     * tools use the default costs. */
+    float cost[GC_CELL_NTYPES]; /* fixed: per cell type, as gc_grid.cost */
+    uint32_t nav_flags;         /* fixed: GC_WORLD_NAV_* */
+    uint32_t reserved0;         /* zero */
+    uint64_t reserved[2];       /* zero; room for future fields */
 } gc_world_header;
+
+/* gc_world_header.nav_flags */
+#define GC_WORLD_NAV_COSTS 1u /* cost[] and diag hold the daemon's */
 
 #define GC_WORLD_AGENT_WORDS (sizeof(gc_world_agent) / sizeof(uint64_t))
 

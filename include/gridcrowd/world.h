@@ -142,6 +142,11 @@ typedef struct gc_world_config {
     bool set_group;            /* give both objects the group `group`
                                   (fchown, before the modes are applied) */
     gid_t group;
+    bool publish_costs;        /* publish cost[] and diag for tools that
+                                  search the live cells (gc_world_costs);
+                                  false: tools assume the defaults */
+    float cost[GC_CELL_NTYPES]; /* the simulation's cost table (gc_grid) */
+    gc_diag_rule diag;         /* the simulation's diagonal rule */
 } gc_world_config;
 
 /* Whether gc_world_create replaced objects left behind by a dead daemon. */
@@ -246,6 +251,18 @@ uint32_t gc_world_path_capacity(const gc_world *w);
 pid_t gc_world_pid(const gc_world *w);
 /* When the daemon created the world: CLOCK_REALTIME, in nanoseconds. */
 uint64_t gc_world_created_ns(const gc_world *w);
+
+/*
+ * The daemon's cost table and diagonal rule, as it published them at
+ * creation (gc_world_config.publish_costs), so that a tool searching a copy
+ * of the cells (query.h) prices them as the simulation does.  Returns true
+ * when the daemon published them; false (and the default costs and
+ * GC_DIAG_NO_CORNER_CUT) otherwise.  An obstacle is always impassable, and
+ * a published cost that is not a passable number reads as INFINITY.  Either
+ * pointer may be NULL.
+ */
+bool gc_world_costs(const gc_world *w, float cost[GC_CELL_NTYPES],
+                    gc_diag_rule *diag);
 
 /* Live fields (acquire loads). */
 unsigned gc_world_state(const gc_world *w);

@@ -25,6 +25,8 @@
  */
 #include "config.h"
 
+#include "ctl-path.h"
+
 #include <gridcrowd/agent.h>
 #include <gridcrowd/edit-client.h>
 #include <gridcrowd/edits.h>
@@ -1050,6 +1052,14 @@ help(FILE *f)
         "searches\n"
         "  clean                    remove the objects a dead daemon left\n"
         "                           behind (never a live daemon's)\n"
+        "  path X0 Y0 X1 Y1         the path on the live grid, searched here\n"
+        "                           on a copy of the cells: cost, waypoints,\n"
+        "                           cells expanded ([--json] [--radius R]\n"
+        "                           [--diag RULE] [--heuristic H] [--smooth]\n"
+        "                           [--algo A] [--max-expansions N]\n"
+        "                           [--repeat N: time N queries])\n"
+        "  next X0 Y0 X1 Y1         only the neighbour to step to first\n"
+        "                           (same options)\n"
         "\n"
         "TYPE is a name: walkable (free, open), obstacle (wall, blocked),\n"
         "high (high-cost, swamp), low (low-cost, road); or a map glyph:\n"
@@ -1077,7 +1087,9 @@ help(FILE *f)
         "     type, too big, map of another size\n"
         "  5  timeout: the queue stayed full, sync timed out, or the daemon\n"
         "     dropped an entry\n"
-        "  6  any other failure (system error, out of memory)\n");
+        "  6  any other failure (system error, out of memory)\n"
+        "  7  path, next: no path (unreachable, or --max-expansions hit);\n"
+        "     an end outside the map or impassable exits 4\n");
 }
 
 int
@@ -1122,6 +1134,10 @@ main(int argc, char **argv)
     if (optind >= argc)
         return fail(EX_USAGE, NULL, "no command given (see --help)");
     const char *name = argv[optind];
+    /* Path queries parse their own options (ctl-path.c). */
+    if (strcmp(name, "path") == 0 || strcmp(name, "next") == 0)
+        return ctl_path_main(name, shm_name, argc - optind - 1,
+                             argv + optind + 1);
     const struct command *cmd = NULL;
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (strcmp(commands[i].name, name) == 0)
