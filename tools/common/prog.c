@@ -82,6 +82,15 @@ prog_msg(const char *fmt, ...)
     va_end(ap);
 }
 
+void
+prog_say(const char *what, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    emit(what, NULL, fmt, ap);
+    va_end(ap);
+}
+
 int
 prog_fail(int code, const char *what, const char *fmt, ...)
 {

@@ -44,6 +44,9 @@ void prog_vmsg(const char *what, const char *fmt, va_list ap) PROG_PRINTF(2, 0);
 /* prog_vmsg with no WHAT: "NAME: MESSAGE\n". */
 void prog_msg(const char *fmt, ...) PROG_PRINTF(1, 2);
 
+/* prog_vmsg with a WHAT: "NAME: WHAT: MESSAGE\n". */
+void prog_say(const char *what, const char *fmt, ...) PROG_PRINTF(2, 3);
+
 /* prog_vmsg, then return `code` (an exit code): `return prog_fail(...)`. */
 int prog_fail(int code, const char *what, const char *fmt, ...)
     PROG_PRINTF(3, 4);
