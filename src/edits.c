@@ -354,30 +354,12 @@ apply_one(gc_edit_applier *a, const staged *s)
         break;
     }
     case GC_EDIT_LINE: {
-        /* Canonical direction, so that A-B and B-A are the same cells. */
-        if (x0 > x1 || (x0 == x1 && y0 > y1)) {
-            int32_t t = x0;
-            x0 = x1, x1 = t;
-            t = y0;
-            y0 = y1, y1 = t;
-        }
-        int32_t dx = x1 - x0, dy = y1 > y0 ? y1 - y0 : y0 - y1;
-        int32_t sy = y1 > y0 ? 1 : -1;
-        int64_t err = (int64_t)dx - dy;
-        for (;;) {
-            put(a, x0, y0, s->type);
-            if (x0 == x1 && y0 == y1)
-                break;
-            int64_t e2 = 2 * err;
-            if (e2 >= -(int64_t)dy) {
-                err -= dy;
-                x0++;
-            }
-            if (e2 <= (int64_t)dx) {
-                err += dx;
-                y0 += sy;
-            }
-        }
+        /* The one line rule (grid.h), the one the viewer previews with. */
+        gc_line_walk lw;
+        gc_cell c;
+        gc_line_walk_init(&lw, (gc_cell){x0, y0}, (gc_cell){x1, y1});
+        while (gc_line_walk_next(&lw, &c))
+            put(a, c.x, c.y, s->type);
         break;
     }
     }

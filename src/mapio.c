@@ -20,7 +20,7 @@
  * a scenario, after checking that the token holds only decimal syntax.
  * Files are read whole, up to GC_MAPIO_MAX_FILE bytes, with an fread loop
  * that checks ferror; a pipe or a device only up to its first NUL byte,
- * and a FIFO without a writer reads as empty (see read_file).
+ * and a FIFO without a writer reads as empty (see gc_mapio_read_file).
  */
 #include "config.h"
 

@@ -37,7 +37,7 @@ TESTS += $(unit_tests)
 
 %canon_reldir%_test_astar_oom_SOURCES = %reldir%/test_astar_oom.c src/astar.c \
 	src/astar-search.c src/astar-path.c \
-	src/nav.c src/smooth.c src/grid.c src/error.c
+	src/nav.c src/smooth.c src/grid.c src/error.c src/util.c
 %canon_reldir%_test_astar_oom_CFLAGS = $(test_cflags)
 %canon_reldir%_test_astar_oom_LDADD = $(CMOCKA_LIBS) -lm
 %canon_reldir%_test_astar_oom_LDFLAGS = $(AM_LDFLAGS) -Wl,--wrap=malloc \
@@ -65,7 +65,7 @@ TESTS += $(unit_tests)
 
 %canon_reldir%_test_world_SOURCES = %reldir%/test_world.c src/world.c \
 	src/shm.c src/world-layout.c src/world-snapshot.c src/queue.c \
-	src/grid.c src/agent.c src/error.c
+	src/grid.c src/agent.c src/error.c src/util.c
 %canon_reldir%_test_world_CFLAGS = $(test_cflags)
 %canon_reldir%_test_world_LDADD = $(CMOCKA_LIBS) -lm
 %canon_reldir%_test_world_LDFLAGS = $(AM_LDFLAGS) -Wl,--wrap=shm_open \
