@@ -72,13 +72,13 @@ int
 gc_heuristic_parse(const char *s)
 {
     if (s == NULL)
-        return -1;
+        return GC_EINVAL;
     for (int i = 0; i < NHEUR; i++)
         if (strcasecmp(s, heur_names[i]) == 0)
             return i;
     if (strcasecmp(s, "dijkstra") == 0)
         return GC_HEUR_ZERO;
-    return -1;
+    return GC_EINVAL;
 }
 
 static const char *const algo_names[] = {
@@ -98,11 +98,11 @@ int
 gc_algo_parse(const char *s)
 {
     if (s == NULL)
-        return -1;
+        return GC_EINVAL;
     for (int i = 0; i < NALGO; i++)
         if (strcasecmp(s, algo_names[i]) == 0)
             return i;
-    return -1;
+    return GC_EINVAL;
 }
 
 const char *
@@ -115,11 +115,11 @@ int
 gc_diag_rule_parse(const char *s)
 {
     if (s == NULL)
-        return -1;
+        return GC_EINVAL;
     for (int i = 0; i < NRULE; i++)
         if (strcasecmp(s, rule_names[i]) == 0)
             return i;
-    return -1;
+    return GC_EINVAL;
 }
 
 void

@@ -610,7 +610,7 @@ gc_edit_applier_drain(gc_edit_applier *a, gc_world *w, gc_grid *g,
          pops < max_pops && a->cell_writes < a->cfg.cell_budget; pops++) {
         gc_edit e;
         rc = gc_queue_pop(q, &e);
-        if (rc == 0) {
+        if (rc == GC_EAGAIN) {
             emptied = true;
             break;
         }
@@ -618,7 +618,7 @@ gc_edit_applier_drain(gc_edit_applier *a, gc_world *w, gc_grid *g,
             reject(a, GC_EDIT_R_DEAD_CLAIM, 1);
         else if (rc == GC_ECORRUPT)
             reject(a, GC_EDIT_R_CORRUPT, 1);
-        else if (rc == 1)
+        else if (rc == GC_OK)
             handle(a, w, &e, now_ns);
         else
             break; /* GC_EBADMAGIC: the queue object was damaged; the

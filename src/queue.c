@@ -242,7 +242,7 @@ gc_queue_pop(gc_queue *q, gc_edit *out)
             out->position = pos;
             uint64_t check = slot->check;
             queue_release(q, slot, pos);
-            return check == edit_check(pos, out) ? 1 : GC_ECORRUPT;
+            return check == edit_check(pos, out) ? GC_OK : GC_ECORRUPT;
         }
         if (seq != pos) {
             /* No legal state: a writer scribbled on the slot.  Reclaim it
@@ -262,7 +262,7 @@ gc_queue_pop(gc_queue *q, gc_edit *out)
                 atomic_compare_exchange_strong_explicit(&h->tail, &tail, pos,
                                                         memory_order_relaxed,
                                                         memory_order_relaxed);
-            return 0;
+            return GC_EAGAIN;
         }
         /* Claimed: time it from when we first saw it so, since the claimant
          * may have died before it wrote claim_ns. */
@@ -271,10 +271,10 @@ gc_queue_pop(gc_queue *q, gc_edit *out)
             q->stalled = true;
             q->stall_pos = pos;
             q->stall_since_ns = now;
-            return 0;
+            return GC_EAGAIN;
         }
         if (now - q->stall_since_ns < q->claim_timeout_ns)
-            return 0;
+            return GC_EAGAIN;
         uint64_t expect = pos;
         if (atomic_compare_exchange_strong_explicit(
                 &slot->seq, &expect, pos + cap, memory_order_acq_rel,
