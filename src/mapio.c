@@ -284,6 +284,33 @@ scan_rows(gc_mapio_reader *r, int32_t w, int32_t h,
     return GC_OK;
 }
 
+/* See mapio_int.h. */
+int
+gc_mapio_header_line(gc_mapio_reader *r, gc_error *err, const char *keyword,
+                     const char *const values[], const char *want,
+                     const char *what, const char *expect)
+{
+    char q[GC_MAPIO_QUOTE_BUF + 2];
+    gc_mapio_span ln, key, val;
+    if (gc_mapio_reader_at_end(r))
+        return gc_mapio_fail(r, err, GC_EPARSE, 0, "file is empty, expected %s",
+                             want);
+    gc_mapio_reader_next(r, &ln);
+    gc_mapio_split_keyword(&ln, &key, &val);
+    if (!gc_mapio_span_is(&key, keyword))
+        return gc_mapio_fail(r, err, GC_EPARSE, key.col, "expected %s, got %s",
+                             want, gc_mapio_quote_found(q, key.s, key.len));
+    if (val.len == 0)
+        return gc_mapio_fail(r, err, GC_EPARSE, key.col + key.len,
+                             "missing value after '%s'", keyword);
+    for (size_t i = 0; values[i] != NULL; i++)
+        if (gc_mapio_span_is(&val, values[i]))
+            return GC_OK;
+    return gc_mapio_fail(r, err, GC_EPARSE, val.col,
+                         "unsupported %s '%s', expected %s", what,
+                         gc_mapio_quote(q, val.s, val.len), expect);
+}
+
 int
 gc_map_parse(gc_grid **out, const char *buf, size_t len, const char *name,
              gc_error *err)
@@ -300,22 +327,11 @@ gc_map_parse(gc_grid **out, const char *buf, size_t len, const char *name,
     char q[GC_MAPIO_QUOTE_BUF + 2];
     gc_mapio_span ln, key, val;
 
-    if (gc_mapio_reader_at_end(&r))
-        return gc_mapio_fail(&r, err, GC_EPARSE, 0,
-                             "file is empty, expected 'type octile'");
-    gc_mapio_reader_next(&r, &ln);
-    gc_mapio_split_keyword(&ln, &key, &val);
-    if (!gc_mapio_span_is(&key, "type"))
-        return gc_mapio_fail(&r, err, GC_EPARSE, key.col,
-                             "expected 'type octile', got %s",
-                             gc_mapio_quote_found(q, key.s, key.len));
-    if (val.len == 0)
-        return gc_mapio_fail(&r, err, GC_EPARSE, key.col + key.len,
-                             "missing value after 'type'");
-    if (!gc_mapio_span_is(&val, "octile"))
-        return gc_mapio_fail(&r, err, GC_EPARSE, val.col,
-                             "unsupported map type '%s', expected 'octile'",
-                             gc_mapio_quote(q, val.s, val.len));
+    static const char *const types[] = {"octile", NULL};
+    int rc = gc_mapio_header_line(&r, err, "type", types, "'type octile'",
+                                  "map type", "'octile'");
+    if (rc != GC_OK)
+        return rc;
 
     /* height and width, in either order, each once. */
     int32_t w = 0, h = 0;
@@ -335,7 +351,7 @@ gc_map_parse(gc_grid **out, const char *buf, size_t len, const char *name,
             return gc_mapio_fail(&r, err, GC_EPARSE, key.col,
                                  "expected %s, got %s", want,
                                  gc_mapio_quote_found(q, key.s, key.len));
-        int rc = parse_side(&r, &key, &val, side, err);
+        rc = parse_side(&r, &key, &val, side, err);
         if (rc != GC_OK)
             return rc;
     }
@@ -367,7 +383,7 @@ gc_map_parse(gc_grid **out, const char *buf, size_t len, const char *name,
 
     /* Pass 1 checks, pass 2 fills (see the note at the top). */
     gc_mapio_reader rows = r;
-    int rc = scan_rows(&r, w, h, glyph_type, NULL, err);
+    rc = scan_rows(&r, w, h, glyph_type, NULL, err);
     if (rc != GC_OK)
         return rc;
     gc_grid *g;

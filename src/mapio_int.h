@@ -90,6 +90,16 @@ int gc_mapio_fail(const gc_mapio_reader *r, gc_error *err, int code, size_t col,
 #endif
     ;
 
+/*
+ * The first line of a file, "KEYWORD VALUE", VALUE one of `values` (a
+ * NULL-terminated list).  For messages, `want` names the whole line
+ * ("'type octile'"), `what` the value ("map type") and `expect` the values
+ * allowed ("'octile'").  GC_OK, or GC_EPARSE with err filled.
+ */
+int gc_mapio_header_line(gc_mapio_reader *r, gc_error *err, const char *keyword,
+                         const char *const values[], const char *want,
+                         const char *what, const char *expect);
+
 enum { GC_MAPIO_NUM_OK, GC_MAPIO_NUM_SYNTAX, GC_MAPIO_NUM_RANGE };
 
 /*

@@ -189,30 +189,16 @@ gc_scen_parse(gc_scen *out, const char *buf, size_t len, const char *name,
 
     gc_mapio_reader r;
     gc_mapio_reader_init(&r, buf, len, name);
-    char q[GC_MAPIO_QUOTE_BUF + 2];
-    gc_mapio_span ln, key, val;
+    gc_mapio_span ln;
 
-    if (gc_mapio_reader_at_end(&r))
-        return gc_mapio_fail(&r, err, GC_EPARSE, 0,
-                             "file is empty, expected 'version 1'");
-    gc_mapio_reader_next(&r, &ln);
-    gc_mapio_split_keyword(&ln, &key, &val);
-    if (!gc_mapio_span_is(&key, "version"))
-        return gc_mapio_fail(&r, err, GC_EPARSE, key.col,
-                             "expected 'version 1', got %s",
-                             gc_mapio_quote_found(q, key.s, key.len));
-    if (val.len == 0)
-        return gc_mapio_fail(&r, err, GC_EPARSE, key.col + key.len,
-                             "missing value after 'version'");
-    if (!gc_mapio_span_is(&val, "1") && !gc_mapio_span_is(&val, "1.0"))
-        return gc_mapio_fail(
-            &r, err, GC_EPARSE, val.col,
-            "unsupported scenario version '%s', expected 1 or 1.0",
-            gc_mapio_quote(q, val.s, val.len));
+    static const char *const versions[] = {"1", "1.0", NULL};
+    int rc = gc_mapio_header_line(&r, err, "version", versions, "'version 1'",
+                                  "scenario version", "1 or 1.0");
+    if (rc != GC_OK)
+        return rc;
 
     gc_scen s = {0};
     size_t cap = 0;
-    int rc = GC_OK;
     while (gc_mapio_reader_next(&r, &ln)) {
         if (gc_mapio_span_blank(&ln))
             continue;
