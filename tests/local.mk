@@ -17,7 +17,8 @@ if HAVE_CMOCKA
 unit_tests = %reldir%/test_grid %reldir%/test_astar %reldir%/test_astar_props \
 	%reldir%/test_astar_oom %reldir%/test_movingai %reldir%/test_agent \
 	%reldir%/test_mapio %reldir%/test_sim %reldir%/test_world \
-	%reldir%/test_edits %reldir%/test_api %reldir%/test_host
+	%reldir%/test_edits %reldir%/test_api %reldir%/test_host \
+	%reldir%/test_prog
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
 
@@ -78,6 +79,12 @@ TESTS += $(unit_tests)
 %canon_reldir%_test_api_SOURCES = %reldir%/test_api.c
 %canon_reldir%_test_api_CFLAGS = $(test_cflags)
 %canon_reldir%_test_api_LDADD = $(test_ldadd)
+
+# test_prog: the programs' message line (tools/common/prog.c).
+%canon_reldir%_test_prog_SOURCES = %reldir%/test_prog.c
+%canon_reldir%_test_prog_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/common
+%canon_reldir%_test_prog_CFLAGS = $(test_cflags)
+%canon_reldir%_test_prog_LDADD = tools/common/libgcprog.la $(test_ldadd)
 endif
 EXTRA_DIST += %reldir%/data/tiny.map %reldir%/data/tiny.scen
 

@@ -17,7 +17,7 @@
 /* Written once by prog_init before any thread starts; read-only after. */
 static const char *name = "gridcrowd";
 
-#define LINE_MAX_BYTES 2048
+#define LINE_MAX_BYTES 8192 /* a PATH_MAX path and its message */
 
 void
 prog_init(const char *n)
