@@ -34,6 +34,8 @@
  */
 #include "config.h"
 
+#include <gridcrowd/util.h>
+
 #include "astar-heap.h"
 
 #include <stdlib.h>
@@ -70,13 +72,13 @@ int
 gc_heuristic_parse(const char *s)
 {
     if (s == NULL)
-        return -1;
+        return GC_EINVAL;
     for (int i = 0; i < NHEUR; i++)
         if (strcasecmp(s, heur_names[i]) == 0)
             return i;
     if (strcasecmp(s, "dijkstra") == 0)
         return GC_HEUR_ZERO;
-    return -1;
+    return GC_EINVAL;
 }
 
 static const char *const algo_names[] = {
@@ -96,11 +98,11 @@ int
 gc_algo_parse(const char *s)
 {
     if (s == NULL)
-        return -1;
+        return GC_EINVAL;
     for (int i = 0; i < NALGO; i++)
         if (strcasecmp(s, algo_names[i]) == 0)
             return i;
-    return -1;
+    return GC_EINVAL;
 }
 
 const char *
@@ -113,11 +115,11 @@ int
 gc_diag_rule_parse(const char *s)
 {
     if (s == NULL)
-        return -1;
+        return GC_EINVAL;
     for (int i = 0; i < NRULE; i++)
         if (strcasecmp(s, rule_names[i]) == 0)
             return i;
-    return -1;
+    return GC_EINVAL;
 }
 
 void
@@ -210,11 +212,9 @@ gc_astar_new(gc_astar **out, int32_t width, int32_t height)
     if (out == NULL)
         return GC_EINVAL;
     *out = NULL;
-    if (width < 1 || height < 1)
-        return GC_EINVAL;
-    if (width > GC_GRID_MAX_SIDE || height > GC_GRID_MAX_SIDE ||
-        (size_t)width * (size_t)height > GC_GRID_MAX_CELLS)
-        return GC_ETOOBIG;
+    int rc = gc_grid_check_size(width, height);
+    if (rc != GC_OK)
+        return rc;
     gc_astar *a = calloc(1, sizeof *a);
     if (a == NULL)
         return GC_ENOMEM;
@@ -303,14 +303,6 @@ next_stamp(gc_astar *a)
     a->stamp++;
 }
 
-static uint64_t
-now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static bool
 on_map(const gc_grid *g, gc_cell c)
 {
@@ -344,7 +336,7 @@ max_cost(const gc_grid *g)
 {
     float m = 0.0f;
     for (int t = 0; t < GC_CELL_NTYPES; t++)
-        if (isfinite(g->cost[t]) && g->cost[t] > m)
+        if (gc_cost_passable(g->cost[t]) && g->cost[t] > m)
             m = g->cost[t];
     return m;
 }
@@ -365,7 +357,7 @@ static int
 finish(gc_astar_stats *stats, gc_astar_stats *st, uint64_t t0, int rc)
 {
     st->status = rc;
-    st->ns = now_ns() - t0;
+    st->ns = gc_clock_ns() - t0;
     if (stats != NULL)
         *stats = *st;
     return rc;
@@ -463,7 +455,7 @@ int
 gc_astar_find(gc_astar *a, const gc_grid *g, gc_cell start, gc_cell goal,
               const gc_astar_opts *opts, gc_path *out, gc_astar_stats *stats)
 {
-    uint64_t t0 = now_ns();
+    uint64_t t0 = gc_clock_ns();
     gc_astar_stats st = {0};
     st.cost = INFINITY;
     if (out != NULL)

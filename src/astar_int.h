@@ -78,7 +78,7 @@ gc_nav_pass_types(const gc_grid *g)
 {
     unsigned m = 0;
     for (int t = 0; t < GC_CELL_NTYPES; t++)
-        if (isfinite(g->cost[t]) && g->cost[t] > 0.0f)
+        if (gc_cost_passable(g->cost[t]))
             m |= 1u << t;
     return m;
 }

@@ -20,24 +20,17 @@
 #include "config.h"
 
 #include <gridcrowd/edit-client.h>
+#include <gridcrowd/util.h>
 
 #include <stdbool.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
-static uint64_t
-mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 uint32_t
 gc_edit_batch_id(void)
 {
-    uint64_t h = mono_ns() ^ ((uint64_t)getpid() << 32);
+    uint64_t h = gc_clock_ns() ^ ((uint64_t)getpid() << 32);
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     h ^= (uint64_t)ts.tv_nsec * UINT64_C(0x9e3779b97f4a7c15);
@@ -87,12 +80,12 @@ gc_edit_wait(const gc_world *w, uint64_t upto, uint64_t timeout_ns)
 {
     if (w == NULL)
         return GC_EINVAL;
-    const uint64_t start = mono_ns();
+    const uint64_t start = gc_clock_ns();
     uint64_t nap_ns = 1000000, last_check = start;
     for (;;) {
         if (gc_world_edits_applied(w) >= upto)
             return GC_OK;
-        uint64_t now = mono_ns();
+        uint64_t now = gc_clock_ns();
         if (now - start >= timeout_ns)
             return GC_ETIMEOUT;
         if (now - last_check >= 100000000u) {

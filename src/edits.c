@@ -354,30 +354,12 @@ apply_one(gc_edit_applier *a, const staged *s)
         break;
     }
     case GC_EDIT_LINE: {
-        /* Canonical direction, so that A-B and B-A are the same cells. */
-        if (x0 > x1 || (x0 == x1 && y0 > y1)) {
-            int32_t t = x0;
-            x0 = x1, x1 = t;
-            t = y0;
-            y0 = y1, y1 = t;
-        }
-        int32_t dx = x1 - x0, dy = y1 > y0 ? y1 - y0 : y0 - y1;
-        int32_t sy = y1 > y0 ? 1 : -1;
-        int64_t err = (int64_t)dx - dy;
-        for (;;) {
-            put(a, x0, y0, s->type);
-            if (x0 == x1 && y0 == y1)
-                break;
-            int64_t e2 = 2 * err;
-            if (e2 >= -(int64_t)dy) {
-                err -= dy;
-                x0++;
-            }
-            if (e2 <= (int64_t)dx) {
-                err += dx;
-                y0 += sy;
-            }
-        }
+        /* The one line rule (grid.h), the one the viewer previews with. */
+        gc_line_walk lw;
+        gc_cell c;
+        gc_line_walk_init(&lw, (gc_cell){x0, y0}, (gc_cell){x1, y1});
+        while (gc_line_walk_next(&lw, &c))
+            put(a, c.x, c.y, s->type);
         break;
     }
     }
@@ -628,7 +610,7 @@ gc_edit_applier_drain(gc_edit_applier *a, gc_world *w, gc_grid *g,
          pops < max_pops && a->cell_writes < a->cfg.cell_budget; pops++) {
         gc_edit e;
         rc = gc_queue_pop(q, &e);
-        if (rc == 0) {
+        if (rc == GC_EAGAIN) {
             emptied = true;
             break;
         }
@@ -636,7 +618,7 @@ gc_edit_applier_drain(gc_edit_applier *a, gc_world *w, gc_grid *g,
             reject(a, GC_EDIT_R_DEAD_CLAIM, 1);
         else if (rc == GC_ECORRUPT)
             reject(a, GC_EDIT_R_CORRUPT, 1);
-        else if (rc == 1)
+        else if (rc == GC_OK)
             handle(a, w, &e, now_ns);
         else
             break; /* GC_EBADMAGIC: the queue object was damaged; the

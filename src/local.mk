@@ -35,7 +35,7 @@ libgridcrowd_core_la_LIBADD = $(SQLITE3_LIBS)
 libgridcrowd_core_la_SOURCES = \
 	%reldir%/error.c \
 	%reldir%/grid.c %reldir%/grid_int.h \
-	%reldir%/mapio.c \
+	%reldir%/mapio.c %reldir%/mapio_int.h %reldir%/scen.c \
 	%reldir%/astar.c %reldir%/astar_int.h %reldir%/astar-heap.h \
 	%reldir%/astar-search.c %reldir%/astar-path.c %reldir%/jps.h \
 	%reldir%/nav.c \

@@ -1,5 +1,6 @@
 /*
- * mapio.c: reading and writing Moving AI maps and scenario files.
+ * mapio.c: reading and writing Moving AI maps, and the text reader that
+ * scen.c (scenario files) shares (mapio_int.h).
  *
  * Input is untrusted: the parsers see exactly (buf, len), never read past
  * len, never assume a NUL, and turn every defect into one gc_error line
@@ -19,11 +20,13 @@
  * a scenario, after checking that the token holds only decimal syntax.
  * Files are read whole, up to GC_MAPIO_MAX_FILE bytes, with an fread loop
  * that checks ferror; a pipe or a device only up to its first NUL byte,
- * and a FIFO without a writer reads as empty (see read_file).
+ * and a FIFO without a writer reads as empty (see gc_mapio_read_file).
  */
 #include "config.h"
 
 #include <gridcrowd/mapio.h>
+
+#include "mapio_int.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -39,29 +42,15 @@
 /* Name used in messages when the caller gives none. */
 #define MEMORY_NAME "<memory>"
 
-/* At most this many bytes of a bad token are quoted in a message. */
-#define QUOTE_MAX 40
-
 /* ---- messages ------------------------------------------------------------ */
 
-static int
-clamp_int(size_t v)
-{
-    return v > INT_MAX ? INT_MAX : (int)v;
-}
-
-/*
- * Quote s[0..n) into dst for a message: printable ASCII as is, other bytes
- * (and the quote and backslash) as \xNN, at most QUOTE_MAX bytes then "...".
- * dst must hold QUOTE_BUF bytes.
- */
-#define QUOTE_BUF (QUOTE_MAX * 4 + 4)
-static const char *
-quote(char *dst, const char *s, size_t n)
+/* See mapio_int.h. */
+const char *
+gc_mapio_quote(char *dst, const char *s, size_t n)
 {
     static const char hex[] = "0123456789abcdef";
     size_t o = 0;
-    size_t lim = n < QUOTE_MAX ? n : QUOTE_MAX;
+    size_t lim = n < GC_MAPIO_QUOTE_MAX ? n : GC_MAPIO_QUOTE_MAX;
     for (size_t i = 0; i < lim; i++) {
         unsigned char c = (unsigned char)s[i];
         if (c >= 0x20 && c < 0x7f && c != '\'' && c != '\\') {
@@ -81,38 +70,22 @@ quote(char *dst, const char *s, size_t n)
     return dst;
 }
 
-/* What a header line holds instead of the keyword wanted: 'word', or "an
- * empty line".  dst must hold QUOTE_BUF + 2 bytes. */
-static const char *
-quote_found(char *dst, const char *s, size_t n)
+const char *
+gc_mapio_quote_found(char *dst, const char *s, size_t n)
 {
     if (n == 0)
         return "an empty line";
     dst[0] = '\'';
-    quote(dst + 1, s, n);
+    gc_mapio_quote(dst + 1, s, n);
     strcat(dst, "'");
     return dst;
 }
 
 /* ---- reading lines ------------------------------------------------------- */
 
-typedef struct reader {
-    const char *buf;
-    size_t len;
-    size_t pos;    /* start of the next line */
-    size_t lineno; /* 1-based number of the line last returned, 0 before */
-    const char *name;
-} reader;
-
-/* A line without its LF or CRLF; col is 1-based. */
-typedef struct span {
-    const char *s;
-    size_t len;
-    size_t col;
-} span;
-
-static void
-reader_init(reader *r, const char *buf, size_t len, const char *name)
+void
+gc_mapio_reader_init(gc_mapio_reader *r, const char *buf, size_t len,
+                     const char *name)
 {
     r->buf = buf;
     r->len = len;
@@ -122,20 +95,13 @@ reader_init(reader *r, const char *buf, size_t len, const char *name)
 }
 
 static bool
-is_space(char c)
-{
-    return c == ' ' || c == '\t';
-}
-
-static bool
 is_blank_byte(char c)
 {
     return c == ' ' || c == '\t' || c == '\r' || c == '\n';
 }
 
-/* True when nothing but spaces, tabs and line ends is left. */
-static bool
-reader_at_end(const reader *r)
+bool
+gc_mapio_reader_at_end(const gc_mapio_reader *r)
 {
     for (size_t i = r->pos; i < r->len; i++)
         if (!is_blank_byte(r->buf[i]))
@@ -143,9 +109,8 @@ reader_at_end(const reader *r)
     return true;
 }
 
-/* Next line into *ln; false at the end of the input. */
-static bool
-reader_next(reader *r, span *ln)
+bool
+gc_mapio_reader_next(gc_mapio_reader *r, gc_mapio_span *ln)
 {
     if (r->pos >= r->len)
         return false;
@@ -163,8 +128,8 @@ reader_next(reader *r, span *ln)
     return true;
 }
 
-static bool
-span_blank(const span *sp)
+bool
+gc_mapio_span_blank(const gc_mapio_span *sp)
 {
     for (size_t i = 0; i < sp->len; i++)
         if (!is_blank_byte(sp->s[i]))
@@ -172,47 +137,35 @@ span_blank(const span *sp)
     return true;
 }
 
-static bool
-span_is(const span *sp, const char *word)
+bool
+gc_mapio_span_is(const gc_mapio_span *sp, const char *word)
 {
     size_t n = strlen(word);
     return sp->len == n && memcmp(sp->s, word, n) == 0;
 }
 
-/*
- * Split a header line "keyword value": leading spaces skipped, the keyword
- * is the first run of non-space bytes, the value the rest with surrounding
- * spaces and tabs removed (empty when there is none).
- */
-static void
-split_keyword(const span *ln, span *key, span *val)
+void
+gc_mapio_split_keyword(const gc_mapio_span *ln, gc_mapio_span *key,
+                       gc_mapio_span *val)
 {
     size_t i = 0, n = ln->len;
-    while (i < n && is_space(ln->s[i]))
+    while (i < n && gc_mapio_is_space(ln->s[i]))
         i++;
     size_t k = i;
-    while (i < n && !is_space(ln->s[i]))
+    while (i < n && !gc_mapio_is_space(ln->s[i]))
         i++;
-    *key = (span){ln->s + k, i - k, k + 1};
-    while (i < n && is_space(ln->s[i]))
+    *key = (gc_mapio_span){ln->s + k, i - k, k + 1};
+    while (i < n && gc_mapio_is_space(ln->s[i]))
         i++;
     size_t end = n;
-    while (end > i && is_space(ln->s[end - 1]))
+    while (end > i && gc_mapio_is_space(ln->s[end - 1]))
         end--;
-    *val = (span){ln->s + i, end - i, i + 1};
+    *val = (gc_mapio_span){ln->s + i, end - i, i + 1};
 }
 
-/* Fill err with "NAME:LINE[:COL]: message" for the reader's current line
- * (col 0 leaves the column out); returns code. */
-static int fail(const reader *r, gc_error *err, int code, size_t col,
-                const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 5, 6)))
-#endif
-    ;
-
-static int
-fail(const reader *r, gc_error *err, int code, size_t col, const char *fmt, ...)
+int
+gc_mapio_fail(const gc_mapio_reader *r, gc_error *err, int code, size_t col,
+              const char *fmt, ...)
 {
     char msg[sizeof err->msg];
     va_list ap;
@@ -220,21 +173,15 @@ fail(const reader *r, gc_error *err, int code, size_t col, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     size_t line = r->lineno > 0 ? r->lineno : 1;
-    return gc_error_set(err, code, r->name, clamp_int(line), clamp_int(col),
-                        "%s", msg);
+    return gc_error_set(err, code, r->name, gc_mapio_clamp_int(line),
+                        gc_mapio_clamp_int(col), "%s", msg);
 }
 
 /* ---- numbers ------------------------------------------------------------- */
 
-enum { NUM_OK, NUM_SYNTAX, NUM_RANGE };
-
-/*
- * A whole number: an optional sign, then decimal digits and nothing else.
- * NUM_RANGE when outside [lo, hi] (hi <= INT32_MAX); accumulation stops
- * once past hi, so any number of digits is safe.
- */
-static int
-parse_int(const span *sp, int64_t lo, int64_t hi, int32_t *out)
+int
+gc_mapio_parse_int(const gc_mapio_span *sp, int64_t lo, int64_t hi,
+                   int32_t *out)
 {
     size_t i = 0;
     bool neg = false;
@@ -243,26 +190,26 @@ parse_int(const span *sp, int64_t lo, int64_t hi, int32_t *out)
         i = 1;
     }
     if (i >= sp->len)
-        return NUM_SYNTAX;
+        return GC_MAPIO_NUM_SYNTAX;
     int64_t v = 0;
     bool big = false;
     for (; i < sp->len; i++) {
         char c = sp->s[i];
         if (c < '0' || c > '9')
-            return NUM_SYNTAX;
+            return GC_MAPIO_NUM_SYNTAX;
         if (!big) {
             v = v * 10 + (c - '0');
             big = v > hi && v > -lo;
         }
     }
     if (big)
-        return NUM_RANGE;
+        return GC_MAPIO_NUM_RANGE;
     if (neg)
         v = -v;
     if (v < lo || v > hi)
-        return NUM_RANGE;
+        return GC_MAPIO_NUM_RANGE;
     *out = (int32_t)v;
-    return NUM_OK;
+    return GC_MAPIO_NUM_OK;
 }
 
 /* ---- maps ---------------------------------------------------------------- */
@@ -275,19 +222,20 @@ plural(size_t n)
 
 /* The value of a "height H" or "width W" line. */
 static int
-parse_side(const reader *r, const span *key, const span *val, int32_t *out,
-           gc_error *err)
+parse_side(const gc_mapio_reader *r, const gc_mapio_span *key,
+           const gc_mapio_span *val, int32_t *out, gc_error *err)
 {
-    char q[QUOTE_BUF];
+    char q[GC_MAPIO_QUOTE_BUF];
     if (val->len == 0)
-        return fail(r, err, GC_EPARSE, key->col + key->len,
-                    "missing value after '%.*s'", (int)key->len, key->s);
-    int rc = parse_int(val, 1, GC_GRID_MAX_SIDE, out);
-    if (rc != NUM_OK)
-        return fail(r, err, rc == NUM_RANGE ? GC_ERANGE : GC_EPARSE, val->col,
-                    "%.*s must be a whole number from 1 to %d, got '%s'",
-                    (int)key->len, key->s, GC_GRID_MAX_SIDE,
-                    quote(q, val->s, val->len));
+        return gc_mapio_fail(r, err, GC_EPARSE, key->col + key->len,
+                             "missing value after '%.*s'", (int)key->len,
+                             key->s);
+    int rc = gc_mapio_parse_int(val, 1, GC_GRID_MAX_SIDE, out);
+    if (rc != GC_MAPIO_NUM_OK)
+        return gc_mapio_fail(
+            r, err, rc == GC_MAPIO_NUM_RANGE ? GC_ERANGE : GC_EPARSE, val->col,
+            "%.*s must be a whole number from 1 to %d, got '%s'", (int)key->len,
+            key->s, GC_GRID_MAX_SIDE, gc_mapio_quote(q, val->s, val->len));
     return GC_OK;
 }
 
@@ -296,42 +244,71 @@ parse_side(const reader *r, const span *key, const span *val, int32_t *out,
  * at the reader's position, then that only blank lines follow.
  */
 static int
-scan_rows(reader *r, int32_t w, int32_t h, const int8_t glyph_type[256],
-          gc_grid *g, gc_error *err)
+scan_rows(gc_mapio_reader *r, int32_t w, int32_t h,
+          const int8_t glyph_type[256], gc_grid *g, gc_error *err)
 {
-    char q[QUOTE_BUF];
-    span ln;
+    char q[GC_MAPIO_QUOTE_BUF];
+    gc_mapio_span ln;
     for (int32_t y = 0; y < h; y++) {
-        if (reader_at_end(r))
-            return fail(r, err, GC_EPARSE, 0,
-                        "expected %d row%s, file ends after %d", (int)h,
-                        plural((size_t)h), (int)y);
-        reader_next(r, &ln);
+        if (gc_mapio_reader_at_end(r))
+            return gc_mapio_fail(r, err, GC_EPARSE, 0,
+                                 "expected %d row%s, file ends after %d",
+                                 (int)h, plural((size_t)h), (int)y);
+        gc_mapio_reader_next(r, &ln);
         size_t n = ln.len < (size_t)w ? ln.len : (size_t)w;
         uint8_t *row = g != NULL ? g->cells + (size_t)y * (size_t)w : NULL;
         for (size_t x = 0; x < n; x++) {
             int t = glyph_type[(unsigned char)ln.s[x]];
             if (t < 0)
-                return fail(r, err, GC_EPARSE, x + 1, "unknown cell '%s'",
-                            quote(q, ln.s + x, 1));
+                return gc_mapio_fail(r, err, GC_EPARSE, x + 1,
+                                     "unknown cell '%s'",
+                                     gc_mapio_quote(q, ln.s + x, 1));
             if (row != NULL)
                 row[x] = (uint8_t)t;
         }
         if (ln.len != (size_t)w)
-            return fail(r, err, GC_EPARSE, n + 1,
-                        "row is %zu cell%s long, expected %d", ln.len,
-                        plural(ln.len), (int)w);
+            return gc_mapio_fail(r, err, GC_EPARSE, n + 1,
+                                 "row is %zu cell%s long, expected %d", ln.len,
+                                 plural(ln.len), (int)w);
     }
-    while (reader_next(r, &ln)) {
-        if (span_blank(&ln))
+    while (gc_mapio_reader_next(r, &ln)) {
+        if (gc_mapio_span_blank(&ln))
             continue;
         size_t col = 1;
         while (is_blank_byte(ln.s[col - 1]))
             col++;
-        return fail(r, err, GC_EPARSE, col,
-                    "more rows than the declared height of %d", (int)h);
+        return gc_mapio_fail(r, err, GC_EPARSE, col,
+                             "more rows than the declared height of %d",
+                             (int)h);
     }
     return GC_OK;
+}
+
+/* See mapio_int.h. */
+int
+gc_mapio_header_line(gc_mapio_reader *r, gc_error *err, const char *keyword,
+                     const char *const values[], const char *want,
+                     const char *what, const char *expect)
+{
+    char q[GC_MAPIO_QUOTE_BUF + 2];
+    gc_mapio_span ln, key, val;
+    if (gc_mapio_reader_at_end(r))
+        return gc_mapio_fail(r, err, GC_EPARSE, 0, "file is empty, expected %s",
+                             want);
+    gc_mapio_reader_next(r, &ln);
+    gc_mapio_split_keyword(&ln, &key, &val);
+    if (!gc_mapio_span_is(&key, keyword))
+        return gc_mapio_fail(r, err, GC_EPARSE, key.col, "expected %s, got %s",
+                             want, gc_mapio_quote_found(q, key.s, key.len));
+    if (val.len == 0)
+        return gc_mapio_fail(r, err, GC_EPARSE, key.col + key.len,
+                             "missing value after '%s'", keyword);
+    for (size_t i = 0; values[i] != NULL; i++)
+        if (gc_mapio_span_is(&val, values[i]))
+            return GC_OK;
+    return gc_mapio_fail(r, err, GC_EPARSE, val.col,
+                         "unsupported %s '%s', expected %s", what,
+                         gc_mapio_quote(q, val.s, val.len), expect);
 }
 
 int
@@ -345,27 +322,16 @@ gc_map_parse(gc_grid **out, const char *buf, size_t len, const char *name,
     if (buf == NULL && len > 0)
         return gc_error_set(err, GC_EINVAL, name, 0, 0, "no input buffer");
 
-    reader r;
-    reader_init(&r, buf, len, name);
-    char q[QUOTE_BUF + 2];
-    span ln, key, val;
+    gc_mapio_reader r;
+    gc_mapio_reader_init(&r, buf, len, name);
+    char q[GC_MAPIO_QUOTE_BUF + 2];
+    gc_mapio_span ln, key, val;
 
-    if (reader_at_end(&r))
-        return fail(&r, err, GC_EPARSE, 0,
-                    "file is empty, expected 'type octile'");
-    reader_next(&r, &ln);
-    split_keyword(&ln, &key, &val);
-    if (!span_is(&key, "type"))
-        return fail(&r, err, GC_EPARSE, key.col,
-                    "expected 'type octile', got %s",
-                    quote_found(q, key.s, key.len));
-    if (val.len == 0)
-        return fail(&r, err, GC_EPARSE, key.col + key.len,
-                    "missing value after 'type'");
-    if (!span_is(&val, "octile"))
-        return fail(&r, err, GC_EPARSE, val.col,
-                    "unsupported map type '%s', expected 'octile'",
-                    quote(q, val.s, val.len));
+    static const char *const types[] = {"octile", NULL};
+    int rc = gc_mapio_header_line(&r, err, "type", types, "'type octile'",
+                                  "map type", "'octile'");
+    if (rc != GC_OK)
+        return rc;
 
     /* height and width, in either order, each once. */
     int32_t w = 0, h = 0;
@@ -373,48 +339,51 @@ gc_map_parse(gc_grid **out, const char *buf, size_t len, const char *name,
         const char *want = h == 0 && w == 0 ? "'height' or 'width'"
                            : h == 0         ? "'height'"
                                             : "'width'";
-        if (reader_at_end(&r))
-            return fail(&r, err, GC_EPARSE, 0,
-                        "file ends in the header, expected %s", want);
-        reader_next(&r, &ln);
-        split_keyword(&ln, &key, &val);
-        int32_t *side = h == 0 && span_is(&key, "height")  ? &h
-                        : w == 0 && span_is(&key, "width") ? &w
-                                                           : NULL;
+        if (gc_mapio_reader_at_end(&r))
+            return gc_mapio_fail(&r, err, GC_EPARSE, 0,
+                                 "file ends in the header, expected %s", want);
+        gc_mapio_reader_next(&r, &ln);
+        gc_mapio_split_keyword(&ln, &key, &val);
+        int32_t *side = h == 0 && gc_mapio_span_is(&key, "height")  ? &h
+                        : w == 0 && gc_mapio_span_is(&key, "width") ? &w
+                                                                    : NULL;
         if (side == NULL)
-            return fail(&r, err, GC_EPARSE, key.col, "expected %s, got %s",
-                        want, quote_found(q, key.s, key.len));
-        int rc = parse_side(&r, &key, &val, side, err);
+            return gc_mapio_fail(&r, err, GC_EPARSE, key.col,
+                                 "expected %s, got %s", want,
+                                 gc_mapio_quote_found(q, key.s, key.len));
+        rc = parse_side(&r, &key, &val, side, err);
         if (rc != GC_OK)
             return rc;
     }
     /* Both sides are within their limit: only the cell count can fail.
      * They fit in 17 bits, so the product in the message fits in size_t. */
     if (gc_grid_check_size(w, h) != GC_OK)
-        return fail(&r, err, GC_ETOOBIG, val.col,
-                    "map is %d x %d = %zu cells, more than the limit of %zu",
-                    (int)w, (int)h, (size_t)w * (size_t)h,
-                    (size_t)GC_GRID_MAX_CELLS);
+        return gc_mapio_fail(
+            &r, err, GC_ETOOBIG, val.col,
+            "map is %d x %d = %zu cells, more than the limit of %zu", (int)w,
+            (int)h, (size_t)w * (size_t)h, (size_t)GC_GRID_MAX_CELLS);
 
-    if (reader_at_end(&r))
-        return fail(&r, err, GC_EPARSE, 0,
-                    "file ends in the header, expected 'map'");
-    reader_next(&r, &ln);
-    split_keyword(&ln, &key, &val);
-    if (!span_is(&key, "map"))
-        return fail(&r, err, GC_EPARSE, key.col, "expected 'map', got %s",
-                    quote_found(q, key.s, key.len));
+    if (gc_mapio_reader_at_end(&r))
+        return gc_mapio_fail(&r, err, GC_EPARSE, 0,
+                             "file ends in the header, expected 'map'");
+    gc_mapio_reader_next(&r, &ln);
+    gc_mapio_split_keyword(&ln, &key, &val);
+    if (!gc_mapio_span_is(&key, "map"))
+        return gc_mapio_fail(&r, err, GC_EPARSE, key.col,
+                             "expected 'map', got %s",
+                             gc_mapio_quote_found(q, key.s, key.len));
     if (val.len != 0)
-        return fail(&r, err, GC_EPARSE, val.col, "unexpected '%s' after 'map'",
-                    quote(q, val.s, val.len));
+        return gc_mapio_fail(&r, err, GC_EPARSE, val.col,
+                             "unexpected '%s' after 'map'",
+                             gc_mapio_quote(q, val.s, val.len));
 
     int8_t glyph_type[256];
     for (int c = 0; c < 256; c++)
         glyph_type[c] = (int8_t)gc_cell_type_from_glyph((char)c);
 
     /* Pass 1 checks, pass 2 fills (see the note at the top). */
-    reader rows = r;
-    int rc = scan_rows(&r, w, h, glyph_type, NULL, err);
+    gc_mapio_reader rows = r;
+    rc = scan_rows(&r, w, h, glyph_type, NULL, err);
     if (rc != GC_OK)
         return rc;
     gc_grid *g;
@@ -461,8 +430,8 @@ errno_code(int e)
  *   NUL where it is (every parse of a buffer holding one fails), and
  *   /dev/zero costs one buffer instead of a gigabyte.
  */
-static int
-read_file(const char *path, char **buf, size_t *len, gc_error *err)
+int
+gc_mapio_read_file(const char *path, char **buf, size_t *len, gc_error *err)
 {
     *buf = NULL;
     *len = 0;
@@ -559,7 +528,7 @@ gc_map_load(gc_grid **out, const char *path, gc_error *err)
     *out = NULL;
     char *buf;
     size_t len;
-    int rc = read_file(path, &buf, &len, err);
+    int rc = gc_mapio_read_file(path, &buf, &len, err);
     if (rc != GC_OK)
         return rc;
     rc = gc_map_parse(out, buf, len, path, err);
@@ -648,265 +617,5 @@ gc_map_save(const gc_grid *g, const char *path, gc_error *err)
     free(buf);
     if (e != 0)
         return gc_error_set(err, GC_EIO, path, 0, 0, "%s", strerror(e));
-    return GC_OK;
-}
-
-/* ---- scenarios ----------------------------------------------------------- */
-
-enum {
-    F_BUCKET,
-    F_MAP,
-    F_WIDTH,
-    F_HEIGHT,
-    F_SX,
-    F_SY,
-    F_GX,
-    F_GY,
-    F_OPTIMAL,
-    F_COUNT
-};
-
-static const char *const field_name[F_COUNT] = {
-    "bucket",  "map",    "map width", "map height",    "start x",
-    "start y", "goal x", "goal y",    "optimal length"};
-
-/* Split a problem line into up to F_COUNT + 1 fields; returns how many. */
-static size_t
-split_fields(const span *ln, span f[F_COUNT + 1])
-{
-    size_t nf = 0, i = 0;
-    while (nf < F_COUNT + 1) {
-        while (i < ln->len && is_space(ln->s[i]))
-            i++;
-        if (i >= ln->len)
-            break;
-        size_t start = i;
-        while (i < ln->len && !is_space(ln->s[i]))
-            i++;
-        f[nf++] = (span){ln->s + start, i - start, start + 1};
-    }
-    return nf;
-}
-
-/* A non-negative decimal number: digits, one optional point, exponent. */
-static bool
-parse_length(const span *sp, double *out)
-{
-    char tmp[64];
-    if (sp->len == 0 || sp->len >= sizeof tmp)
-        return false;
-    for (size_t i = 0; i < sp->len; i++) {
-        char c = sp->s[i];
-        if (!((c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' ||
-              c == '+' || c == '-'))
-            return false;
-    }
-    memcpy(tmp, sp->s, sp->len);
-    tmp[sp->len] = '\0';
-    char *end;
-    errno = 0;
-    double v = strtod(tmp, &end);
-    if (end != tmp + sp->len || errno == ERANGE || !isfinite(v) || v < 0)
-        return false;
-    *out = v;
-    return true;
-}
-
-static int
-parse_entry(reader *r, const span *ln, const gc_grid *g, gc_scen_entry *e,
-            gc_error *err)
-{
-    char q[QUOTE_BUF];
-    span f[F_COUNT + 1];
-    size_t nf = split_fields(ln, f);
-    if (nf < F_COUNT) {
-        size_t end = f[nf - 1].col + f[nf - 1].len; /* nf >= 1: not blank */
-        return fail(r, err, GC_EPARSE, end,
-                    "missing field '%s' (field %zu of %d)", field_name[nf],
-                    nf + 1, F_COUNT);
-    }
-    if (nf > F_COUNT)
-        return fail(r, err, GC_EPARSE, f[F_COUNT].col,
-                    "extra field '%s' after the %d fields of a problem",
-                    quote(q, f[F_COUNT].s, f[F_COUNT].len), F_COUNT);
-
-    memset(e, 0, sizeof *e);
-    e->line = clamp_int(r->lineno);
-    int rc = parse_int(&f[F_BUCKET], 0, INT32_MAX, &e->bucket);
-    if (rc != NUM_OK)
-        return fail(r, err, rc == NUM_RANGE ? GC_ERANGE : GC_EPARSE,
-                    f[F_BUCKET].col,
-                    "bucket must be a whole number from 0 to %d, got '%s'",
-                    INT32_MAX, quote(q, f[F_BUCKET].s, f[F_BUCKET].len));
-
-    const span *m = &f[F_MAP];
-    if (m->len >= sizeof e->map)
-        return fail(r, err, GC_ETOOBIG, m->col,
-                    "map name is %zu bytes long, the limit is %zu", m->len,
-                    sizeof e->map - 1);
-    for (size_t i = 0; i < m->len; i++)
-        if ((unsigned char)m->s[i] < 0x20 || m->s[i] == 0x7f)
-            return fail(r, err, GC_EPARSE, m->col + i,
-                        "map name contains the byte '%s'",
-                        quote(q, m->s + i, 1));
-    memcpy(e->map, m->s, m->len);
-    e->map[m->len] = '\0';
-
-    int32_t *sides[2] = {&e->map_width, &e->map_height};
-    for (int k = 0; k < 2; k++) {
-        const span *sp = &f[F_WIDTH + k];
-        rc = parse_int(sp, 1, GC_GRID_MAX_SIDE, sides[k]);
-        if (rc != NUM_OK)
-            return fail(r, err, rc == NUM_RANGE ? GC_ERANGE : GC_EPARSE,
-                        sp->col,
-                        "%s must be a whole number from 1 to %d, got '%s'",
-                        field_name[F_WIDTH + k], GC_GRID_MAX_SIDE,
-                        quote(q, sp->s, sp->len));
-        int32_t want = g == NULL ? 0 : k == 0 ? g->width : g->height;
-        if (g != NULL && *sides[k] != want)
-            return fail(r, err, GC_ERANGE, sp->col,
-                        "%s %d differs from the grid's %s %d",
-                        field_name[F_WIDTH + k], (int)*sides[k],
-                        k == 0 ? "width" : "height", (int)want);
-    }
-
-    int32_t *coords[4] = {&e->start.x, &e->start.y, &e->goal.x, &e->goal.y};
-    for (int k = 0; k < 4; k++) {
-        const span *sp = &f[F_SX + k];
-        rc = parse_int(sp, 0, INT32_MAX, coords[k]);
-        if (rc != NUM_OK)
-            return fail(r, err, rc == NUM_RANGE ? GC_ERANGE : GC_EPARSE,
-                        sp->col, "%s must be a whole number >= 0, got '%s'",
-                        field_name[F_SX + k], quote(q, sp->s, sp->len));
-        int32_t side = k % 2 == 0 ? e->map_width : e->map_height;
-        if (*coords[k] >= side)
-            return fail(r, err, GC_ERANGE, sp->col,
-                        "%s %d is off the %d x %d map", field_name[F_SX + k],
-                        (int)*coords[k], (int)e->map_width, (int)e->map_height);
-    }
-
-    if (!parse_length(&f[F_OPTIMAL], &e->optimal))
-        return fail(r, err, GC_EPARSE, f[F_OPTIMAL].col,
-                    "optimal length must be a number >= 0, got '%s'",
-                    quote(q, f[F_OPTIMAL].s, f[F_OPTIMAL].len));
-    return GC_OK;
-}
-
-void
-gc_scen_free(gc_scen *s)
-{
-    if (s == NULL)
-        return;
-    free(s->entries);
-    memset(s, 0, sizeof *s);
-}
-
-int
-gc_scen_parse(gc_scen *out, const char *buf, size_t len, const char *name,
-              const gc_grid *g, gc_error *err)
-{
-    gc_error_clear(err);
-    if (out == NULL)
-        return gc_error_set(err, GC_EINVAL, name, 0, 0, "no output scenario");
-    memset(out, 0, sizeof *out);
-    if (buf == NULL && len > 0)
-        return gc_error_set(err, GC_EINVAL, name, 0, 0, "no input buffer");
-
-    reader r;
-    reader_init(&r, buf, len, name);
-    char q[QUOTE_BUF + 2];
-    span ln, key, val;
-
-    if (reader_at_end(&r))
-        return fail(&r, err, GC_EPARSE, 0,
-                    "file is empty, expected 'version 1'");
-    reader_next(&r, &ln);
-    split_keyword(&ln, &key, &val);
-    if (!span_is(&key, "version"))
-        return fail(&r, err, GC_EPARSE, key.col, "expected 'version 1', got %s",
-                    quote_found(q, key.s, key.len));
-    if (val.len == 0)
-        return fail(&r, err, GC_EPARSE, key.col + key.len,
-                    "missing value after 'version'");
-    if (!span_is(&val, "1") && !span_is(&val, "1.0"))
-        return fail(&r, err, GC_EPARSE, val.col,
-                    "unsupported scenario version '%s', expected 1 or 1.0",
-                    quote(q, val.s, val.len));
-
-    gc_scen s = {0};
-    size_t cap = 0;
-    int rc = GC_OK;
-    while (reader_next(&r, &ln)) {
-        if (span_blank(&ln))
-            continue;
-        /* A line starting with "//" opens a trailer that ends the problem
-         * list: the Moving AI distribution of arena.map.scen carries a
-         * citation block after its problems.  Nothing after it is read. */
-        if (ln.len >= 2 && ln.s[0] == '/' && ln.s[1] == '/')
-            break;
-        if (s.len == cap) {
-            size_t ncap = cap == 0 ? 64 : cap * 2;
-            gc_scen_entry *ne = NULL;
-            if (ncap <= SIZE_MAX / sizeof *ne)
-                ne = realloc(s.entries, ncap * sizeof *ne);
-            if (ne == NULL) {
-                rc = fail(&r, err, GC_ENOMEM, 0, "%s", gc_strerror(GC_ENOMEM));
-                break;
-            }
-            s.entries = ne;
-            cap = ncap;
-        }
-        rc = parse_entry(&r, &ln, g, &s.entries[s.len], err);
-        if (rc != GC_OK)
-            break;
-        s.len++;
-    }
-    if (rc != GC_OK) {
-        gc_scen_free(&s);
-        return rc;
-    }
-    if (s.len > 0)
-        memcpy(s.map, s.entries[0].map, sizeof s.map);
-    *out = s;
-    return GC_OK;
-}
-
-int
-gc_scen_load(gc_scen *out, const char *path, const gc_grid *g, gc_error *err)
-{
-    gc_error_clear(err);
-    if (out == NULL || path == NULL)
-        return gc_error_set(err, GC_EINVAL, path, 0, 0, "%s",
-                            gc_strerror(GC_EINVAL));
-    memset(out, 0, sizeof *out);
-    char *buf;
-    size_t len;
-    int rc = read_file(path, &buf, &len, err);
-    if (rc != GC_OK)
-        return rc;
-    rc = gc_scen_parse(out, buf, len, path, g, err);
-    free(buf);
-    return rc;
-}
-
-int
-gc_scen_map_path(const char *scen_path, const char *map, char *buf, size_t size)
-{
-    if (scen_path == NULL || map == NULL || map[0] == '\0' || buf == NULL ||
-        size == 0)
-        return GC_EINVAL;
-    size_t dir = 0;
-    if (map[0] != '/') {
-        const char *slash = strrchr(scen_path, '/');
-        if (slash != NULL)
-            dir = (size_t)(slash - scen_path) + 1;
-    }
-    size_t mlen = strlen(map);
-    if (dir > size - 1 || mlen > size - 1 - dir) {
-        buf[0] = '\0';
-        return GC_ETOOBIG;
-    }
-    memmove(buf, scen_path, dir);
-    memcpy(buf + dir, map, mlen + 1);
     return GC_OK;
 }

@@ -32,6 +32,8 @@
 
 #include "world_int.h"
 
+#include <gridcrowd/util.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -126,7 +128,7 @@ gc_queue_push(gc_queue *q, gc_edit *e, uint64_t timeout_ns)
     gc_queue_header *h = queue_hdr(q);
     gc_queue_entry *ent = queue_entries(q);
     const uint64_t cap = q->cap;
-    const uint64_t start = gc_world_now_ns(CLOCK_MONOTONIC);
+    const uint64_t start = gc_clock_ns();
     const uint64_t deadline =
         timeout_ns > UINT64_MAX - start ? UINT64_MAX : start + timeout_ns;
 
@@ -147,7 +149,7 @@ gc_queue_push(gc_queue *q, gc_edit *e, uint64_t timeout_ns)
         }
         if (dif < 0) {
             /* Full: the slot still holds the entry from a lap ago. */
-            if (gc_world_now_ns(CLOCK_MONOTONIC) >= deadline)
+            if (gc_clock_ns() >= deadline)
                 return GC_EFULL;
             struct timespec nap = {0, 100 * 1000};
             nanosleep(&nap, NULL);
@@ -164,7 +166,7 @@ gc_queue_push(gc_queue *q, gc_edit *e, uint64_t timeout_ns)
     }
 
     /* Claimed position pos.  Fill the slot, then publish. */
-    uint64_t now = gc_world_now_ns(CLOCK_MONOTONIC);
+    uint64_t now = gc_clock_ns();
     atomic_store_explicit(&slot->claim_ns, now, memory_order_relaxed);
     e->sender_pid = (uint32_t)getpid();
     e->claim_ns = now;
@@ -240,7 +242,7 @@ gc_queue_pop(gc_queue *q, gc_edit *out)
             out->position = pos;
             uint64_t check = slot->check;
             queue_release(q, slot, pos);
-            return check == edit_check(pos, out) ? 1 : GC_ECORRUPT;
+            return check == edit_check(pos, out) ? GC_OK : GC_ECORRUPT;
         }
         if (seq != pos) {
             /* No legal state: a writer scribbled on the slot.  Reclaim it
@@ -260,19 +262,19 @@ gc_queue_pop(gc_queue *q, gc_edit *out)
                 atomic_compare_exchange_strong_explicit(&h->tail, &tail, pos,
                                                         memory_order_relaxed,
                                                         memory_order_relaxed);
-            return 0;
+            return GC_EAGAIN;
         }
         /* Claimed: time it from when we first saw it so, since the claimant
          * may have died before it wrote claim_ns. */
-        uint64_t now = gc_world_now_ns(CLOCK_MONOTONIC);
+        uint64_t now = gc_clock_ns();
         if (!q->stalled || q->stall_pos != pos) {
             q->stalled = true;
             q->stall_pos = pos;
             q->stall_since_ns = now;
-            return 0;
+            return GC_EAGAIN;
         }
         if (now - q->stall_since_ns < q->claim_timeout_ns)
-            return 0;
+            return GC_EAGAIN;
         uint64_t expect = pos;
         if (atomic_compare_exchange_strong_explicit(
                 &slot->seq, &expect, pos + cap, memory_order_acq_rel,

@@ -138,12 +138,18 @@ gc_layout_queue_size(uint32_t capacity)
 
 /* ---- Validation ---------------------------------------------------------- */
 
-bool
-gc_layout_grid_size_ok(int32_t width, int32_t height)
+int
+gc_layout_check_grid_size(int64_t width, int64_t height, const char *name,
+                          int code, gc_error *err)
 {
-    return width >= 1 && height >= 1 && width <= GC_GRID_MAX_SIDE &&
-           height <= GC_GRID_MAX_SIDE &&
-           (uint64_t)width * (uint64_t)height <= GC_GRID_MAX_CELLS;
+    int rc = gc_grid_check_size(width, height);
+    if (rc == GC_OK)
+        return GC_OK;
+    return gc_error_set(err, code != 0 ? code : rc, name, 0, 0,
+                        "grid size %" PRId64 "x%" PRId64
+                        " is out of range (1..%d a side, at most %zu cells)",
+                        width, height, GC_GRID_MAX_SIDE,
+                        (size_t)GC_GRID_MAX_CELLS);
 }
 
 typedef struct section_check {
@@ -285,13 +291,9 @@ gc_layout_check_world(const uint8_t *p, size_t size, const char *name,
     int rc = check_prefix(p, size, name, &world_kind, err);
     if (rc != GC_OK)
         return rc;
-    if (!gc_layout_grid_size_ok(h->width, h->height))
-        return gc_error_set(err, GC_ECORRUPT, name, 0, 0,
-                            "grid size %" PRId32 "x%" PRId32
-                            " is out of range (1..%d a side, at most %zu "
-                            "cells)",
-                            h->width, h->height, GC_GRID_MAX_SIDE,
-                            (size_t)GC_GRID_MAX_CELLS);
+    rc = gc_layout_check_grid_size(h->width, h->height, name, GC_ECORRUPT, err);
+    if (rc != GC_OK)
+        return rc;
     if (!(isfinite(h->cell_size) && h->cell_size > 0.0f))
         return gc_error_set(err, GC_ECORRUPT, name, 0, 0,
                             "cell size %g is not a positive number",

@@ -36,6 +36,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* ---- Names and sizes ----------------------------------------------------- */
@@ -110,15 +111,9 @@ static int
 check_config(const gc_world_config *cfg, gc_layout *l, uint32_t *edits_cap,
              uint64_t *claim_timeout_ns, gc_error *err)
 {
-    if (!gc_layout_grid_size_ok(cfg->width, cfg->height)) {
-        int code = cfg->width < 1 || cfg->height < 1 ? GC_EINVAL : GC_ETOOBIG;
-        return gc_error_set(err, code, NULL, 0, 0,
-                            "grid size %" PRId32 "x%" PRId32
-                            " is out of range (1..%d a side, at most %zu "
-                            "cells)",
-                            cfg->width, cfg->height, GC_GRID_MAX_SIDE,
-                            (size_t)GC_GRID_MAX_CELLS);
-    }
+    int rc = gc_layout_check_grid_size(cfg->width, cfg->height, NULL, 0, err);
+    if (rc != GC_OK)
+        return rc;
     float cs = cfg->cell_size == 0.0f ? 1.0f : cfg->cell_size;
     if (!(isfinite(cs) && cs > 0.0f))
         return gc_error_set(err, GC_EINVAL, NULL, 0, 0,
@@ -199,7 +194,11 @@ init_world(gc_world *w)
     h->agent_capacity = l->capacity;
     h->agent_record_size = sizeof(gc_world_agent);
     h->trace_capacity = l->trace_capacity;
-    h->created_ns = gc_world_now_ns(CLOCK_REALTIME);
+    /* The date the world was made (for people, never for intervals: the
+     * one clock that is not gc_clock_ns's). */
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    h->created_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
     h->cells = (gc_world_section){l->cells_off, l->cells_size};
     h->agents = (gc_world_section){l->agents_off, l->agents_size};
     h->stats = (gc_world_section){l->stats_off, l->stats_size};

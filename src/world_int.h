@@ -45,7 +45,11 @@ typedef struct gc_layout {
 #define GC_CLAIM_TIMEOUT_MIN_NS UINT64_C(1000000)       /* 1 ms */
 #define GC_CLAIM_TIMEOUT_MAX_NS UINT64_C(3600000000000) /* 1 h */
 
-bool gc_layout_grid_size_ok(int32_t width, int32_t height);
+/* gc_grid_check_size with its message: GC_OK, or the check's code (or
+ * `code` when not 0: GC_ECORRUPT for a header read from shared memory) with
+ * err filled, naming `name`. */
+int gc_layout_check_grid_size(int64_t width, int64_t height, const char *name,
+                              int code, gc_error *err);
 /* Fill the offsets and sizes of *l from its width, height and capacities. */
 void gc_layout_compute(gc_layout *l);
 /* Bytes of a queue object of `capacity` entries. */
@@ -215,13 +219,5 @@ int gc_queue_attach(gc_queue *q, pid_t world_pid, const char *world_name,
                     gc_error *err);
 /* Unmap and close; the object stays. */
 void gc_queue_unmap(gc_queue *q);
-
-static inline uint64_t
-gc_world_now_ns(clockid_t clock)
-{
-    struct timespec ts;
-    clock_gettime(clock, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 #endif

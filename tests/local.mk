@@ -19,7 +19,7 @@ unit_tests = %reldir%/test_grid %reldir%/test_astar %reldir%/test_astar_props \
 	%reldir%/test_astar_oom %reldir%/test_movingai %reldir%/test_agent \
 	%reldir%/test_mapio %reldir%/test_sim %reldir%/test_world \
 	%reldir%/test_edits %reldir%/test_api %reldir%/test_host \
-	%reldir%/test_orca
+	%reldir%/test_orca %reldir%/test_prog
 # Path queries on a live world against the Dijkstra of dijkstra.h.
 unit_tests += %reldir%/test_query
 %canon_reldir%_test_query_SOURCES = %reldir%/test_query.c %reldir%/dijkstra.h
@@ -45,7 +45,7 @@ TESTS += $(unit_tests)
 
 %canon_reldir%_test_astar_oom_SOURCES = %reldir%/test_astar_oom.c src/astar.c \
 	src/astar-search.c src/astar-path.c \
-	src/nav.c src/smooth.c src/grid.c src/error.c
+	src/nav.c src/smooth.c src/grid.c src/error.c src/util.c
 %canon_reldir%_test_astar_oom_CFLAGS = $(test_cflags)
 %canon_reldir%_test_astar_oom_LDADD = $(CMOCKA_LIBS) -lm
 %canon_reldir%_test_astar_oom_LDFLAGS = $(AM_LDFLAGS) -Wl,--wrap=malloc \
@@ -73,7 +73,7 @@ TESTS += $(unit_tests)
 
 %canon_reldir%_test_world_SOURCES = %reldir%/test_world.c src/world.c \
 	src/shm.c src/world-layout.c src/world-snapshot.c src/queue.c \
-	src/grid.c src/agent.c src/error.c
+	src/grid.c src/agent.c src/error.c src/util.c
 %canon_reldir%_test_world_CFLAGS = $(test_cflags)
 %canon_reldir%_test_world_LDADD = $(CMOCKA_LIBS) -lm
 %canon_reldir%_test_world_LDFLAGS = $(AM_LDFLAGS) -Wl,--wrap=shm_open \
@@ -90,6 +90,12 @@ TESTS += $(unit_tests)
 %canon_reldir%_test_api_SOURCES = %reldir%/test_api.c
 %canon_reldir%_test_api_CFLAGS = $(test_cflags)
 %canon_reldir%_test_api_LDADD = $(test_ldadd)
+
+# test_prog: the programs' message line (tools/common/prog.c).
+%canon_reldir%_test_prog_SOURCES = %reldir%/test_prog.c
+%canon_reldir%_test_prog_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/common
+%canon_reldir%_test_prog_CFLAGS = $(test_cflags)
+%canon_reldir%_test_prog_LDADD = tools/common/libgcprog.la $(test_ldadd)
 endif
 EXTRA_DIST += %reldir%/data/tiny.map %reldir%/data/tiny.scen
 

@@ -95,8 +95,8 @@ test_names(void **state)
     assert_int_equal(gc_heuristic_parse("chebyshev"), GC_HEUR_CHEBYSHEV);
     assert_int_equal(gc_heuristic_parse("dijkstra"), GC_HEUR_ZERO);
     assert_int_equal(gc_heuristic_parse("default"), GC_HEUR_DEFAULT);
-    assert_int_equal(gc_heuristic_parse("bogus"), -1);
-    assert_int_equal(gc_heuristic_parse(NULL), -1);
+    assert_int_equal(gc_heuristic_parse("bogus"), GC_EINVAL);
+    assert_int_equal(gc_heuristic_parse(NULL), GC_EINVAL);
     for (int h = GC_HEUR_DEFAULT; h <= GC_HEUR_ZERO; h++)
         assert_int_equal(gc_heuristic_parse(gc_heuristic_name(h)), h);
 
@@ -107,7 +107,7 @@ test_names(void **state)
     for (int r = GC_DIAG_NO_CORNER_CUT; r <= GC_DIAG_ALWAYS; r++)
         assert_int_equal(gc_diag_rule_parse(gc_diag_rule_name(r)), r);
     assert_int_equal(gc_diag_rule_parse("One-Free"), GC_DIAG_ONE_FREE);
-    assert_int_equal(gc_diag_rule_parse("sometimes"), -1);
+    assert_int_equal(gc_diag_rule_parse("sometimes"), GC_EINVAL);
 
     gc_astar_opts o;
     memset(&o, 0xAB, sizeof o);
@@ -130,8 +130,8 @@ test_names(void **state)
     for (int a = GC_ALGO_AUTO; a <= GC_ALGO_JPS; a++)
         assert_int_equal(gc_algo_parse(gc_algo_name(a)), a);
     assert_int_equal(gc_algo_parse("JPS"), GC_ALGO_JPS);
-    assert_int_equal(gc_algo_parse("dijkstra"), -1);
-    assert_int_equal(gc_algo_parse(NULL), -1);
+    assert_int_equal(gc_algo_parse("dijkstra"), GC_EINVAL);
+    assert_int_equal(gc_algo_parse(NULL), GC_EINVAL);
 }
 
 /* gc_dirs_from_open against the rule spelled out with gc_dir_orth_mask,

@@ -25,6 +25,7 @@
 
 #include <gridcrowd/edit-client.h>
 #include <gridcrowd/edits.h>
+#include <gridcrowd/util.h>
 #include <gridcrowd/world-layout.h>
 #include <gridcrowd/world.h>
 
@@ -117,14 +118,6 @@ start(fixture *f)
 }
 
 static uint64_t
-mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * SEC + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t
 push(fixture *f, gc_edit e)
 {
     assert_int_equal(gc_queue_push(gc_world_queue(f->tool), &e, SEC), GC_OK);
@@ -176,7 +169,7 @@ drain_at(fixture *f, uint64_t now)
 static drained
 drain(fixture *f)
 {
-    return drain_at(f, mono_ns());
+    return drain_at(f, gc_clock_ns());
 }
 
 static gc_edit_counts
@@ -1086,9 +1079,9 @@ test_flood(void **state)
     flood fl = {.w = f->tool, .n = 320};
     pthread_t t;
     assert_int_equal(pthread_create(&t, NULL, flood_main, &fl), 0);
-    uint64_t deadline = mono_ns() + 30 * SEC;
+    uint64_t deadline = gc_clock_ns() + 30 * SEC;
     while (counts(f).accepted < 320) {
-        assert_true(mono_ns() < deadline);
+        assert_true(gc_clock_ns() < deadline);
         drain(f);
         sched_yield();
     }
@@ -1410,14 +1403,14 @@ test_model(void **state)
     uint8_t *before = malloc(cells), *after = malloc(cells);
     assert_non_null(before);
     assert_non_null(after);
-    uint64_t deadline = mono_ns() + 120 * SEC;
+    uint64_t deadline = gc_clock_ns() + 120 * SEC;
     for (;;) {
         int done = 0;
         for (int i = 0; i < MODEL_THREADS; i++)
             done += atomic_load_explicit(&p[i].finished, memory_order_acquire);
         if (done == MODEL_THREADS && gc_queue_pending(gc_world_queue(f->owner)) == 0)
             break;
-        assert_true(mono_ns() < deadline);
+        assert_true(gc_clock_ns() < deadline);
         read_cells(f, before);
         drained d = drain_at(f, SEC);
         read_cells(f, after);

@@ -21,6 +21,7 @@
 #include <gridcrowd/edits.h>
 #include <gridcrowd/grid.h>
 #include <gridcrowd/queue.h>
+#include <gridcrowd/util.h>
 #include <gridcrowd/world.h>
 
 #include <float.h>
@@ -513,10 +514,7 @@ test_line_walk_is_daemon_painting(void **state)
                             .y1 = b.y};
             assert_int_equal(gc_queue_push(gc_world_queue(tool), &clear, 1000000000u), GC_OK);
             assert_int_equal(gc_queue_push(gc_world_queue(tool), &line, 1000000000u), GC_OK);
-            struct timespec ts;
-            clock_gettime(CLOCK_MONOTONIC, &ts);
-            uint64_t now =
-                (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+            uint64_t now = gc_clock_ns();
             assert_int_equal(
                 gc_edit_applier_drain(ap, owner, grid, now, NULL, NULL), GC_OK);
             assert_int_equal(gc_world_read_cells(tool, got, NULL), GC_OK);

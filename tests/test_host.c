@@ -16,6 +16,7 @@
 
 #include <gridcrowd/edits.h>
 #include <gridcrowd/host.h>
+#include <gridcrowd/util.h>
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -26,14 +27,6 @@
 #include <unistd.h>
 
 static char name[64];
-
-static uint64_t
-now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static gc_world *
 make_world(uint32_t agents)
@@ -105,7 +98,7 @@ test_embedded_sim_publishes(void **state)
                      GC_OK);
     for (int t = 0; t < 30; t++) {
         size_t changed = 99;
-        assert_int_equal(gc_host_edits(h, now_ns(), 0, &changed), GC_OK);
+        assert_int_equal(gc_host_edits(h, gc_clock_ns(), 0, &changed), GC_OK);
         assert_int_equal(changed, 0);
         assert_int_equal(gc_host_tick(h), GC_OK);
         gc_host_publish_agents(h);
@@ -127,11 +120,11 @@ test_embedded_sim_publishes(void **state)
     /* An edit through the real queue: drained, applied, told to the sim. */
     push_column(r, 10, GC_CELL_OBSTACLE);
     size_t changed = 0;
-    assert_int_equal(gc_host_edits(h, now_ns(), 0, &changed), GC_OK);
+    assert_int_equal(gc_host_edits(h, gc_clock_ns(), 0, &changed), GC_OK);
     assert_int_equal(changed, 10);
     assert_int_equal(gc_grid_get(grid, 10, 5), GC_CELL_OBSTACLE);
     for (int t = 0; t < 60; t++) {
-        assert_int_equal(gc_host_edits(h, now_ns(), 0, NULL), GC_OK);
+        assert_int_equal(gc_host_edits(h, gc_clock_ns(), 0, NULL), GC_OK);
         assert_int_equal(gc_host_tick(h), GC_OK);
         for (size_t i = 0; i < 20; i++) {
             gc_cell at = gc_grid_world_to_cell(grid, gc_sim_agent(sim, i)->pos);
@@ -177,7 +170,7 @@ test_embedded_sim_publishes(void **state)
     assert_int_equal(ftruncate(fd, 0), 0);
     close(fd);
     gc_world_close(r);
-    assert_int_equal(gc_host_edits(h, now_ns(), 0, NULL), GC_OK);
+    assert_int_equal(gc_host_edits(h, gc_clock_ns(), 0, NULL), GC_OK);
     gc_host_counts_get(h, &hcnt);
     assert_int_equal(hcnt.queue_resets, 1);
     assert_int_equal(s.n, 1);
@@ -185,11 +178,11 @@ test_embedded_sim_publishes(void **state)
     assert_int_equal(gc_world_attach(&r, name, GC_WORLD_ATTACH_QUEUE, &err),
                      GC_OK);
     push_column(r, 10, GC_CELL_WALKABLE);
-    assert_int_equal(gc_host_edits(h, now_ns(), 0, &changed), GC_OK);
+    assert_int_equal(gc_host_edits(h, gc_clock_ns(), 0, &changed), GC_OK);
     assert_int_equal(changed, 10);
     /* A fault the program's SIGBUS guard caught: made again too. */
     gc_world_close(r);
-    assert_int_equal(gc_host_edits(h, now_ns(), 1, NULL), GC_OK);
+    assert_int_equal(gc_host_edits(h, gc_clock_ns(), 1, NULL), GC_OK);
     gc_host_counts_get(h, &hcnt);
     assert_int_equal(hcnt.queue_resets, 2);
     assert_non_null(strstr(s.last, "SIGBUS caught, 1 so far"));

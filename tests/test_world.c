@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include <gridcrowd/world-layout.h>
+#include <gridcrowd/util.h>
 #include <gridcrowd/world.h>
 
 #include <errno.h>
@@ -1642,7 +1643,7 @@ test_edits_push_pop(void **state)
     attach_reader(f, GC_WORLD_ATTACH_QUEUE);
     gc_edit e, got;
 
-    assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), 0);
+    assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), GC_EAGAIN);
     assert_int_equal(gc_queue_pop(gc_world_queue(f->reader), &got), GC_EPERM);
     for (uint64_t t = 1; t <= 3; t++) {
         e = edit_for(t);
@@ -1653,13 +1654,13 @@ test_edits_push_pop(void **state)
     assert_int_equal(gc_queue_pending(gc_world_queue(f->owner)), 3);
     assert_int_equal(gc_queue_tail(gc_world_queue(f->owner)), 3);
     for (uint64_t t = 1; t <= 3; t++) {
-        assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), 1);
+        assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), GC_OK);
         assert_true(edit_matches(&got, t));
         assert_int_equal(got.position, t - 1);
         assert_int_equal(got.sender_pid, getpid());
         assert_true(got.claim_ns > 0);
     }
-    assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), 0);
+    assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), GC_EAGAIN);
     assert_int_equal(gc_queue_pending(gc_world_queue(f->reader)), 0);
 
     /* Many laps round a ring of 4. */
@@ -1669,7 +1670,7 @@ test_edits_push_pop(void **state)
         if (t % 3 == 0)
             continue;
         while (gc_queue_pending(gc_world_queue(f->owner)) > 0) {
-            assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), 1);
+            assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), GC_OK);
             assert_int_equal(got.position + 97, got.client_token);
         }
     }
@@ -1693,6 +1694,8 @@ test_edits_full(void **state)
         e = edit_for(t);
         assert_int_equal(gc_queue_push(gc_world_queue(f->owner), &e, 0), GC_OK);
     }
+    /* Timed with clock_gettime itself, not with gc_clock_ns: the test
+     * checks how long the library waited, by a clock it does not read. */
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     e = edit_for(4);
@@ -1702,7 +1705,7 @@ test_edits_full(void **state)
                     (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
     assert_true(waited >= 0.019);
     assert_int_equal(gc_queue_push(gc_world_queue(f->owner), &e, 0), GC_EFULL);
-    assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), 1);
+    assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), GC_OK);
     assert_int_equal(gc_queue_push(gc_world_queue(f->owner), &e, 0), GC_OK);
     assert_int_equal(e.position, 4);
 }
@@ -1768,15 +1771,15 @@ test_edits_dead_producer(void **state)
     assert_int_equal(gc_queue_pending(gc_world_queue(f->owner)), 2);
 
     /* The daemon waits the claim timeout, then skips the dead entry. */
-    assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), 0);
-    assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), 0);
+    assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), GC_EAGAIN);
+    assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), GC_EAGAIN);
     struct timespec nap = {0, 60 * 1000 * 1000};
     nanosleep(&nap, NULL);
     assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), GC_ETIMEOUT);
     assert_int_equal(got.position, 0);
-    assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), 1);
+    assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), GC_OK);
     assert_true(edit_matches(&got, 11));
-    assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), 0);
+    assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), GC_EAGAIN);
 
     /* A producer that only stalled finds its late publish refused, so the
      * entry it thought it was adding is never applied, even once the slot
@@ -1785,7 +1788,7 @@ test_edits_dead_producer(void **state)
     gc_queue_header *h = gc_queue_hdr(gc_world_queue(f->owner));
     assert_true(claim_only(h, &pos));
     assert_int_equal(pos, 2);
-    assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), 0);
+    assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), GC_EAGAIN);
     nanosleep(&nap, NULL);
     assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), GC_ETIMEOUT);
     assert_int_equal(got.position, 2);
@@ -1798,7 +1801,7 @@ test_edits_dead_producer(void **state)
     for (uint64_t t = 20; t < 30; t++) {
         e = edit_for(t);
         assert_int_equal(gc_queue_push(gc_world_queue(f->owner), &e, 0), GC_OK);
-        assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), 1);
+        assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), GC_OK);
         assert_true(edit_matches(&got, t));
     }
 }
@@ -1823,10 +1826,10 @@ test_edits_corrupt_entries(void **state)
     atomic_store(&h->tail, 2);
     assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), GC_ECORRUPT);
     assert_int_equal(got.position, 1);
-    assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), 0);
+    assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), GC_EAGAIN);
     e = edit_for(6);
     assert_int_equal(gc_queue_push(gc_world_queue(f->owner), &e, 0), GC_OK);
-    assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), 1);
+    assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), GC_OK);
     assert_true(edit_matches(&got, 6));
 
     /* A tail behind a published slot: producers say so, never spin. */
@@ -1875,20 +1878,18 @@ consume_and_check(gc_world *w, int producers, uint64_t per)
 {
     uint64_t next[8] = {0};
     uint64_t total = (uint64_t)producers * per, got_n = 0;
-    struct timespec t0, t;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    const uint64_t t0 = gc_clock_ns();
     while (got_n < total) {
         gc_edit got;
         int rc = gc_queue_pop(gc_world_queue(w), &got);
-        if (rc == 0) {
-            clock_gettime(CLOCK_MONOTONIC, &t);
-            if (t.tv_sec - t0.tv_sec > 60)
+        if (rc == GC_EAGAIN) {
+            if (gc_clock_ns() - t0 > UINT64_C(60000000000))
                 fail_msg("queue stalled after %llu entries",
                          (unsigned long long)got_n);
             sched_yield();
             continue;
         }
-        assert_int_equal(rc, 1);
+        assert_int_equal(rc, GC_OK);
         uint64_t id = got.client_token >> 32,
                  i = got.client_token & 0xffffffffu;
         assert_true(id < (uint64_t)producers);
@@ -1899,7 +1900,7 @@ consume_and_check(gc_world *w, int producers, uint64_t per)
         got_n++;
     }
     gc_edit got;
-    assert_int_equal(gc_queue_pop(gc_world_queue(w), &got), 0);
+    assert_int_equal(gc_queue_pop(gc_world_queue(w), &got), GC_EAGAIN);
 }
 
 static void
@@ -2222,22 +2223,22 @@ test_edits_scribbled_head_tail(void **state)
         e = edit_for(t);
         assert_int_equal(gc_queue_push(gc_world_queue(f->reader), &e, 0), GC_OK);
     }
-    assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), 1);
+    assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), GC_OK);
     assert_true(edit_matches(&got, 1));
     assert_int_equal(gc_queue_head(gc_world_queue(f->reader)), 1);
 
     /* A producer moves the published head back, or far ahead: the daemon
      * goes on from its own, each entry once, in order. */
     atomic_store(&h->head, 0);
-    assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), 1);
+    assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), GC_OK);
     assert_true(edit_matches(&got, 2));
     atomic_store(&h->head, UINT64_C(1) << 40);
     for (uint64_t t = 3; t <= 5; t++) {
-        assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), 1);
+        assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), GC_OK);
         assert_true(edit_matches(&got, t));
         assert_int_equal(got.position, t - 1);
     }
-    assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), 0);
+    assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), GC_EAGAIN);
     assert_int_equal(gc_queue_head(gc_world_queue(f->owner)), 5);
     assert_int_equal(atomic_load(&h->head), 5); /* republished */
 
@@ -2249,12 +2250,12 @@ test_edits_scribbled_head_tail(void **state)
     /* A tail behind the head: the daemon puts it back, and producers push
      * at once instead of finding the ring "full". */
     atomic_store(&h->tail, 2);
-    assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), 0);
+    assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), GC_EAGAIN);
     assert_int_equal(atomic_load(&h->tail), 5);
     e = edit_for(6);
     assert_int_equal(gc_queue_push(gc_world_queue(f->reader), &e, 0), GC_OK);
     assert_int_equal(e.position, 5);
-    assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), 1);
+    assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), GC_OK);
     assert_true(edit_matches(&got, 6));
 }
 
@@ -2271,7 +2272,7 @@ test_edits_damaged_queue(void **state)
     for (uint64_t t = 1; t <= 6; t++) { /* more than a lap */
         e = edit_for(t);
         assert_int_equal(gc_queue_push(gc_world_queue(f->owner), &e, 0), GC_OK);
-        assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), 1);
+        assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), GC_OK);
     }
 
     /* A field scribbled on. */
@@ -2302,13 +2303,13 @@ test_edits_damaged_queue(void **state)
     assert_int_equal(stat(f->shm[1], &st), 0);
     assert_int_equal(st.st_mode & 07777, 0620);
     assert_int_equal(gc_queue_pending(gc_world_queue(f->owner)), 0);
-    assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), 0);
+    assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), GC_EAGAIN);
     attach_reader(f, GC_WORLD_ATTACH_QUEUE);
     for (uint64_t t = 8; t <= 13; t++) {
         e = edit_for(t);
         assert_int_equal(gc_queue_push(gc_world_queue(f->reader), &e, 0), GC_OK);
         assert_int_equal(e.position, t - 2);
-        assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), 1);
+        assert_int_equal(gc_queue_pop(gc_world_queue(f->owner), &got), GC_OK);
         assert_true(edit_matches(&got, t));
     }
     gc_world_close(f->reader);

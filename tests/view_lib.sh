@@ -86,7 +86,7 @@ start_world() {
     "$WORLD" --shm "$NAME" "$@" &
     world_pid=$!
     started="$started $world_pid"
-    "$READER" -w running -t 10 "$NAME" >/dev/null ||
+    "$READER" -w running -t 30 "$NAME" >/dev/null ||
         fail "gc-test-world $* did not start"
 }
 

@@ -45,7 +45,8 @@ typedef enum gc_heuristic {
 
 /* Name ("default", "octile", "manhattan", "euclidean", "chebyshev",
  * "zero"; NULL when out of range) and parse (case-insensitive, "dijkstra"
- * for zero; -1 when unknown). */
+ * for zero; GC_EINVAL when unknown or NULL: a heuristic is never negative,
+ * so `< 0` tells). */
 const char *gc_heuristic_name(gc_heuristic h);
 int gc_heuristic_parse(const char *s);
 
@@ -74,12 +75,13 @@ typedef enum gc_algo {
 } gc_algo;
 
 /* Name ("auto", "astar", "jps"; NULL when out of range) and parse
- * (case-insensitive; -1 when unknown). */
+ * (case-insensitive; GC_EINVAL when unknown or NULL). */
 const char *gc_algo_name(gc_algo a);
 int gc_algo_parse(const char *s);
 
 /* Name of a diagonal rule ("no-corner-cut", "never", "one-free", "always";
- * NULL when out of range) and parse (case-insensitive; -1 when unknown). */
+ * NULL when out of range) and parse (case-insensitive; GC_EINVAL when
+ * unknown or NULL). */
 const char *gc_diag_rule_name(gc_diag_rule r);
 int gc_diag_rule_parse(const char *s);
 

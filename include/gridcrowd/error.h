@@ -39,7 +39,8 @@ GC_BEGIN_DECLS
     X(FULL,        -19, "queue is full")                                     \
     X(TIMEOUT,     -20, "timed out")                                         \
     X(SYS,         -21, "system call failed")                                \
-    X(MISMATCH,    -22, "does not match the map")
+    X(MISMATCH,    -22, "does not match the map")                            \
+    X(AGAIN,       -23, "nothing to take now; try again later")
 
 typedef enum gc_err {
     GC_OK = 0,

@@ -69,9 +69,9 @@ const char *gc_queue_name(const gc_queue *q);
 int gc_queue_push(gc_queue *q, gc_edit *e, uint64_t timeout_ns);
 
 /*
- * Take the next edit (the daemon only: GC_EPERM otherwise).  Returns 1 and
- * fills *out, or 0 when there is nothing to take now: the queue is empty, or
- * its next entry is claimed but not yet published.  An entry that stays
+ * Take the next edit (the daemon only: GC_EPERM otherwise).  Returns GC_OK
+ * and fills *out, or GC_EAGAIN when there is nothing to take now: the queue
+ * is empty, or its next entry is claimed but not yet published.  An entry that stays
  * claimed but unpublished for the header's claim_timeout_ns (measured from
  * when this handle first saw it so, since the producer's own claim_ns may
  * not be written yet) is skipped: that call returns GC_ETIMEOUT, with

@@ -16,6 +16,14 @@
  * goes through the functions below; the raw layout, with its _Atomic
  * fields, is in the C-only gridcrowd/world-layout.h, so that this header
  * compiles as C and as C++.
+ *
+ * Returns: a function that can fail returns GC_OK or a negative gc_err.
+ * Accessors return the value (from the handle, or read with the ordering
+ * their comment gives).  Three functions return a pointer, and NULL from
+ * them is an answer, not a failure, each with one meaning that its comment
+ * gives: gc_world_queue (no queue on this handle), gc_world_cells and
+ * gc_world_agents_begin (not the owner's handle).  Nothing here returns
+ * NULL for an error that would need a code.
  */
 #ifndef GRIDCROWD_WORLD_H
 #define GRIDCROWD_WORLD_H

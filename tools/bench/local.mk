@@ -3,8 +3,12 @@
 # map generator they use.
 bin_PROGRAMS += %reldir%/gridcrowd-bench
 %canon_reldir%_gridcrowd_bench_SOURCES = %reldir%/gridcrowd-bench.c \
+	%reldir%/bench.h %reldir%/bench-run.c %reldir%/bench-report.c \
 	%reldir%/bench_peer.h
-%canon_reldir%_gridcrowd_bench_LDADD = libgridcrowd.la -lm
+%canon_reldir%_gridcrowd_bench_CPPFLAGS = $(AM_CPPFLAGS) \
+	-I$(top_srcdir)/tools/common
+%canon_reldir%_gridcrowd_bench_LDADD = tools/common/libgcprog.la \
+	libgridcrowd.la -lm
 if HAVE_LIBTCOD
 %canon_reldir%_gridcrowd_bench_SOURCES += %reldir%/bench_peer_tcod.c
 %canon_reldir%_gridcrowd_bench_CFLAGS = $(AM_CFLAGS) $(LIBTCOD_CFLAGS)

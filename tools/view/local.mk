@@ -7,6 +7,8 @@ bin_PROGRAMS += %reldir%/gridcrowd-view
 	%reldir%/view_draw_int.h %reldir%/view_agents.c %reldir%/view_overlay.c \
 	%reldir%/view_input.c %reldir%/view_font.c %reldir%/view_font.h
 %canon_reldir%_gridcrowd_view_CFLAGS = $(AM_CFLAGS) $(SDL2_CFLAGS)
-%canon_reldir%_gridcrowd_view_LDADD = libgridcrowd.la $(SDL2_LIBS) -lm
+%canon_reldir%_gridcrowd_view_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/common
+%canon_reldir%_gridcrowd_view_LDADD = tools/common/libgcprog.la libgridcrowd.la \
+	$(SDL2_LIBS) -lm
 endif
 # view_font.c is generated from a font by scripts/mkfont.py (committed).

@@ -1,0 +1,154 @@
+/*
+ * daemon.h: what the daemon's files share (gridcrowdd.c: main, signals and
+ * pacing; options.c: the option table and its parser; report.c: the
+ * per-second line, the summary and the stats file).  Program-side only.
+ */
+#ifndef GRIDCROWD_DAEMON_H
+#define GRIDCROWD_DAEMON_H
+
+#include <gridcrowd/agent.h>
+#include <gridcrowd/edits.h>
+#include <gridcrowd/sim.h>
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "prog.h"
+
+/* Exit codes (gridcrowdd.c's design note and --help list them). */
+enum {
+    EXIT_RUNTIME = 1,
+    EXIT_USAGE = 2,
+    EXIT_INPUT = 3,
+    EXIT_SHM = 4,
+    EXIT_STATS = 5
+};
+
+/* ---- options --------------------------------------------------------------
+ *
+ * One table, opt_rows[] below, says everything about each option: its name,
+ * the kind of argument, the range, the default, the unit, the field it sets
+ * and its help text.  getopt_long's array, --help, the range checks, the
+ * defaults and the "given twice" / "overrides" warnings are all made from
+ * it, so an option is written in one place.  Options that need more than a
+ * number or a string (--goals, --cost, --diag, --shm-mode, --edit-group)
+ * name a parse function in their row; it prints its own one-line message.
+ */
+
+enum opt_id {
+    O_MAP,
+    O_UNIFORM,
+    O_COST,
+    O_CELL_SIZE,
+    O_AGENTS,
+    O_GOALS,
+    O_WANDER_RADIUS,
+    O_SPEED,
+    O_ARRIVE,
+    O_TURN,
+    O_SEED,
+    O_SMOOTH,
+    O_NO_SMOOTH,
+    O_DIAG,
+    O_THREADS,
+    O_HZ,
+    O_BUDGET,
+    O_TICKS,
+    O_DURATION,
+    O_BATCH,
+    O_SHM,
+    O_SHM_MODE,
+    O_EDIT_GROUP,
+    O_STATS,
+    O_QUIET,
+    O_HELP,
+    O_VERSION,
+    OPT_COUNT
+};
+
+typedef struct options {
+    const char *map;
+    bool uniform;
+    float costs[GC_CELL_NTYPES];
+    bool cost_set[GC_CELL_NTYPES];
+    double cell_size;
+    gc_sim_config sim;
+    const char *scen;
+    uint64_t ticks;
+    double duration;
+    bool batch;
+    const char *shm;
+    unsigned shm_mode;
+    const char *edit_group; /* as given, for messages */
+    gid_t edit_gid;
+    const char *stats_json;
+    bool quiet;
+    /* The argument each option was last given with ("" for a flag), NULL
+     * when it was not given (or was overridden by another option that sets
+     * the same field). */
+    const char *given[OPT_COUNT];
+} options;
+
+/* Defaults from the table; main then fills the computed ones. */
+void options_init(options *o);
+
+/* Parse the command line into `o` (after options_init).  Returns -1 to go
+ * on, else the exit code (0 after --help or --version). */
+int options_parse(options *o, int argc, char **argv);
+
+/* What a file that is not a regular one is, for messages. */
+const char *file_kind(mode_t m);
+
+/* ---- the stats file (report.c) ------------------------------------------ */
+
+typedef struct stats_file {
+    const char *path;    /* as given, for messages */
+    char dest[PATH_MAX]; /* renamed onto at the end */
+    char tmp[PATH_MAX];  /* the temporary file ("" when in place) */
+    FILE *f;
+} stats_file;
+
+/* Open --stats-json's file (nothing when path is NULL): false, message
+ * printed, when it cannot be written. */
+bool stats_file_open(stats_file *sf, const char *path);
+
+/* Forget the file (error paths): the temporary file goes. */
+void stats_file_abort(stats_file *sf);
+
+/* Put the written summary in place: false, message printed, on error. */
+bool stats_file_commit(stats_file *sf);
+
+/* ---- the run's figures (report.c) --------------------------------------- */
+
+typedef struct run_figures {
+    uint64_t ticks;
+    double wall_s;
+    uint64_t overruns, overruns_after_1s;
+    gc_sim_stats total;
+    uint64_t edit_batches;    /* ticks whose edits changed cells */
+    uint64_t overruns_before; /* overruns when the window began */
+    bool said_behind;         /* the falling-behind warning was given */
+} run_figures;
+
+/* The falling-behind warning, once, for a window of `secs` seconds. */
+void warn_behind(const options *o, run_figures *fig, double secs,
+                 uint64_t ticks_in_window, bool first_window);
+
+/* The per-second line (not with --quiet). */
+void print_second(const options *o, const gc_sim_stats *st, double secs,
+                  uint64_t ticks_in_window);
+
+/* The batch run's progress line on a terminal; done clears it. */
+void progress(const options *o, uint64_t tick, bool done);
+
+/* The edit counters, when there were edits: totals and each reason. */
+void write_edit_summary(FILE *f, const gc_edit_applier *ed);
+
+/* The summary: a line, or JSON for the stats file. */
+void write_summary(FILE *f, bool json, const options *o, const run_figures *fig,
+                   size_t agents);
+
+#endif

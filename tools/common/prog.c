@@ -1,0 +1,122 @@
+/*
+ * prog.c: the programs' message line, `program: what: why` (see prog.h).
+ *
+ * The line is formatted into a buffer and written with one fputs on an
+ * unbuffered stderr, so two writers sharing stderr never cut into each
+ * other's lines (the daemon's host reports from the simulation thread while
+ * main may warn).  A message longer than the buffer is cut, with "..." at
+ * its end: a message is a line for a person, never data.
+ */
+#include "config.h"
+
+#include "prog.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Written once by prog_init before any thread starts; read-only after. */
+static const char *name = "gridcrowd";
+
+#define LINE_MAX_BYTES 8192 /* a PATH_MAX path and its message */
+
+void
+prog_init(const char *n)
+{
+    name = n;
+}
+
+const char *
+prog_name(void)
+{
+    return name;
+}
+
+/* Format "NAME: [WHAT: ]FMT[TAIL]\n" into buf and write it. */
+static void emit(const char *what, const char *tail, const char *fmt,
+                 va_list ap) PROG_PRINTF(3, 0);
+
+static void
+emit(const char *what, const char *tail, const char *fmt, va_list ap)
+{
+    char buf[LINE_MAX_BYTES];
+    size_t n = 0;
+    int k;
+
+    if (what != NULL && what[0] != '\0')
+        k = snprintf(buf, sizeof buf, "%s: %s: ", name, what);
+    else
+        k = snprintf(buf, sizeof buf, "%s: ", name);
+    if (k > 0)
+        n = (size_t)k < sizeof buf ? (size_t)k : sizeof buf - 1;
+    k = vsnprintf(buf + n, sizeof buf - n, fmt, ap);
+    if (k > 0)
+        n += (size_t)k < sizeof buf - n ? (size_t)k : sizeof buf - n - 1;
+    if (tail != NULL) {
+        k = snprintf(buf + n, sizeof buf - n, "%s", tail);
+        if (k > 0)
+            n += (size_t)k < sizeof buf - n ? (size_t)k : sizeof buf - n - 1;
+    }
+    /* Room for the newline: cut the message, and say so, when it is full. */
+    if (n > sizeof buf - 2) {
+        n = sizeof buf - 2;
+        memcpy(buf + n - 3, "...", 3);
+    }
+    buf[n++] = '\n';
+    buf[n] = '\0';
+    fflush(stdout);
+    fputs(buf, stderr);
+}
+
+void
+prog_vmsg(const char *what, const char *fmt, va_list ap)
+{
+    emit(what, NULL, fmt, ap);
+}
+
+void
+prog_msg(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    emit(NULL, NULL, fmt, ap);
+    va_end(ap);
+}
+
+void
+prog_say(const char *what, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    emit(what, NULL, fmt, ap);
+    va_end(ap);
+}
+
+int
+prog_fail(int code, const char *what, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    emit(what, NULL, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+int
+prog_fail_err(int code, int rc, const gc_error *err, const char *what)
+{
+    if (err != NULL && err->msg[0] != '\0')
+        return prog_fail(code, NULL, "%s", err->msg);
+    return prog_fail(code, what, "%s", gc_strerror(rc));
+}
+
+int
+prog_usage(int code, const char *fmt, ...)
+{
+    char tail[128];
+    va_list ap;
+    snprintf(tail, sizeof tail, " (see %s --help)", name);
+    va_start(ap, fmt);
+    emit(NULL, tail, fmt, ap);
+    va_end(ap);
+    return code;
+}
