@@ -22,6 +22,7 @@
 #include "config.h"
 
 #include "ctl-path.h"
+#include "prog.h"
 
 #include <gridcrowd/query.h>
 #include <gridcrowd/util.h>
@@ -52,18 +53,6 @@ typedef struct path_args {
     bool diag_given;
     unsigned long repeat; /* searches to time; 0: just answer */
 } path_args;
-
-static int
-perr(int code, const char *cmd, const char *fmt, ...)
-{
-    va_list ap;
-    fprintf(stderr, "gridcrowd-ctl: %s: ", cmd);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    return code;
-}
 
 /* An integer coordinate; past int32 is clamped, which keeps it off any
  * map so that it is reported as outside it. */
@@ -109,10 +98,10 @@ parse(const char *cmd, int argc, char **argv, path_args *pa)
         const char *a = argv[i];
         if (done || strncmp(a, "--", 2) != 0) {
             if (npos == 4)
-                return perr(PX_USAGE, cmd,
+                return prog_fail(PX_USAGE, cmd,
                             "expected 4 arguments X0 Y0 X1 Y1 (see --help)");
             if (!parse_coord(a, &c[npos]))
-                return perr(PX_USAGE, cmd, "coordinate '%s' is not an integer",
+                return prog_fail(PX_USAGE, cmd, "coordinate '%s' is not an integer",
                             a);
             npos++;
             continue;
@@ -126,7 +115,7 @@ parse(const char *cmd, int argc, char **argv, path_args *pa)
 #define IS(s) (len == strlen(s) && strncmp(name, s, len) == 0)
         if (IS("json") || IS("smooth")) {
             if (eq != NULL)
-                return perr(PX_USAGE, cmd, "option '--%.*s' takes no value",
+                return prog_fail(PX_USAGE, cmd, "option '--%.*s' takes no value",
                             (int)len, name);
             if (IS("json"))
                 pa->json = true;
@@ -136,10 +125,10 @@ parse(const char *cmd, int argc, char **argv, path_args *pa)
         }
         if (!IS("radius") && !IS("diag") && !IS("heuristic") &&
             !IS("max-expansions") && !IS("repeat") && !IS("algo"))
-            return perr(PX_USAGE, cmd, "unknown option '%s' (see --help)", a);
+            return prog_fail(PX_USAGE, cmd, "unknown option '%s' (see --help)", a);
         const char *v = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
         if (v == NULL)
-            return perr(PX_USAGE, cmd, "option '--%.*s' needs a value",
+            return prog_fail(PX_USAGE, cmd, "option '--%.*s' needs a value",
                         (int)len, name);
         if (IS("radius")) {
             char *end;
@@ -147,7 +136,7 @@ parse(const char *cmd, int argc, char **argv, path_args *pa)
             double r = strtod(v, &end);
             if (errno != 0 || end == v || *end != '\0' || !(r >= 0.0) ||
                 r > 1e6)
-                return perr(PX_USAGE, cmd,
+                return prog_fail(PX_USAGE, cmd,
                             "--radius needs a number of world units "
                             ">= 0, got '%s'",
                             v);
@@ -155,7 +144,7 @@ parse(const char *cmd, int argc, char **argv, path_args *pa)
         } else if (IS("diag")) {
             int r = gc_diag_rule_parse(v);
             if (r < 0)
-                return perr(PX_USAGE, cmd,
+                return prog_fail(PX_USAGE, cmd,
                             "--diag: unknown rule '%s' (no-corner-cut, "
                             "never, one-free, always)",
                             v);
@@ -164,7 +153,7 @@ parse(const char *cmd, int argc, char **argv, path_args *pa)
         } else if (IS("heuristic")) {
             int h = gc_heuristic_parse(v);
             if (h < 0)
-                return perr(PX_USAGE, cmd,
+                return prog_fail(PX_USAGE, cmd,
                             "--heuristic: unknown heuristic '%s' (default, "
                             "octile, manhattan, euclidean, chebyshev, zero)",
                             v);
@@ -172,7 +161,7 @@ parse(const char *cmd, int argc, char **argv, path_args *pa)
         } else if (IS("algo")) {
             int al = gc_algo_parse(v);
             if (al < 0)
-                return perr(PX_USAGE, cmd,
+                return prog_fail(PX_USAGE, cmd,
                             "--algo: unknown algorithm '%s' (auto, astar, "
                             "jps)",
                             v);
@@ -182,7 +171,7 @@ parse(const char *cmd, int argc, char **argv, path_args *pa)
             bool rep = IS("repeat");
             if (!parse_count(v, rep ? 10000000ull : UINT64_MAX, &n) ||
                 (rep && n == 0))
-                return perr(PX_USAGE, cmd,
+                return prog_fail(PX_USAGE, cmd,
                             "--%.*s needs a %s integer, got '%s'", (int)len,
                             name, rep ? "positive" : "non-negative", v);
             if (rep)
@@ -193,7 +182,7 @@ parse(const char *cmd, int argc, char **argv, path_args *pa)
 #undef IS
     }
     if (npos != 4)
-        return perr(PX_USAGE, cmd,
+        return prog_fail(PX_USAGE, cmd,
                     "expected 4 arguments X0 Y0 X1 Y1, got %d (see --help)",
                     npos);
     pa->from = (gc_cell){c[0], c[1]};
@@ -256,7 +245,7 @@ run_repeat(const char *cmd, gc_query *q, const path_args *pa, bool next,
     if (call == NULL || search == NULL) {
         free(call);
         free(search);
-        return perr(PX_FAILED, cmd, "out of memory");
+        return prog_fail(PX_FAILED, cmd, "out of memory");
     }
     gc_error err;
     gc_astar_stats st;
@@ -272,7 +261,7 @@ run_repeat(const char *cmd, gc_query *q, const path_args *pa, bool next,
         if (rc != GC_OK) {
             free(call);
             free(search);
-            return perr(query_code(rc), cmd, "%s", err.msg);
+            return prog_fail(query_code(rc), cmd, "%s", err.msg);
         }
     }
     qsort(call, pa->repeat, sizeof *call, cmp_u64);
@@ -332,7 +321,7 @@ ctl_path_main(const char *cmd, const char *shm_name, int argc, char **argv)
     gc_error err;
     int rc = gc_world_attach(&w, shm_name, 0, &err);
     if (rc != GC_OK)
-        return perr(attach_code(rc), cmd, "%s", err.msg);
+        return prog_fail(attach_code(rc), cmd, "%s", err.msg);
     if (!pa.diag_given)
         gc_world_costs(w, NULL, &pa.opts.diag);
     gc_query *q = NULL;
@@ -340,7 +329,7 @@ ctl_path_main(const char *cmd, const char *shm_name, int argc, char **argv)
     gc_path_init(&path);
     rc = gc_query_new(&q, w, &err);
     if (rc != GC_OK) {
-        code = perr(PX_FAILED, cmd, "%s", err.msg);
+        code = prog_fail(PX_FAILED, cmd, "%s", err.msg);
         goto out;
     }
     if (pa.repeat > 0) {
@@ -352,7 +341,7 @@ ctl_path_main(const char *cmd, const char *shm_name, int argc, char **argv)
     rc = next ? gc_query_next_step(q, pa.from, pa.to, &pa.opts, &nx, &st, &err)
               : gc_query_path(q, pa.from, pa.to, &pa.opts, &path, &st, &err);
     if (rc != GC_OK) {
-        code = perr(query_code(rc), cmd, "%s", err.msg);
+        code = prog_fail(query_code(rc), cmd, "%s", err.msg);
         goto out;
     }
     if (!next)
@@ -367,7 +356,7 @@ ctl_path_main(const char *cmd, const char *shm_name, int argc, char **argv)
     else
         printf("%" PRId32 " %" PRId32 "\n", nx.x, nx.y);
     if (fflush(stdout) != 0)
-        code = perr(PX_FAILED, cmd, "writing: %s", strerror(errno));
+        code = prog_fail(PX_FAILED, cmd, "writing: %s", strerror(errno));
 out:
     gc_path_free(&path);
     gc_query_free(q);
