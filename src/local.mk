@@ -15,7 +15,8 @@ gridcrowdinclude_HEADERS = \
 	include/gridcrowd/queue.h \
 	include/gridcrowd/world.h \
 	include/gridcrowd/world-layout.h \
-	include/gridcrowd/host.h
+	include/gridcrowd/host.h \
+	include/gridcrowd/scenario.h
 nodist_gridcrowdinclude_HEADERS = include/gridcrowd/version.h
 
 # The library's objects are built once, with -fvisibility=hidden (when the
@@ -25,7 +26,8 @@ nodist_gridcrowdinclude_HEADERS = include/gridcrowd/version.h
 # symbols still link statically, so a test that needs an internal hook
 # (src/*_int.h) links libgridcrowd_core.la instead of libgridcrowd.la.
 noinst_LTLIBRARIES += libgridcrowd_core.la
-libgridcrowd_core_la_CFLAGS = $(AM_CFLAGS) $(GC_VISIBILITY_CFLAGS)
+libgridcrowd_core_la_CFLAGS = $(AM_CFLAGS) $(GC_VISIBILITY_CFLAGS) \
+	$(JANSSON_CFLAGS)
 libgridcrowd_core_la_SOURCES = \
 	%reldir%/error.c \
 	%reldir%/grid.c %reldir%/grid_int.h \
@@ -46,7 +48,11 @@ libgridcrowd_core_la_SOURCES = \
 	%reldir%/edit-client.c \
 	%reldir%/version.c \
 	%reldir%/util.c \
-	%reldir%/host.c
+	%reldir%/host.c \
+	%reldir%/scenario.c %reldir%/scenario-json.c %reldir%/scenario-crowd.c \
+	%reldir%/scenario-raster.c %reldir%/scenario_int.h
+libgridcrowd_core_la_LIBADD = $(JANSSON_LIBS)
 libgridcrowd_la_SOURCES =
 libgridcrowd_la_LDFLAGS = -version-info $(GC_LT_VERSION) $(AM_LDFLAGS)
-libgridcrowd_la_LIBADD = libgridcrowd_core.la $(PTHREAD_LIBS) $(LIBS)
+libgridcrowd_la_LIBADD = libgridcrowd_core.la $(JANSSON_LIBS) $(PTHREAD_LIBS) \
+	$(LIBS)
