@@ -55,15 +55,14 @@ exits_in(scn_ctx *c, json_t *v)
         scn_expect_object(c, o);
         scn_check_keys(c, o, EXIT_KEYS);
         s->exits[i].name = scn_get_str(c, o, "name", true);
-        for (size_t j = 0; j < i; j++) {
-            if (strcmp(s->exits[j].name, s->exits[i].name) == 0) {
-                scn_push_key(c, "name");
-                scn_fail(c, GC_EPARSE, false,
-                         "exit name '%s' is already "
-                         "used by exits[%zu]",
-                         s->exits[i].name, j);
-            }
+        int64_t j;
+        if ((j = scn_name_get(c, SCN_EXIT, s->exits[i].name)) >= 0) {
+            scn_push_key(c, "name");
+            scn_fail(c, GC_EPARSE, false,
+                     "exit name '%s' is already used by exits[%lld]",
+                     s->exits[i].name, (long long)j);
         }
+        scn_name_put(c, SCN_EXIT, s->exits[i].name, (int64_t)i);
         scn_area_member(c, o, "area", &s->exits[i].area);
         scn_pop(c);
     }
@@ -77,23 +76,21 @@ static const char *const GOAL_KEYS[] = {"point",  "area",   "exits", "route",
 static int
 exit_index(scn_ctx *c, const json_t *v)
 {
-    gc_scenario *s = c->s;
     const char *name = scn_str(c, v);
-    for (size_t i = 0; i < s->nexits; i++)
-        if (strcmp(s->exits[i].name, name) == 0)
-            return (int)i;
-    scn_fail(c, GC_EPARSE, false, "no exit named '%s'", name);
+    int64_t i = scn_name_get(c, SCN_EXIT, name);
+    if (i < 0)
+        scn_fail(c, GC_EPARSE, false, "no exit named '%s'", name);
+    return (int)i;
 }
 
 static int
 group_index(scn_ctx *c, const json_t *v)
 {
-    gc_scenario *s = c->s;
     const char *name = scn_str(c, v);
-    for (size_t i = 0; i < s->ngroups; i++)
-        if (strcmp(s->groups[i].name, name) == 0)
-            return (int)i;
-    scn_fail(c, GC_EPARSE, false, "no group named '%s'", name);
+    int64_t i = scn_name_get(c, SCN_GROUP, name);
+    if (i < 0)
+        scn_fail(c, GC_EPARSE, false, "no group named '%s'", name);
+    return (int)i;
 }
 
 /* A goal for group `self` (its index: a group cannot follow itself). */
@@ -266,15 +263,14 @@ group_names_in(scn_ctx *c, json_t *v)
         scn_expect_object(c, o);
         scn_check_keys(c, o, GROUP_KEYS);
         s->groups[i].name = scn_get_str(c, o, "name", true);
-        for (size_t j = 0; j < i; j++) {
-            if (strcmp(s->groups[j].name, s->groups[i].name) == 0) {
-                scn_push_key(c, "name");
-                scn_fail(c, GC_EPARSE, false,
-                         "group name '%s' is already "
-                         "used by groups[%zu]",
-                         s->groups[i].name, j);
-            }
+        int64_t j;
+        if ((j = scn_name_get(c, SCN_GROUP, s->groups[i].name)) >= 0) {
+            scn_push_key(c, "name");
+            scn_fail(c, GC_EPARSE, false,
+                     "group name '%s' is already used by groups[%lld]",
+                     s->groups[i].name, (long long)j);
         }
+        scn_name_put(c, SCN_GROUP, s->groups[i].name, (int64_t)i);
         scn_pop(c);
     }
 }
@@ -298,16 +294,16 @@ sources_in(scn_ctx *c, json_t *v)
         scn_expect_object(c, o);
         scn_check_keys(c, o, SOURCE_KEYS);
         src->name = scn_get_str(c, o, "name", false);
-        for (size_t j = 0; src->name != NULL && j < i; j++) {
-            if (s->sources[j].name != NULL &&
-                strcmp(s->sources[j].name, src->name) == 0) {
-                scn_push_key(c, "name");
-                scn_fail(c, GC_EPARSE, false,
-                         "source name '%s' is already "
-                         "used by sources[%zu]",
-                         src->name, j);
-            }
+        int64_t j;
+        if (src->name != NULL &&
+            (j = scn_name_get(c, SCN_SOURCE, src->name)) >= 0) {
+            scn_push_key(c, "name");
+            scn_fail(c, GC_EPARSE, false,
+                     "source name '%s' is already used by sources[%lld]",
+                     src->name, (long long)j);
         }
+        if (src->name != NULL)
+            scn_name_put(c, SCN_SOURCE, src->name, (int64_t)i);
         json_t *g = json_object_get(o, "group");
         if (g == NULL)
             scn_missing(c, "group");
@@ -341,31 +337,11 @@ static const char *const SET_GOAL_KEYS[] = {"group", "goal", NULL};
 static int
 source_index(scn_ctx *c, const json_t *v)
 {
-    gc_scenario *s = c->s;
     const char *name = scn_str(c, v);
-    for (size_t i = 0; i < s->nsources; i++)
-        if (s->sources[i].name != NULL && strcmp(s->sources[i].name, name) == 0)
-            return (int)i;
-    scn_fail(c, GC_EPARSE, false, "no source named '%s'", name);
-}
-
-/* Is `id` the id of a geometry shape or of an add event before `upto`? */
-static int
-shape_id_owner(const gc_scenario *s, const char *id, size_t upto, bool *geom)
-{
-    for (size_t i = 0; i < s->nshapes; i++)
-        if (s->shapes[i].id != NULL && strcmp(s->shapes[i].id, id) == 0) {
-            *geom = true;
-            return (int)i;
-        }
-    for (size_t i = 0; i < upto; i++)
-        if (s->events[i].kind == GC_EVENT_ADD_SHAPE &&
-            s->events[i].shape.id != NULL &&
-            strcmp(s->events[i].shape.id, id) == 0) {
-            *geom = false;
-            return (int)i;
-        }
-    return -1;
+    int64_t i = scn_name_get(c, SCN_SOURCE, name);
+    if (i < 0)
+        scn_fail(c, GC_EPARSE, false, "no source named '%s'", name);
+    return (int)i;
 }
 
 static void
@@ -381,9 +357,7 @@ events_in(scn_ctx *c, json_t *v)
         scn_push_index(c, i);
         scn_expect_object(c, o);
         scn_check_keys(c, o, EVENT_KEYS);
-        int line, col;
-        scn_line_col(c, scn_locate(c, false), &line, &col);
-        ev->line = line;
+        ev->line = scn_line_here(c);
         ev->time = scn_get_num(c, o, "time", R_TIME, 0, true);
         size_t k = scn_one_of(c, o, EVENT_ACTIONS, "an event");
         json_t *a = json_object_get(o, EVENT_ACTIONS[k]);
@@ -396,26 +370,27 @@ events_in(scn_ctx *c, json_t *v)
         case 1: { /* add */
             ev->kind = GC_EVENT_ADD_SHAPE;
             scn_shape(c, a, false, GC_CELL_OBSTACLE, &ev->shape);
-            bool geom;
-            int j;
-            if (ev->shape.id != NULL &&
-                (j = shape_id_owner(s, ev->shape.id, i, &geom)) >= 0) {
+            const char *id = ev->shape.id;
+            int64_t j = id != NULL ? scn_name_get(c, SCN_SHAPE, id) : -1;
+            if (j >= 0) {
+                bool geom = (size_t)j < s->nshapes;
                 scn_push_key(c, "id");
                 scn_fail(c, GC_EPARSE, false,
-                         "shape id '%s' is already used "
-                         "by %s[%d]",
-                         ev->shape.id, geom ? "geometry.shapes" : "events", j);
+                         "shape id '%s' is already used by %s[%lld]", id,
+                         geom ? "geometry.shapes" : "events",
+                         (long long)(geom ? j : j - (int64_t)s->nshapes));
             }
+            if (id != NULL)
+                scn_name_put(c, SCN_SHAPE, id, (int64_t)(s->nshapes + i));
             break;
         }
         case 2: { /* remove */
             ev->kind = GC_EVENT_REMOVE_SHAPE;
             ev->target = scn_strdup(c, scn_str(c, a));
-            bool geom;
-            if (shape_id_owner(s, ev->target, i, &geom) < 0)
+            if (scn_name_get(c, SCN_SHAPE, ev->target) < 0)
                 scn_fail(c, GC_EPARSE, false,
-                         "no shape with id '%s' in the "
-                         "geometry or in an earlier add event",
+                         "no shape with id '%s' in the geometry or in an "
+                         "earlier add event",
                          ev->target);
             break;
         }

@@ -317,9 +317,7 @@ scn_shape(scn_ctx *c, json_t *o, bool area, int def_type, gc_shape *sh)
     scn_expect_object(c, o);
     scn_check_keys(c, o, area ? AREA_KEYS : SHAPE_KEYS);
     memset(sh, 0, sizeof *sh);
-    int line, col;
-    scn_line_col(c, scn_locate(c, false), &line, &col);
-    sh->line = line;
+    sh->line = scn_line_here(c);
     const char *const *kinds = area ? AREA_KINDS : SHAPE_KINDS;
     const char *kind =
         kinds[scn_one_of(c, o, kinds, area ? "an area" : "a shape")];
@@ -523,17 +521,17 @@ scn_check_geometry(scn_ctx *c, json_t *g, const char *dir)
         scn_push_index(c, i);
         scn_shape(c, json_array_get(shapes, i), false, GC_CELL_OBSTACLE,
                   &s->shapes[i]);
-        if (s->shapes[i].id != NULL) {
-            for (size_t j = 0; j < i; j++) {
-                if (s->shapes[j].id != NULL &&
-                    strcmp(s->shapes[j].id, s->shapes[i].id) == 0) {
-                    scn_push_key(c, "id");
-                    scn_fail(c, GC_EPARSE, false,
-                             "shape id '%s' is already "
-                             "used by geometry.shapes[%zu]",
-                             s->shapes[i].id, j);
-                }
+        const char *id = s->shapes[i].id;
+        if (id != NULL) {
+            int64_t j = scn_name_get(c, SCN_SHAPE, id);
+            if (j >= 0) {
+                scn_push_key(c, "id");
+                scn_fail(c, GC_EPARSE, false,
+                         "shape id '%s' is already used by "
+                         "geometry.shapes[%lld]",
+                         id, (long long)j);
             }
+            scn_name_put(c, SCN_SHAPE, id, (int64_t)i);
         }
         scn_pop(c);
     }

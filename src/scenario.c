@@ -81,6 +81,22 @@ scn_pop(scn_ctx *c)
     c->depth--;
 }
 
+int64_t
+scn_name_get(scn_ctx *c, scn_names kind, const char *name)
+{
+    json_t *v = c->names[kind] ? json_object_get(c->names[kind], name) : NULL;
+    return v != NULL ? json_integer_value(v) : -1;
+}
+
+void
+scn_name_put(scn_ctx *c, scn_names kind, const char *name, int64_t i)
+{
+    if (c->names[kind] == NULL && (c->names[kind] = json_object()) == NULL)
+        scn_fail(c, GC_ENOMEM, false, "%s", gc_strerror(GC_ENOMEM));
+    if (json_object_set_new(c->names[kind], name, json_integer(i)) != 0)
+        scn_fail(c, GC_ENOMEM, false, "%s", gc_strerror(GC_ENOMEM));
+}
+
 /* ---- positions ---------------------------------------------------------- */
 
 static size_t
@@ -148,13 +164,65 @@ key_is(const scn_ctx *c, size_t i, size_t j, const char *key)
     return same;
 }
 
-size_t
-scn_locate(const scn_ctx *c, bool at_key)
+static bool
+same_step(const scn_step *a, const scn_step *b)
 {
-    size_t i = skip_ws(c, 0);
-    size_t key_at = i;
+    if ((a->key == NULL) != (b->key == NULL))
+        return false;
+    return a->key != NULL ? strcmp(a->key, b->key) == 0 : a->index == b->index;
+}
+
+/* Past `n` elements of an array, from the start of one of them. */
+static size_t
+skip_elements(const scn_ctx *c, size_t i, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        i = skip_ws(c, skip_value(c, i));
+        if (i >= c->len || c->text[i] != ',')
+            return SIZE_MAX;
+        i = skip_ws(c, i + 1);
+    }
+    return i;
+}
+
+/*
+ * The walk remembers where the last path led (memo_off[d]: where the value
+ * after d steps starts), and the next walk resumes from the longest common
+ * prefix, skipping forward within an array when only the index grew.  The
+ * checker asks for the line of every shape and event in turn, so without
+ * the memo a file of n shapes would cost n walks from the top.
+ */
+size_t
+scn_locate(scn_ctx *c, bool at_key)
+{
     int depth = c->depth < SCN_MAX_DEPTH ? c->depth : SCN_MAX_DEPTH;
-    for (int d = 0; d < depth; d++) {
+    /* For a key's position the last step is walked afresh. */
+    int limit = at_key && depth > 0 ? depth - 1 : depth;
+    if (c->memo_depth < 0) {
+        c->memo_off[0] = skip_ws(c, 0);
+        c->memo_depth = 0;
+    }
+    int d = 0;
+    while (d < limit && d < c->memo_depth &&
+           same_step(&c->path[d], &c->memo_path[d]))
+        d++;
+    size_t i = c->memo_off[d];
+    if (d < limit && d < c->memo_depth && c->path[d].key == NULL &&
+        c->memo_path[d].key == NULL &&
+        c->path[d].index > c->memo_path[d].index) {
+        i = skip_elements(c, c->memo_off[d + 1],
+                          c->path[d].index - c->memo_path[d].index);
+        if (i == SIZE_MAX) {
+            c->memo_depth = 0;
+            return 0;
+        }
+        c->memo_path[d] = c->path[d];
+        c->memo_off[d + 1] = i;
+        d++;
+    }
+    c->memo_depth = d;
+    size_t key_at = i;
+    for (; d < depth; d++) {
         const scn_step *st = &c->path[d];
         if (i >= c->len)
             return 0;
@@ -182,24 +250,30 @@ scn_locate(const scn_ctx *c, bool at_key)
         } else {
             if (c->text[i] != '[')
                 return 0;
-            i = skip_ws(c, i + 1);
-            for (size_t k = 0; k < st->index; k++) {
-                i = skip_ws(c, skip_value(c, i));
-                if (i >= c->len || c->text[i] != ',')
-                    return 0;
-                i = skip_ws(c, i + 1);
-            }
+            i = skip_elements(c, skip_ws(c, i + 1), st->index);
+            if (i == SIZE_MAX)
+                return 0;
             key_at = i;
         }
+        c->memo_path[d] = *st;
+        c->memo_off[d + 1] = i;
+        c->memo_depth = d + 1;
     }
     return at_key ? key_at : i;
 }
 
 void
-scn_line_col(const scn_ctx *c, size_t off, int *line, int *col)
+scn_line_col(scn_ctx *c, size_t off, int *line, int *col)
 {
+    /* Resume from the last answer when it lies before `off`. */
+    size_t from = 0;
     int l = 1, k = 1;
-    for (size_t i = 0; i < off && i < c->len; i++) {
+    if (c->lc_line > 0 && c->lc_off <= off) {
+        from = c->lc_off;
+        l = c->lc_line;
+        k = c->lc_col;
+    }
+    for (size_t i = from; i < off && i < c->len; i++) {
         unsigned char ch = (unsigned char)c->text[i];
         if (ch == '\n') {
             l++;
@@ -208,8 +282,19 @@ scn_line_col(const scn_ctx *c, size_t off, int *line, int *col)
             k++;
         }
     }
+    c->lc_off = off < c->len ? off : c->len;
+    c->lc_line = l;
+    c->lc_col = k;
     *line = l;
     *col = k;
+}
+
+int
+scn_line_here(scn_ctx *c)
+{
+    int line, col;
+    scn_line_col(c, scn_locate(c, false), &line, &col);
+    return line;
 }
 
 _Noreturn void
@@ -327,6 +412,7 @@ gc_scenario_parse(gc_scenario **out, const char *buf, size_t len,
     c->len = len;
     c->err = err;
     c->s = s;
+    c->memo_depth = -1;
     int rc = GC_OK;
     if (setjmp(c->fail) == 0) {
         s->path = scn_strdup(c, name);
@@ -335,6 +421,8 @@ gc_scenario_parse(gc_scenario **out, const char *buf, size_t len,
         rc = c->code;
     }
     json_decref(root);
+    for (size_t k = 0; k < sizeof c->names / sizeof c->names[0]; k++)
+        json_decref(c->names[k]);
     free(dir);
     free(c);
     if (rc != GC_OK) {

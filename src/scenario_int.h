@@ -38,7 +38,27 @@ typedef struct scn_ctx {
     gc_scenario *s;
     scn_step path[SCN_MAX_DEPTH];
     int depth;
+    /* scn_locate's and scn_line_col's memory of their last answer. */
+    scn_step memo_path[SCN_MAX_DEPTH];
+    size_t memo_off[SCN_MAX_DEPTH + 1];
+    int memo_depth; /* -1: nothing yet */
+    size_t lc_off;
+    int lc_line, lc_col; /* 0: nothing yet */
+    json_t *names[4];    /* per scn_names kind: name -> index (a hash) */
 } scn_ctx;
+
+/* The kinds of names, each unique within its kind. */
+typedef enum scn_names {
+    SCN_SHAPE = 0, /* geometry shapes i, then add events nshapes + j */
+    SCN_GROUP = 1,
+    SCN_EXIT = 2,
+    SCN_SOURCE = 3
+} scn_names;
+
+/* The index registered for `name`, or -1.  A jansson object serves as the
+ * hash table, so a file of 20,000 ids is not checked in n^2 steps. */
+int64_t scn_name_get(scn_ctx *c, scn_names kind, const char *name);
+void scn_name_put(scn_ctx *c, scn_names kind, const char *name, int64_t i);
 
 /* Memory owned by the scenario, freed at once by gc_scenario_free.  Zeroed.
  * Fails (GC_ENOMEM) through scn_fail. */
@@ -64,12 +84,15 @@ _Noreturn void scn_fail(scn_ctx *c, int code, bool at_key, const char *fmt, ...)
 
 /* 1-based line and column of byte `off` of the text (columns count UTF-8
  * characters, as jansson's do). */
-void scn_line_col(const scn_ctx *c, size_t off, int *line, int *col);
+void scn_line_col(scn_ctx *c, size_t off, int *line, int *col);
 
 /* Byte offset of the current value (or its key) in the text, found by
  * walking the path; 0 when the walk fails (it cannot on text that jansson
  * accepted). */
-size_t scn_locate(const scn_ctx *c, bool at_key);
+size_t scn_locate(scn_ctx *c, bool at_key);
+
+/* The line of the current value (scn_locate, then scn_line_col). */
+int scn_line_here(scn_ctx *c);
 
 /* ---- scenario-json.c: values, shapes, the geometry ------------------------
  * Each reads the current value (the caller pushed its path) or member `key`

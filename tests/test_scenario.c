@@ -926,6 +926,51 @@ test_load_time(void **state)
     unlink(path);
 }
 
+/* 20,000 shapes and 20,000 events: every shape's and event's line is
+ * recorded, which must not cost a walk from the top of the file each. */
+static void
+test_load_many_shapes(void **state)
+{
+    (void)state;
+    const char *tmp = getenv("TMPDIR");
+    char path[512];
+    snprintf(path, sizeof path, "%s/gc-test-scenario-many-%ld.json",
+             tmp && *tmp ? tmp : "/tmp", (long)getpid());
+    enum { NS = 20000 };
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "{\n  \"geometry\": {\"size\": [200, 200], \"cell_size\": "
+               "0.5,\n    \"shapes\": [\n");
+    for (int i = 0; i < NS; i++)
+        fprintf(f, "      {\"rect\": [[%d, %d], [%d.5, %d.5]]}%s\n", i % 199,
+                i / 199 % 199, i % 199, i / 199 % 199, i + 1 < NS ? "," : "");
+    fprintf(f, "    ]\n  },\n  \"events\": [\n");
+    for (int i = 0; i < NS; i++)
+        fprintf(f,
+                "    {\"time\": %d, \"add\": {\"id\": \"s%d\", "
+                "\"circle\": [50, 50], \"radius\": 1}}%s\n",
+                i, i, i + 1 < NS ? "," : "");
+    fprintf(f, "  ]\n}\n");
+    fclose(f);
+    gc_scenario *s;
+    gc_error err;
+    uint64_t t0 = gc_clock_ns();
+    int rc = gc_scenario_load(&s, path, &err);
+    uint64_t t1 = gc_clock_ns();
+    unlink(path);
+    if (rc != GC_OK)
+        fail_msg("%s", err.msg);
+    assert_int_equal(s->nshapes, NS);
+    assert_int_equal(s->shapes[0].line, 4);
+    assert_int_equal(s->shapes[NS - 1].line, 3 + NS);
+    assert_int_equal(s->events[0].line, 7 + NS);
+    assert_int_equal(s->events[NS - 1].line, 6 + 2 * NS);
+    print_message("scenario: 20,000 shapes and 20,000 events (each with its "
+                  "line): load %.1f ms\n",
+                  (double)(t1 - t0) / 1e6);
+    gc_scenario_free(s);
+}
+
 int
 main(void)
 {
@@ -946,6 +991,7 @@ main(void)
         cmocka_unit_test(test_parse_memory),
         cmocka_unit_test(test_shipped),
         cmocka_unit_test(test_load_time),
+        cmocka_unit_test(test_load_many_shapes),
     };
     return cmocka_run_group_tests_name("scenario", tests, NULL, NULL);
 }
