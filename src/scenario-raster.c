@@ -30,7 +30,9 @@
  * vertices.  Self-crossing polygons are filled even-odd.
  *
  * Cells are gathered in a growing array, clipped to the grid, then sorted
- * (row, column) and made unique: a wall's pieces overlap.
+ * (row, column) and made unique: a wall's pieces overlap.  Both sorts that
+ * matter are linear in practice: crossings are bucketed by row, and the
+ * cells are read back from a mark per cell of their bounding box.
  */
 #include "config.h"
 
@@ -142,72 +144,87 @@ circle_cells(cellbuf *b, double cx, double cy, double r, gc_raster_rule rule)
 
 /* ---- polygons ---------------------------------------------------------- */
 
-typedef struct xing {
-    int64_t row;
-    double x;
-} xing;
-
 static int
-xing_cmp(const void *pa, const void *pb)
+double_cmp(const void *pa, const void *pb)
 {
-    const xing *a = pa, *b = pb;
-    if (a->row != b->row)
-        return a->row < b->row ? -1 : 1;
-    return (a->x > b->x) - (a->x < b->x);
+    double a = *(const double *)pa, b = *(const double *)pb;
+    return (a > b) - (a < b);
 }
 
-/* Pass (2): the cells whose centres the polygon covers, even-odd, with the
+/* The rows [*ra, *rb] of the grid whose centre lines edge a-c crosses under
+ * the half-open rule (rows with a centre in [ymin, ymax)); false if none. */
+static bool
+edge_rows(const cellbuf *b, gc_point a, gc_point c, int64_t *ra, int64_t *rb)
+{
+    if (a.y == c.y)
+        return false;
+    double r0 = ceil(fmin(a.y, c.y) - 0.5), r1 = ceil(fmax(a.y, c.y) - 0.5) - 1;
+    if (r1 < 0 || r0 > b->h - 1 || r0 > r1)
+        return false;
+    *ra = clampi(r0, b->h);
+    *rb = clampi(r1, b->h);
+    return true;
+}
+
+/*
+ * Pass (2): the cells whose centres the polygon covers, even-odd, with the
  * half-open rule: a crossing at a row's centre line counts for the edge's
- * rows [ymin, ymax), a span takes the centres in [xa, xb). */
+ * rows [ymin, ymax), a span takes the centres in [xa, xb).  The crossings
+ * are bucketed by row (counted first, then placed), so only each row's own
+ * crossings are sorted.
+ */
 static void
 poly_centre(cellbuf *b, const gc_point *p, size_t n)
 {
-    xing *xs = NULL;
-    size_t nx = 0, cap = 0;
-    for (size_t i = 0; i < n && b->rc == GC_OK; i++) {
+    size_t *start = calloc((size_t)b->h + 1, sizeof *start);
+    if (start == NULL) {
+        b->rc = GC_ENOMEM;
+        return;
+    }
+    int64_t ra, rb;
+    for (size_t i = 0; i < n; i++)
+        if (edge_rows(b, p[i], p[(i + 1) % n], &ra, &rb))
+            for (int64_t r = ra; r <= rb; r++)
+                start[r + 1]++;
+    for (int32_t r = 0; r < b->h; r++)
+        start[r + 1] += start[r];
+    size_t total = start[b->h];
+    double *xs = total ? malloc(total * sizeof *xs) : NULL;
+    size_t *fill = malloc((size_t)b->h * sizeof *fill);
+    if ((total && xs == NULL) || fill == NULL) {
+        b->rc = GC_ENOMEM;
+        goto out;
+    }
+    memcpy(fill, start, (size_t)b->h * sizeof *fill);
+    for (size_t i = 0; i < n; i++) {
         gc_point a = p[i], c = p[(i + 1) % n];
-        if (a.y == c.y)
+        if (!edge_rows(b, a, c, &ra, &rb))
             continue;
-        double ylo = fmin(a.y, c.y), yhi = fmax(a.y, c.y);
-        double r0 = ceil(ylo - 0.5), r1 = ceil(yhi - 0.5) - 1;
-        if (r1 < 0 || r0 > b->h - 1 || r0 > r1)
-            continue;
-        int64_t ra = clampi(r0, b->h), rb = clampi(r1, b->h);
         for (int64_t r = ra; r <= rb; r++) {
-            if (nx == cap) {
-                size_t ncap = cap ? cap * 2 : 64;
-                xing *nxs = realloc(xs, ncap * sizeof *nxs);
-                if (nxs == NULL) {
-                    b->rc = GC_ENOMEM;
-                    break;
-                }
-                xs = nxs;
-                cap = ncap;
-            }
             double yc = (double)r + 0.5;
-            xs[nx].row = r;
-            xs[nx].x = a.x + (yc - a.y) * (c.x - a.x) / (c.y - a.y);
-            nx++;
+            xs[fill[r]++] = a.x + (yc - a.y) * (c.x - a.x) / (c.y - a.y);
         }
     }
-    if (b->rc == GC_OK && nx > 0) {
-        qsort(xs, nx, sizeof *xs, xing_cmp);
-        /* Each row has an even count: every closed loop crosses a line an
-         * even number of times under the half-open rule. */
-        for (size_t i = 0; i + 1 < nx; i += 2) {
-            if (xs[i].row != xs[i + 1].row) { /* cannot happen; stay safe */
-                i--;
-                continue;
-            }
-            double c0 = ceil(xs[i].x - 0.5), c1 = ceil(xs[i + 1].x - 0.5) - 1;
+    for (int32_t r = 0; r < b->h; r++) {
+        double *row = xs + start[r];
+        size_t m = start[r + 1] - start[r];
+        if (m > 1)
+            qsort(row, m, sizeof *row, double_cmp);
+        /* m is even: a closed polygon crosses a line an even number of
+         * times under the half-open rule. */
+        for (size_t i = 0; i + 1 < m; i += 2) {
+            double c0 = ceil(row[i] - 0.5), c1 = ceil(row[i + 1] - 0.5) - 1;
             if (c1 < 0 || c0 > b->w - 1 || c0 > c1)
                 continue;
             int64_t ca = clampi(c0, b->w), cbx = clampi(c1, b->w);
             for (int64_t x = ca; x <= cbx; x++)
-                cb_add(b, x, xs[i].row);
+                cb_add(b, x, r);
         }
     }
+out:
+    free(fill);
     free(xs);
+    free(start);
 }
 
 /* True when segment a-c crosses the open box (x0, x1) x (y0, y1) along a
@@ -314,6 +331,47 @@ cell_cmp(const void *pa, const void *pb)
     return (a->x > b->x) - (a->x < b->x);
 }
 
+/*
+ * Sort b's cells (row, then column) and drop repeats.  When their bounding
+ * box is not much larger than their number, a byte per box cell marks them
+ * and they are read back in order (linear); otherwise qsort.
+ */
+static int
+sort_unique(cellbuf *b)
+{
+    int32_t x0 = b->v[0].x, x1 = x0, y0 = b->v[0].y, y1 = y0;
+    for (size_t i = 1; i < b->n; i++) {
+        x0 = b->v[i].x < x0 ? b->v[i].x : x0;
+        x1 = b->v[i].x > x1 ? b->v[i].x : x1;
+        y0 = b->v[i].y < y0 ? b->v[i].y : y0;
+        y1 = b->v[i].y > y1 ? b->v[i].y : y1;
+    }
+    size_t bw = (size_t)(x1 - x0) + 1, bh = (size_t)(y1 - y0) + 1;
+    if (bw * bh <= 16 * b->n + 4096) {
+        uint8_t *mark = calloc(bw * bh, 1);
+        if (mark == NULL)
+            return GC_ENOMEM;
+        for (size_t i = 0; i < b->n; i++)
+            mark[(size_t)(b->v[i].y - y0) * bw + (size_t)(b->v[i].x - x0)] = 1;
+        size_t m = 0;
+        for (size_t y = 0; y < bh; y++)
+            for (size_t x = 0; x < bw; x++)
+                if (mark[y * bw + x])
+                    b->v[m++] = (gc_cell){(int32_t)(x0 + (int32_t)x),
+                                          (int32_t)(y0 + (int32_t)y)};
+        free(mark);
+        b->n = m;
+        return GC_OK;
+    }
+    qsort(b->v, b->n, sizeof *b->v, cell_cmp);
+    size_t m = 1;
+    for (size_t i = 1; i < b->n; i++)
+        if (b->v[i].x != b->v[m - 1].x || b->v[i].y != b->v[m - 1].y)
+            b->v[m++] = b->v[i];
+    b->n = m;
+    return GC_OK;
+}
+
 gc_raster_rule
 gc_scenario_rule(int type)
 {
@@ -373,13 +431,9 @@ gc_scenario_shape_cells(const gc_shape *s, int32_t w, int32_t h,
         free(b.v);
         return b.rc;
     }
-    if (b.n > 1) {
-        qsort(b.v, b.n, sizeof *b.v, cell_cmp);
-        size_t m = 1;
-        for (size_t i = 1; i < b.n; i++)
-            if (b.v[i].x != b.v[m - 1].x || b.v[i].y != b.v[m - 1].y)
-                b.v[m++] = b.v[i];
-        b.n = m;
+    if (b.n > 1 && sort_unique(&b) != GC_OK) {
+        free(b.v);
+        return GC_ENOMEM;
     }
     *out = b.v;
     *n = b.n;

@@ -266,6 +266,116 @@ test_small_polygon(void **state)
     check_cells(&s, 4, 4, 1.0, GC_RASTER_CENTRE, "....\n#...\n##..\n###.\n");
 }
 
+/* ---- an independent model of the polygon rules ---------------------------
+ * Written from the definitions, not from the rasteriser's method: a cell
+ * overlaps a polygon when the polygon clipped to the cell (Sutherland-
+ * Hodgman, exact for a concave polygon against a convex window) has an
+ * area; a centre is covered when a ray to the right crosses an odd number
+ * of edges (edges taken half-open in y, a crossing counted when strictly
+ * right of the centre: the same half-open rule). */
+
+static size_t
+clip_half(const gc_point *in, size_t n, gc_point *out, int axis, double v,
+          int keep_below)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        gc_point a = in[i], b = in[(i + 1) % n];
+        double da = (axis ? a.y : a.x) - v, db = (axis ? b.y : b.x) - v;
+        if (keep_below) {
+            da = -da;
+            db = -db;
+        }
+        if (da >= 0)
+            out[m++] = a;
+        if ((da >= 0) != (db >= 0)) {
+            double t = da / (da - db);
+            out[m++] = (gc_point){a.x + t * (b.x - a.x), a.y + t * (b.y - a.y)};
+        }
+    }
+    return m;
+}
+
+static double
+model_overlap_area(const gc_point *p, size_t n, int x, int y)
+{
+    gc_point a[64], b[64];
+    assert_true(n <= 16);
+    memcpy(a, p, n * sizeof *p);
+    n = clip_half(a, n, b, 0, x, 0);
+    n = clip_half(b, n, a, 0, x + 1, 1);
+    n = clip_half(a, n, b, 1, y, 0);
+    n = clip_half(b, n, a, 1, y + 1, 1);
+    double s2 = 0;
+    for (size_t i = 0; i < n; i++)
+        s2 += a[i].x * a[(i + 1) % n].y - a[(i + 1) % n].x * a[i].y;
+    return fabs(s2) / 2;
+}
+
+static bool
+model_centre_in(const gc_point *p, size_t n, double cx, double cy)
+{
+    bool in = false;
+    for (size_t i = 0; i < n; i++) {
+        gc_point a = p[i], b = p[(i + 1) % n];
+        if ((a.y <= cy && cy < b.y) || (b.y <= cy && cy < a.y)) {
+            double x = a.x + (cy - a.y) * (b.x - a.x) / (b.y - a.y);
+            if (x > cx)
+                in = !in;
+        }
+    }
+    return in;
+}
+
+/* 300 random star-shaped (simple, mostly concave) polygons of 3 to 16
+ * vertices, partly off a 12 x 10 grid, under both rules, against the
+ * model. */
+static void
+test_polygon_model(void **state)
+{
+    (void)state;
+    srand(12345);
+    enum { W = 12, H = 10 };
+    for (int trial = 0; trial < 300; trial++) {
+        size_t n = 3 + (size_t)(rand() % 14);
+        gc_point p[16];
+        double cx = -2 + 16.0 * rand() / RAND_MAX;
+        double cy = -2 + 14.0 * rand() / RAND_MAX;
+        for (size_t i = 0; i < n; i++) {
+            double a =
+                2 * M_PI * ((double)i + 0.8 * rand() / RAND_MAX) / (double)n;
+            double r = 0.2 + 5.0 * rand() / RAND_MAX;
+            p[i] = (gc_point){cx + r * cos(a), cy + r * sin(a)};
+        }
+        gc_shape s = poly(GC_SHAPE_POLYGON, p, n, 0);
+        for (int rule = 0; rule < 2; rule++) {
+            gc_cell *cells;
+            size_t nc;
+            assert_int_equal(gc_scenario_shape_cells(&s, W, H, 1.0,
+                                                     (gc_raster_rule)rule,
+                                                     &cells, &nc),
+                             GC_OK);
+            char got[W * H], want[W * H];
+            memset(got, 0, sizeof got);
+            for (size_t i = 0; i < nc; i++)
+                got[cells[i].y * W + cells[i].x] = 1;
+            free(cells);
+            for (int y = 0; y < H; y++)
+                for (int x = 0; x < W; x++)
+                    want[y * W + x] =
+                        rule == GC_RASTER_OVERLAP
+                            ? model_overlap_area(p, n, x, y) > 1e-12
+                            : model_centre_in(p, n, x + 0.5, y + 0.5);
+            for (int k = 0; k < W * H; k++)
+                if (got[k] != want[k])
+                    fail_msg("trial %d, %s rule, cell (%d, %d): got %d, the "
+                             "model %d",
+                             trial, rule ? "centre" : "overlap", k % W, k / W,
+                             got[k], want[k]);
+        }
+    }
+}
+
 /* Drawing over a grid lists only the cells whose type changed. */
 static void
 test_shape_apply(void **state)
@@ -994,6 +1104,7 @@ main(void)
         cmocka_unit_test(test_circle_corner),
         cmocka_unit_test(test_concave_polygon),
         cmocka_unit_test(test_small_polygon),
+        cmocka_unit_test(test_polygon_model),
         cmocka_unit_test(test_shape_apply),
         cmocka_unit_test(test_good),
         cmocka_unit_test(test_map_shapes),
