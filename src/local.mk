@@ -13,10 +13,10 @@ gridcrowdinclude_HEADERS = \
 	include/gridcrowd/edits.h \
 	include/gridcrowd/edit-client.h \
 	include/gridcrowd/queue.h \
+	include/gridcrowd/scenario.h \
 	include/gridcrowd/world.h \
 	include/gridcrowd/world-layout.h \
-	include/gridcrowd/host.h \
-	include/gridcrowd/scenario.h
+	include/gridcrowd/host.h
 nodist_gridcrowdinclude_HEADERS = include/gridcrowd/version.h
 
 # The library's objects are built once, with -fvisibility=hidden (when the
@@ -45,12 +45,12 @@ libgridcrowd_core_la_SOURCES = \
 	%reldir%/world-snapshot.c \
 	%reldir%/queue.c \
 	%reldir%/edits.c \
+	%reldir%/scenario.c %reldir%/scenario-json.c %reldir%/scenario-crowd.c \
+	%reldir%/scenario-raster.c %reldir%/scenario_int.h \
 	%reldir%/edit-client.c \
 	%reldir%/version.c \
 	%reldir%/util.c \
-	%reldir%/host.c \
-	%reldir%/scenario.c %reldir%/scenario-json.c %reldir%/scenario-crowd.c \
-	%reldir%/scenario-raster.c %reldir%/scenario_int.h
+	%reldir%/host.c
 libgridcrowd_core_la_LIBADD = $(JANSSON_LIBS)
 libgridcrowd_la_SOURCES =
 libgridcrowd_la_LDFLAGS = -version-info $(GC_LT_VERSION) $(AM_LDFLAGS)

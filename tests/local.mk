@@ -16,9 +16,9 @@ test_ldadd = libgridcrowd.la $(CMOCKA_LIBS) -lm
 if HAVE_CMOCKA
 unit_tests = %reldir%/test_grid %reldir%/test_astar %reldir%/test_astar_props \
 	%reldir%/test_astar_oom %reldir%/test_movingai %reldir%/test_agent \
+	%reldir%/test_scenario \
 	%reldir%/test_mapio %reldir%/test_sim %reldir%/test_world \
-	%reldir%/test_edits %reldir%/test_api %reldir%/test_host \
-	%reldir%/test_scenario
+	%reldir%/test_edits %reldir%/test_api %reldir%/test_host
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
 
