@@ -28,6 +28,7 @@ nodist_gridcrowdinclude_HEADERS = include/gridcrowd/version.h
 noinst_LTLIBRARIES += libgridcrowd_core.la
 libgridcrowd_core_la_CFLAGS = $(AM_CFLAGS) $(GC_VISIBILITY_CFLAGS) \
 	$(JANSSON_CFLAGS)
+libgridcrowd_core_la_LIBADD = $(JANSSON_LIBS)
 libgridcrowd_core_la_SOURCES = \
 	%reldir%/error.c \
 	%reldir%/grid.c %reldir%/grid_int.h \
@@ -51,7 +52,6 @@ libgridcrowd_core_la_SOURCES = \
 	%reldir%/version.c \
 	%reldir%/util.c \
 	%reldir%/host.c
-libgridcrowd_core_la_LIBADD = $(JANSSON_LIBS)
 libgridcrowd_la_SOURCES =
 libgridcrowd_la_LDFLAGS = -version-info $(GC_LT_VERSION) $(AM_LDFLAGS)
 libgridcrowd_la_LIBADD = libgridcrowd_core.la $(JANSSON_LIBS) $(PTHREAD_LIBS) \
