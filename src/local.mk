@@ -26,9 +26,7 @@ nodist_gridcrowdinclude_HEADERS = include/gridcrowd/version.h
 # symbols still link statically, so a test that needs an internal hook
 # (src/*_int.h) links libgridcrowd_core.la instead of libgridcrowd.la.
 noinst_LTLIBRARIES += libgridcrowd_core.la
-libgridcrowd_core_la_CFLAGS = $(AM_CFLAGS) $(GC_VISIBILITY_CFLAGS) \
-	$(JANSSON_CFLAGS)
-libgridcrowd_core_la_LIBADD = $(JANSSON_LIBS)
+libgridcrowd_core_la_CFLAGS = $(AM_CFLAGS) $(GC_VISIBILITY_CFLAGS)
 libgridcrowd_core_la_SOURCES = \
 	%reldir%/error.c \
 	%reldir%/grid.c %reldir%/grid_int.h \
@@ -54,5 +52,10 @@ libgridcrowd_core_la_SOURCES = \
 	%reldir%/host.c
 libgridcrowd_la_SOURCES =
 libgridcrowd_la_LDFLAGS = -version-info $(GC_LT_VERSION) $(AM_LDFLAGS)
-libgridcrowd_la_LIBADD = libgridcrowd_core.la $(JANSSON_LIBS) $(PTHREAD_LIBS) \
-	$(LIBS)
+libgridcrowd_la_LIBADD = libgridcrowd_core.la $(PTHREAD_LIBS) $(LIBS)
+
+# Scenario files (src/scenario*.c) are JSON, read with jansson.  A program
+# that links libgridcrowd_core.la and calls gc_scenario_* adds
+# $(JANSSON_LIBS) itself.
+libgridcrowd_core_la_CFLAGS += $(JANSSON_CFLAGS)
+libgridcrowd_la_LIBADD += $(JANSSON_LIBS)
