@@ -13,6 +13,7 @@ gridcrowdinclude_HEADERS = \
 	include/gridcrowd/edits.h \
 	include/gridcrowd/edit-client.h \
 	include/gridcrowd/queue.h \
+	include/gridcrowd/scenario.h \
 	include/gridcrowd/world.h \
 	include/gridcrowd/world-layout.h \
 	include/gridcrowd/host.h \
@@ -49,6 +50,8 @@ libgridcrowd_core_la_SOURCES = \
 	%reldir%/world-snapshot.c \
 	%reldir%/queue.c \
 	%reldir%/edits.c \
+	%reldir%/scenario.c %reldir%/scenario-json.c %reldir%/scenario-crowd.c \
+	%reldir%/scenario-raster.c %reldir%/scenario_int.h \
 	%reldir%/edit-client.c \
 	%reldir%/query.c \
 	%reldir%/version.c \
@@ -61,3 +64,9 @@ libgridcrowd_core_la_SOURCES += %reldir%/record.c %reldir%/record_int.h \
 libgridcrowd_la_SOURCES =
 libgridcrowd_la_LDFLAGS = -version-info $(GC_LT_VERSION) $(AM_LDFLAGS)
 libgridcrowd_la_LIBADD = libgridcrowd_core.la $(PTHREAD_LIBS) $(LIBS)
+
+# Scenario files (src/scenario*.c) are JSON, read with jansson.  A program
+# that links libgridcrowd_core.la and calls gc_scenario_* adds
+# $(JANSSON_LIBS) itself.
+libgridcrowd_core_la_CFLAGS += $(JANSSON_CFLAGS)
+libgridcrowd_la_LIBADD += $(JANSSON_LIBS)

@@ -17,6 +17,7 @@ test_ldadd = libgridcrowd.la $(CMOCKA_LIBS) -lm
 if HAVE_CMOCKA
 unit_tests = %reldir%/test_grid %reldir%/test_astar %reldir%/test_astar_props \
 	%reldir%/test_astar_oom %reldir%/test_movingai %reldir%/test_agent \
+	%reldir%/test_scenario \
 	%reldir%/test_mapio %reldir%/test_sim %reldir%/test_world \
 	%reldir%/test_edits %reldir%/test_api %reldir%/test_host \
 	%reldir%/test_orca %reldir%/test_prog
@@ -96,8 +97,86 @@ TESTS += $(unit_tests)
 %canon_reldir%_test_prog_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/common
 %canon_reldir%_test_prog_CFLAGS = $(test_cflags)
 %canon_reldir%_test_prog_LDADD = tools/common/libgcprog.la $(test_ldadd)
+
+%canon_reldir%_test_scenario_SOURCES = %reldir%/test_scenario.c
+%canon_reldir%_test_scenario_CFLAGS = $(test_cflags)
+%canon_reldir%_test_scenario_LDADD = $(test_ldadd)
 endif
 EXTRA_DIST += %reldir%/data/tiny.map %reldir%/data/tiny.scen
+scenario_test_data = \
+	%reldir%/data/scenario/bad-cell-size.json \
+	%reldir%/data/scenario/bad-cell-type.json \
+	%reldir%/data/scenario/bad-cells-fraction.json \
+	%reldir%/data/scenario/bad-cells-range.json \
+	%reldir%/data/scenario/bad-circle-radius.json \
+	%reldir%/data/scenario/bad-coord.json \
+	%reldir%/data/scenario/bad-count-fraction.json \
+	%reldir%/data/scenario/bad-count.json \
+	%reldir%/data/scenario/bad-duplicate.json \
+	%reldir%/data/scenario/bad-escaped-key.json \
+	%reldir%/data/scenario/bad-event-add-dup.json \
+	%reldir%/data/scenario/bad-event-goal.json \
+	%reldir%/data/scenario/bad-event-none.json \
+	%reldir%/data/scenario/bad-event-notime.json \
+	%reldir%/data/scenario/bad-event-remove.json \
+	%reldir%/data/scenario/bad-event-source.json \
+	%reldir%/data/scenario/bad-event-time.json \
+	%reldir%/data/scenario/bad-event-two.json \
+	%reldir%/data/scenario/bad-exit-dup.json \
+	%reldir%/data/scenario/bad-goal-all.json \
+	%reldir%/data/scenario/bad-goal-exit.json \
+	%reldir%/data/scenario/bad-goal-follow-self.json \
+	%reldir%/data/scenario/bad-goal-follow.json \
+	%reldir%/data/scenario/bad-goal-none.json \
+	%reldir%/data/scenario/bad-goal-point.json \
+	%reldir%/data/scenario/bad-group-dup.json \
+	%reldir%/data/scenario/bad-group-noname.json \
+	%reldir%/data/scenario/bad-map-and-size.json \
+	%reldir%/data/scenario/bad-map-missing.json \
+	%reldir%/data/scenario/bad-missing-geometry.json \
+	%reldir%/data/scenario/bad-name-empty.json \
+	%reldir%/data/scenario/bad-no-size.json \
+	%reldir%/data/scenario/bad-no-spawn.json \
+	%reldir%/data/scenario/bad-point-type.json \
+	%reldir%/data/scenario/bad-polygon-flat.json \
+	%reldir%/data/scenario/bad-polygon-short.json \
+	%reldir%/data/scenario/bad-radius-on-rect.json \
+	%reldir%/data/scenario/bad-radius.json \
+	%reldir%/data/scenario/bad-rect-empty.json \
+	%reldir%/data/scenario/bad-root-type.json \
+	%reldir%/data/scenario/bad-route-empty.json \
+	%reldir%/data/scenario/bad-seed.json \
+	%reldir%/data/scenario/bad-shape-id-dup.json \
+	%reldir%/data/scenario/bad-shape-kind.json \
+	%reldir%/data/scenario/bad-shape-two-kinds.json \
+	%reldir%/data/scenario/bad-source-enabled.json \
+	%reldir%/data/scenario/bad-source-end.json \
+	%reldir%/data/scenario/bad-source-group.json \
+	%reldir%/data/scenario/bad-source-norate.json \
+	%reldir%/data/scenario/bad-source-rate.json \
+	%reldir%/data/scenario/bad-source-total.json \
+	%reldir%/data/scenario/bad-speed-max.json \
+	%reldir%/data/scenario/bad-speed-mean.json \
+	%reldir%/data/scenario/bad-speed-min.json \
+	%reldir%/data/scenario/bad-speed-type.json \
+	%reldir%/data/scenario/bad-speed.json \
+	%reldir%/data/scenario/bad-stop-limit.json \
+	%reldir%/data/scenario/bad-stop.json \
+	%reldir%/data/scenario/bad-syntax.json \
+	%reldir%/data/scenario/bad-thickness.json \
+	%reldir%/data/scenario/bad-too-big.json \
+	%reldir%/data/scenario/bad-turn.json \
+	%reldir%/data/scenario/bad-unknown-nested.json \
+	%reldir%/data/scenario/bad-unknown-root.json \
+	%reldir%/data/scenario/bad-utf8-col.json \
+	%reldir%/data/scenario/bad-version.json \
+	%reldir%/data/scenario/bad-wall-area.json \
+	%reldir%/data/scenario/bad-wall-repeat.json \
+	%reldir%/data/scenario/bad-wander.json \
+	%reldir%/data/scenario/good.json \
+	%reldir%/data/scenario/map-shapes.json \
+	%reldir%/data/scenario/room.map
+EXTRA_DIST += $(scenario_test_data)
 
 # test_record: the recorder, checked with SQL; it stalls the writer through
 # a test hook (src/record_int.h), so it links the library's objects.

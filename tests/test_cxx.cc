@@ -20,6 +20,7 @@
 #include <gridcrowd/host.h>
 #include <gridcrowd/queue.h>
 #include <gridcrowd/record.h>
+#include <gridcrowd/scenario.h>
 #include <gridcrowd/world.h>
 #include <gridcrowd/query.h>
 

@@ -1,0 +1,261 @@
+/*
+ * gridcrowd/scenario.h: scenario files (JSON): geometry in world units,
+ * groups, sources, exits, timed events, the stop rule and the seed; and the
+ * rasteriser that turns world-space shapes into grid cells.
+ *
+ * The format is documented key by key in docs/scenario.md.  Loading reads
+ * the file with jansson (duplicate keys refused), then checks every key
+ * against the format: unknown keys are refused, every number is
+ * range-checked with its unit, and names (groups, exits, sources, shape ids)
+ * are resolved to indices.  Every error fills the caller's gc_error with one
+ * line that names the file, the line and column and what is wrong:
+ *
+ *     scn.json:12:18: groups[1].speed.mean: 40 m/s is out of range
+ *         (0.01 to 15 m/s)
+ *
+ * Syntax errors take their position from jansson; semantic errors take the
+ * position of the offending value (or of the offending key, for an unknown
+ * key), found by walking the file's text along the value's JSON path.
+ *
+ * Units: lengths in world units (metres in the shipped scenarios), times in
+ * seconds, speeds in world units per second, turn rates in degrees per
+ * second.  World coordinates have x to the right and y downwards with (0, 0)
+ * at the top-left corner of the grid, as in gridcrowd/grid.h: cell (x, y)
+ * covers [x * cell_size, (x + 1) * cell_size) and likewise in y.
+ *
+ * Everything a loaded scenario holds (strings, arrays, the map grid) is
+ * owned by the gc_scenario and freed by gc_scenario_free; the structures
+ * below are read-only for callers.
+ */
+#ifndef GRIDCROWD_SCENARIO_H
+#define GRIDCROWD_SCENARIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <gridcrowd/common.h>
+#include <gridcrowd/error.h>
+#include <gridcrowd/grid.h>
+
+GC_BEGIN_DECLS
+
+/* Largest scenario file read (256 MiB); larger files fail GC_ETOOBIG. */
+#define GC_SCENARIO_MAX_FILE ((size_t)256 << 20)
+
+/* A point in world units (double: shapes are drawn in world units and only
+ * the rasteriser turns them into cells). */
+typedef struct gc_point {
+    double x, y;
+} gc_point;
+
+typedef enum gc_shape_kind {
+    GC_SHAPE_RECT = 0,    /* a, b: the min and max corners */
+    GC_SHAPE_CIRCLE = 1,  /* a: the centre; radius */
+    GC_SHAPE_POLYGON = 2, /* pts[npts]: vertices in order, >= 3, closed */
+    GC_SHAPE_WALL = 3,    /* pts[npts]: a polyline, >= 2; thickness */
+    GC_SHAPE_CELLS = 4    /* cells[ncells]: grid cells, not world units */
+} gc_shape_kind;
+
+/*
+ * A shape of the geometry, of an event, or an area (a spawn area, an exit, a
+ * goal area, a source's area: then `type` is -1).
+ */
+typedef struct gc_shape {
+    gc_shape_kind kind;
+    int type;         /* GC_CELL_* painted; -1 for an area */
+    const char *id;   /* name given in the file, or NULL */
+    gc_point a, b;    /* rect corners (a <= b), circle centre (a) */
+    double radius;    /* circle, > 0 */
+    double thickness; /* wall, > 0 */
+    gc_point *pts;    /* polygon vertices, wall points */
+    size_t npts;
+    gc_cell *cells; /* cell list */
+    size_t ncells;
+    int line; /* line of the shape's object in the file */
+} gc_shape;
+
+/* A speed: fixed (sd 0, min = max = mean) or a normal distribution with
+ * mean and standard deviation, redrawn until inside [min, max]. */
+typedef struct gc_speed_dist {
+    double mean, sd, min, max; /* world units per second */
+} gc_speed_dist;
+
+typedef enum gc_goal_kind {
+    GC_GOAL_NONE = 0,   /* stand still */
+    GC_GOAL_POINT = 1,  /* point */
+    GC_GOAL_AREA = 2,   /* areas[0] */
+    GC_GOAL_EXITS = 3,  /* the nearest of exits[nexits] (indices) */
+    GC_GOAL_ROUTE = 4,  /* areas[0..nareas) in order */
+    GC_GOAL_WANDER = 5, /* random goals within radius of the spawn point */
+    GC_GOAL_FOLLOW = 6  /* an agent of group `group` */
+} gc_goal_kind;
+
+typedef struct gc_scenario_goal {
+    gc_goal_kind kind;
+    gc_point point;
+    gc_shape *areas;
+    size_t nareas;
+    int *exits; /* indices into gc_scenario.exits */
+    size_t nexits;
+    double radius; /* wander, world units */
+    int group;     /* follow: index into gc_scenario.groups */
+} gc_scenario_goal;
+
+typedef struct gc_scenario_group {
+    const char *name;
+    int64_t count;       /* agents placed at the start */
+    bool has_spawn;      /* false: agents come only from sources */
+    gc_shape spawn;      /* spawn area */
+    double radius;       /* body radius, world units */
+    gc_speed_dist speed; /* world units per second */
+    double turn_rate;    /* degrees per second; 0 turns at once */
+    gc_scenario_goal goal;
+} gc_scenario_group;
+
+typedef struct gc_scenario_source {
+    const char *name; /* or NULL */
+    int group;        /* index into gc_scenario.groups */
+    gc_shape area;
+    double rate;       /* agents per second */
+    double start, end; /* seconds; end INFINITY: no end */
+    int64_t total;     /* most agents it makes; -1: no limit */
+    bool enabled;      /* running from `start` (false: waits for an event) */
+} gc_scenario_source;
+
+typedef struct gc_scenario_exit {
+    const char *name;
+    gc_shape area;
+} gc_scenario_exit;
+
+typedef enum gc_event_kind {
+    GC_EVENT_PAINT = 0,        /* shape.type painted over shape: a grid edit */
+    GC_EVENT_ADD_SHAPE = 1,    /* shape drawn (may have an id) */
+    GC_EVENT_REMOVE_SHAPE = 2, /* target: shape id to take away */
+    GC_EVENT_SET_GOAL = 3,     /* group's goal becomes goal */
+    GC_EVENT_START_SOURCE = 4, /* source starts */
+    GC_EVENT_STOP_SOURCE = 5   /* source stops */
+} gc_event_kind;
+
+typedef struct gc_scenario_event {
+    double time; /* seconds from the start */
+    gc_event_kind kind;
+    gc_shape shape;        /* PAINT, ADD_SHAPE */
+    const char *target;    /* REMOVE_SHAPE: the shape id */
+    int group;             /* SET_GOAL */
+    gc_scenario_goal goal; /* SET_GOAL */
+    int source;            /* START_SOURCE, STOP_SOURCE */
+    int line;              /* line of the event's object */
+} gc_scenario_event;
+
+typedef struct gc_scenario_stop {
+    bool when_done;    /* stop when no agent is left moving and no source
+                          can make more */
+    double time_limit; /* seconds; INFINITY: none */
+} gc_scenario_stop;
+
+typedef struct gc_scenario {
+    const char *path;       /* the file, as given */
+    const char *name;       /* "name" key, or NULL */
+    const char *map_path;   /* the map, resolved against the file's folder,
+                               or NULL */
+    gc_grid *map;           /* the loaded map, or NULL */
+    double width, height;   /* world size, world units */
+    double cell_size;       /* world units per cell */
+    int32_t grid_w, grid_h; /* cells */
+    gc_shape *shapes;
+    size_t nshapes;
+    gc_scenario_group *groups;
+    size_t ngroups;
+    gc_scenario_source *sources;
+    size_t nsources;
+    gc_scenario_exit *exits;
+    size_t nexits;
+    gc_scenario_event *events; /* in file order (times need not be sorted) */
+    size_t nevents;
+    gc_scenario_stop stop;
+    uint64_t seed;
+    struct gc_scenario_mem_ *mem_; /* the allocations: not for callers */
+} gc_scenario;
+
+/*
+ * Read and check the scenario file at `path`; a map it names is read
+ * relative to the file's folder.  On success *out is a new scenario owned by
+ * the caller (gc_scenario_free); on failure *out is NULL, `err` (may be
+ * NULL) holds "FILE:LINE:COL: what" and the code is GC_ENOENT, GC_EPERM,
+ * GC_EIO (files), GC_ETOOBIG (over GC_SCENARIO_MAX_FILE, a grid past
+ * grid.h's limits), GC_EPARSE (syntax, a wrong type, an unknown or missing
+ * key, an unknown name), GC_ERANGE (a number out of range), GC_ENOMEM, or a
+ * map file's error (its own message, prefixed by the scenario's position of
+ * the "map" key).  Numbers are read by jansson, independent of the locale.
+ */
+int gc_scenario_load(gc_scenario **out, const char *path, gc_error *err);
+
+/* As gc_scenario_load, from exactly `len` bytes of `buf`; `path` names the
+ * file in messages and anchors a relative map path ("<memory>" and the
+ * current folder when NULL). */
+int gc_scenario_parse(gc_scenario **out, const char *buf, size_t len,
+                      const char *path, gc_error *err);
+
+/* Free a scenario and everything it owns.  NULL is allowed. */
+void gc_scenario_free(gc_scenario *s);
+
+/*
+ * The scenario's grid: the map (or walkable cells of the world size), with
+ * cell_size set, and the geometry's shapes drawn over it in file order by
+ * gc_scenario_shape_apply.  The caller owns *out (gc_grid_free).  Errors:
+ * GC_ENOMEM, GC_EINVAL (NULL arguments).
+ */
+int gc_scenario_grid(const gc_scenario *s, gc_grid **out, gc_error *err);
+
+/*
+ * How a shape becomes cells (docs/scenario.md, "Rasterisation"):
+ *   GC_RASTER_OVERLAP: every cell that the shape overlaps with positive area
+ *     (depth > GC_RASTER_EPS of a cell; a shape that only touches a cell's
+ *     edge or corner leaves it alone).  Obstacles use it: no body standing
+ *     in a free cell can reach into an obstacle shape.
+ *   GC_RASTER_CENTRE: every cell whose centre the shape covers (half-open:
+ *     a centre on a rect's or polygon's left/top edge is in, on its
+ *     right/bottom edge out; on a circle's rim in).  Cost areas, walkable
+ *     paint and areas use it.
+ * A wall is the union of one rectangle per segment (the segment widened by
+ * thickness / 2 each side, ends cut square) and a disc of diameter
+ * thickness at each inner point (round joins).  A cell list is its cells.
+ * Cells off the grid are dropped.
+ */
+typedef enum gc_raster_rule {
+    GC_RASTER_OVERLAP = 0,
+    GC_RASTER_CENTRE = 1
+} gc_raster_rule;
+
+#define GC_RASTER_EPS 1e-9
+
+/* The rule a painted cell type uses: OVERLAP for GC_CELL_OBSTACLE, CENTRE
+ * for every other type. */
+gc_raster_rule gc_scenario_rule(int type);
+
+/*
+ * The cells of shape `s` on a grid of w x h cells of `cell_size` world
+ * units, under `rule`: a new array in *out (sorted by row, then column, no
+ * duplicates; the caller frees it with free(); NULL when empty) and its
+ * length in *n.  Errors: GC_EINVAL (bad arguments), GC_ENOMEM.
+ */
+int gc_scenario_shape_cells(const gc_shape *s, int32_t w, int32_t h,
+                            double cell_size, gc_raster_rule rule,
+                            gc_cell **out, size_t *n);
+
+/*
+ * Draw s->type over grid `g` under that type's rule, for the geometry and
+ * for shapes added at run time.  `cell_size` is the scenario's
+ * (gc_scenario.cell_size, a double: the grid's float would move cell lines
+ * by a rounding error, enough to take a row past a line); 0 uses the
+ * grid's.  When `changed`
+ * is not NULL it receives the cells whose type changed (sorted as above;
+ * free() it), and *nchanged their count.  Errors: GC_EINVAL (an area, a bad
+ * type), GC_ENOMEM (the grid is then unchanged).
+ */
+int gc_scenario_shape_apply(gc_grid *g, double cell_size, const gc_shape *s,
+                            gc_cell **changed, size_t *nchanged);
+
+GC_END_DECLS
+#endif

@@ -1,0 +1,143 @@
+/*
+ * scenario_int.h: what the scenario loader's files share (scenario.c: the
+ * file, the arena, positions and messages; scenario-json.c: the format's
+ * keys, types and ranges).  Not for users.
+ */
+#ifndef GRIDCROWD_SCENARIO_INT_H
+#define GRIDCROWD_SCENARIO_INT_H
+
+#include <gridcrowd/scenario.h>
+
+#include <jansson.h>
+#include <setjmp.h>
+#include <stdarg.h>
+
+/* Deepest JSON path followed for messages (the format nests 6 deep). */
+#define SCN_MAX_DEPTH 16
+
+/* One step of the path from the root to the value being checked. */
+typedef struct scn_step {
+    const char *key; /* object member, or NULL for an array element */
+    size_t index;
+} scn_step;
+
+/*
+ * The loader's state.  The checker stops at the first error with
+ * scn_fail(), which fills the gc_error and longjmps back to
+ * gc_scenario_parse: everything allocated on the way lives in the
+ * scenario's arena (scn_alloc) or in the JSON tree, and both are freed
+ * there, so no check needs a cleanup path of its own.
+ */
+typedef struct scn_ctx {
+    const char *file; /* name in messages */
+    const char *text; /* the file's bytes, to find positions */
+    size_t len;
+    gc_error *err;
+    jmp_buf fail;
+    int code; /* the code scn_fail set */
+    gc_scenario *s;
+    scn_step path[SCN_MAX_DEPTH];
+    int depth;
+    /* scn_locate's and scn_line_col's memory of their last answer. */
+    scn_step memo_path[SCN_MAX_DEPTH];
+    size_t memo_off[SCN_MAX_DEPTH + 1];
+    int memo_depth; /* -1: nothing yet */
+    size_t lc_off;
+    int lc_line, lc_col; /* 0: nothing yet */
+    json_t *names[4];    /* per scn_names kind: name -> index (a hash) */
+} scn_ctx;
+
+/* The kinds of names, each unique within its kind. */
+typedef enum scn_names {
+    SCN_SHAPE = 0, /* geometry shapes i, then add events nshapes + j */
+    SCN_GROUP = 1,
+    SCN_EXIT = 2,
+    SCN_SOURCE = 3
+} scn_names;
+
+/* The index registered for `name`, or -1.  A jansson object serves as the
+ * hash table, so a file of 20,000 ids is not checked in n^2 steps. */
+int64_t scn_name_get(scn_ctx *c, scn_names kind, const char *name);
+void scn_name_put(scn_ctx *c, scn_names kind, const char *name, int64_t i);
+
+/* Memory owned by the scenario, freed at once by gc_scenario_free.  Zeroed.
+ * Fails (GC_ENOMEM) through scn_fail. */
+void *scn_alloc(scn_ctx *c, size_t n, size_t size);
+char *scn_strdup(scn_ctx *c, const char *s);
+
+/* Enter / leave a member or an element of the current value. */
+void scn_push_key(scn_ctx *c, const char *key);
+void scn_push_index(scn_ctx *c, size_t i);
+void scn_pop(scn_ctx *c);
+
+/*
+ * Stop loading with `code` and the message "FILE:LINE:COL: PATH: what".
+ * The position is that of the current value (at_key false) or of the key
+ * that names it (at_key true, for an unknown key); the path is written as
+ * "groups[2].speed.mean" (left out at the root).
+ */
+_Noreturn void scn_fail(scn_ctx *c, int code, bool at_key, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+/* 1-based line and column of byte `off` of the text (columns count UTF-8
+ * characters, as jansson's do). */
+void scn_line_col(scn_ctx *c, size_t off, int *line, int *col);
+
+/* Byte offset of the current value (or its key) in the text, found by
+ * walking the path; 0 when the walk fails (it cannot on text that jansson
+ * accepted). */
+size_t scn_locate(scn_ctx *c, bool at_key);
+
+/* The line of the current value (scn_locate, then scn_line_col). */
+int scn_line_here(scn_ctx *c);
+
+/* ---- scenario-json.c: values, shapes, the geometry ------------------------
+ * Each reads the current value (the caller pushed its path) or member `key`
+ * of object `o` (pushed here), and fails through scn_fail. */
+
+/* A number's allowed range (inclusive, but for lo when lo_open) and unit. */
+typedef struct scn_range {
+    double lo, hi;
+    bool lo_open;
+    const char *unit;
+} scn_range;
+
+const char *scn_json_kind(const json_t *v); /* "a number", "an array"... */
+void scn_expect_object(scn_ctx *c, const json_t *v);
+void scn_expect_array(scn_ctx *c, const json_t *v, size_t min);
+/* Refuse any key of `o` not in the NULL-terminated `allowed`. */
+void scn_check_keys(scn_ctx *c, json_t *o, const char *const *allowed);
+/* The index in `keys` of the one key of `o` among them (`what`: "a goal"). */
+size_t scn_one_of(scn_ctx *c, json_t *o, const char *const *keys,
+                  const char *what);
+_Noreturn void scn_missing(scn_ctx *c, const char *key);
+double scn_num(scn_ctx *c, const json_t *v, scn_range r);
+/* Member `key` as a number, `def` when absent (an error when required). */
+double scn_get_num(scn_ctx *c, json_t *o, const char *key, scn_range r,
+                   double def, bool required);
+int64_t scn_int(scn_ctx *c, const json_t *v, int64_t lo, int64_t hi,
+                const char *unit);
+int64_t scn_get_int(scn_ctx *c, json_t *o, const char *key, int64_t lo,
+                    int64_t hi, const char *unit, int64_t def);
+/* A non-empty string (the JSON tree's), or the member's copy in the arena
+ * (NULL when absent and not required). */
+const char *scn_str(scn_ctx *c, const json_t *v);
+const char *scn_get_str(scn_ctx *c, json_t *o, const char *key, bool required);
+bool scn_get_bool(scn_ctx *c, json_t *o, const char *key, bool def);
+gc_point scn_point(scn_ctx *c, const json_t *v); /* [x, y], world units */
+/* A shape (area false; `def_type` when it has no "type") or an area. */
+void scn_shape(scn_ctx *c, json_t *o, bool area, int def_type, gc_shape *sh);
+/* Member `key` of `o`, a required area. */
+void scn_area_member(scn_ctx *c, json_t *o, const char *key, gc_shape *sh);
+/* The geometry section: size or map, cell size, shapes. */
+void scn_check_geometry(scn_ctx *c, json_t *g, const char *dir);
+
+/* ---- scenario-crowd.c ------------------------------------------------------
+ * Check the document's root and fill c->s; `dir` is the scenario's folder,
+ * for the map. */
+void scn_check_root(scn_ctx *c, json_t *root, const char *dir);
+
+#endif
