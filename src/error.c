@@ -9,6 +9,7 @@
 
 #include <gridcrowd/error.h>
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -80,4 +81,21 @@ gc_error_set(gc_error *e, int code, const char *file, int line, int col,
     vsnprintf(e->msg + n, sizeof e->msg - n, fmt, ap);
     va_end(ap);
     return code;
+}
+
+int
+gc_err_from_errno(int e)
+{
+    switch (e) {
+    case ENOENT:
+    case ENOTDIR:
+        return GC_ENOENT;
+    case EACCES:
+    case EPERM:
+    case EROFS:
+        return GC_EPERM;
+    case ENOMEM:
+        return GC_ENOMEM;
+    }
+    return GC_EIO;
 }

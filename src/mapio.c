@@ -401,22 +401,6 @@ gc_map_parse(gc_grid **out, const char *buf, size_t len, const char *name,
 
 /* ---- files --------------------------------------------------------------- */
 
-static int
-errno_code(int e)
-{
-    switch (e) {
-    case ENOENT:
-    case ENOTDIR:
-        return GC_ENOENT;
-    case EACCES:
-    case EPERM:
-        return GC_EPERM;
-    case ENOMEM:
-        return GC_ENOMEM;
-    }
-    return GC_EIO;
-}
-
 /*
  * Read the whole file at path into a new buffer (*buf, *len), refusing
  * directories and anything over GC_MAPIO_MAX_FILE.  Works for pipes and
@@ -438,7 +422,7 @@ gc_mapio_read_file(const char *path, char **buf, size_t *len, gc_error *err)
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
         int e = errno;
-        return gc_error_set(err, errno_code(e), path, 0, 0, "%s", strerror(e));
+        return gc_error_set(err, gc_err_from_errno(e), path, 0, 0, "%s", strerror(e));
     }
     struct stat st;
     if (fstat(fd, &st) != 0) {
@@ -456,7 +440,7 @@ gc_mapio_read_file(const char *path, char **buf, size_t *len, gc_error *err)
         (f = fdopen(fd, "rb")) == NULL) {
         int e = errno;
         close(fd);
-        return gc_error_set(err, errno_code(e), path, 0, 0, "%s", strerror(e));
+        return gc_error_set(err, gc_err_from_errno(e), path, 0, 0, "%s", strerror(e));
     }
     const size_t limit = GC_MAPIO_MAX_FILE;
     if (S_ISREG(st.st_mode) && st.st_size > 0 &&

@@ -190,24 +190,6 @@ unlink_side(const char *path, const char *suffix, gc_error *err)
     return rc;
 }
 
-static int
-errno_code(int e)
-{
-    switch (e) {
-    case ENOENT:
-    case ENOTDIR:
-        return GC_ENOENT;
-    case EACCES:
-    case EPERM:
-    case EROFS:
-        return GC_EPERM;
-    case ENOMEM:
-        return GC_ENOMEM;
-    default:
-        return GC_EIO;
-    }
-}
-
 /* The single-row INSERT `one` ("... VALUES(?, ?)") with BLOCK_ROWS rows of
  * parameters: a new string (free()), or NULL. */
 static char *
@@ -247,7 +229,7 @@ gc_record_db_create(gc_record_db *d, const char *path, const gc_record_opts *o,
             return gc_error_set(err, GC_EEXIST, NULL, 0, 0,
                                 "%s: exists (not replaced)", path);
         if (unlink(path) != 0)
-            return gc_error_set(err, errno_code(errno), NULL, 0, 0,
+            return gc_error_set(err, gc_err_from_errno(errno), NULL, 0, 0,
                                 "%s: cannot replace: %s", path,
                                 strerror(errno));
     }
@@ -259,7 +241,7 @@ gc_record_db_create(gc_record_db *d, const char *path, const gc_record_opts *o,
         return rc;
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd < 0)
-        return gc_error_set(err, errno_code(errno), NULL, 0, 0,
+        return gc_error_set(err, gc_err_from_errno(errno), NULL, 0, 0,
                             "%s: cannot create: %s", path, strerror(errno));
     close(fd);
 

@@ -26,7 +26,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "scenario_int.h"
 
@@ -433,22 +435,6 @@ gc_scenario_parse(gc_scenario **out, const char *buf, size_t len,
     return GC_OK;
 }
 
-static int
-errno_code(int e)
-{
-    switch (e) {
-    case ENOENT:
-    case ENOTDIR:
-        return GC_ENOENT;
-    case EACCES:
-    case EPERM:
-        return GC_EPERM;
-    case ENOMEM:
-        return GC_ENOMEM;
-    }
-    return GC_EIO;
-}
-
 int
 gc_scenario_load(gc_scenario **out, const char *path, gc_error *err)
 {
@@ -457,15 +443,25 @@ gc_scenario_load(gc_scenario **out, const char *path, gc_error *err)
         return gc_error_set(err, GC_EINVAL, path, 0, 0, "%s",
                             gc_strerror(GC_EINVAL));
     *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
+    /* Opened without blocking, so that a FIFO nobody writes is refused
+     * (not a regular file) instead of hanging the caller in open(). */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
         int e = errno;
-        return gc_error_set(err, errno_code(e), path, 0, 0, "%s", strerror(e));
+        return gc_error_set(err, gc_err_from_errno(e), path, 0, 0, "%s",
+                            strerror(e));
     }
     struct stat st;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        fclose(f);
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
         return gc_error_set(err, GC_EIO, path, 0, 0, "not a regular file");
+    }
+    FILE *f = fdopen(fd, "rb");
+    if (f == NULL) {
+        int e = errno;
+        close(fd);
+        return gc_error_set(err, gc_err_from_errno(e), path, 0, 0, "%s",
+                            strerror(e));
     }
     if ((uintmax_t)st.st_size > GC_SCENARIO_MAX_FILE) {
         fclose(f);

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* ---- helpers ------------------------------------------------------------- */
@@ -1092,6 +1093,35 @@ test_load_many_shapes(void **state)
     gc_scenario_free(s);
 }
 
+/* A FIFO nobody writes, a directory and a device are refused at once with
+ * one line (a FIFO used to block the caller in open()). */
+static void
+test_not_regular(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/gc-scen-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char fifo[64];
+    snprintf(fifo, sizeof fifo, "%s/s.json", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    const char *paths[] = {fifo, dir, "/dev/null"};
+    for (size_t i = 0; i < 3; i++) {
+        gc_scenario *s = NULL;
+        gc_error err;
+        assert_int_equal(gc_scenario_load(&s, paths[i], &err), GC_EIO);
+        assert_null(s);
+        char want[128];
+        snprintf(want, sizeof want, "%s: not a regular file", paths[i]);
+        assert_string_equal(err.msg, want);
+    }
+    gc_scenario *s = NULL;
+    gc_error err;
+    assert_int_equal(gc_scenario_load(&s, "/nonexistent/x.json", &err),
+                     GC_ENOENT);
+    assert_int_equal(unlink(fifo), 0);
+    assert_int_equal(rmdir(dir), 0);
+}
+
 int
 main(void)
 {
@@ -1112,6 +1142,7 @@ main(void)
         cmocka_unit_test(test_bad_files_listed),
         cmocka_unit_test(test_parse_memory),
         cmocka_unit_test(test_shipped),
+        cmocka_unit_test(test_not_regular),
         cmocka_unit_test(test_load_time),
         cmocka_unit_test(test_load_many_shapes),
     };

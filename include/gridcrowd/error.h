@@ -55,6 +55,11 @@ const char *gc_strerror(int err);
 /* Symbolic name for a code ("GC_EUNREACHABLE"); never NULL. */
 const char *gc_err_name(int err);
 
+/* The gc_err code for a system call's errno: ENOENT and ENOTDIR are
+ * GC_ENOENT, EACCES, EPERM and EROFS GC_EPERM, ENOMEM GC_ENOMEM, anything
+ * else GC_EIO. */
+int gc_err_from_errno(int e);
+
 /*
  * Details of a failure.  `msg` is one complete line without the program
  * name, e.g. "maps/x.map:12:7: unknown cell 'q'"; line and col are 1-based
