@@ -12,6 +12,8 @@
 
 #include "view.h"
 
+#include "prog.h"
+
 #include <gridcrowd/util.h>
 #include <gridcrowd/version.h>
 
@@ -87,7 +89,7 @@ now_s(void)
 static int
 bad_arg(const char *opt, const char *val, const char *want)
 {
-    fprintf(stderr, PROG ": %s: expected %s, got '%s'\n", opt, want, val);
+    prog_say(opt, "expected %s, got '%s'", want, val);
     return VIEW_EXIT_USAGE;
 }
 
@@ -123,11 +125,11 @@ static int
 check_combinations(view_opts *o, bool frames_given, bool fps_given)
 {
     if (frames_given && o->screenshot == NULL) {
-        fprintf(stderr, PROG ": --frames: only with --screenshot\n");
+        prog_say("--frames", "only with --screenshot");
         return VIEW_EXIT_USAGE;
     }
     if (o->bench_frames > 0 && o->screenshot != NULL) {
-        fprintf(stderr, PROG ": --bench-frames and --screenshot do not mix\n");
+        prog_msg("--bench-frames and --screenshot do not mix");
         return VIEW_EXIT_USAGE;
     }
     /* A benchmark measures the drawing, not the frame cap. */
@@ -198,10 +200,9 @@ parse_args(int argc, char **argv, view_opts *o)
             break;
         case O_SHOT:
             if (!bmp_name(optarg)) {
-                fprintf(stderr,
-                        PROG ": --screenshot: %s: only BMP is written; give a "
-                             "name ending in .bmp\n",
-                        optarg);
+                prog_say("--screenshot",
+                         "%s: only BMP is written; give a name ending in .bmp",
+                         optarg);
                 return VIEW_EXIT_USAGE;
             }
             o->screenshot = optarg;
@@ -240,18 +241,18 @@ parse_args(int argc, char **argv, view_opts *o)
             printf(PROG " (gridcrowd) %s\n", gc_version());
             exit(VIEW_EXIT_OK);
         case ':':
-            fprintf(stderr, PROG ": %s: needs a value\n%s", argv[optind - 1],
-                    usage_text);
+            prog_msg("%s: needs a value", argv[optind - 1]);
+            fputs(usage_text, stderr);
             return VIEW_EXIT_USAGE;
         default:
-            fprintf(stderr, PROG ": %s: unknown option\n%s", argv[optind - 1],
-                    usage_text);
+            prog_msg("%s: unknown option", argv[optind - 1]);
+            fputs(usage_text, stderr);
             return VIEW_EXIT_USAGE;
         }
     }
     if (optind < argc) {
-        fprintf(stderr, PROG ": %s: unexpected argument\n%s", argv[optind],
-                usage_text);
+        prog_msg("%s: unexpected argument", argv[optind]);
+        fputs(usage_text, stderr);
         return VIEW_EXIT_USAGE;
     }
     return check_combinations(o, frames_given, fps_given);
@@ -263,11 +264,10 @@ log_attach(const view_state *s)
     if (!s->opt.log_attach)
         return;
     if (s->conn.can_edit)
-        fprintf(stderr, PROG ": attached to %s (pid %ld)\n", s->conn.shown,
-                s->conn.pid);
+        prog_msg("attached to %s (pid %ld)", s->conn.shown, s->conn.pid);
     else
-        fprintf(stderr, PROG ": attached to %s (pid %ld), read-only: %s\n",
-                s->conn.shown, s->conn.pid, s->conn.edit_why);
+        prog_msg("attached to %s (pid %ld), read-only: %s", s->conn.shown,
+                 s->conn.pid, s->conn.edit_why);
 }
 
 /* Size of the window (or screenshot) for the attached map, and the first
@@ -335,8 +335,7 @@ step_connection(view_state *s, double *next_attach)
     view_conn *c = &s->conn;
     if (c->w != NULL && view_conn_lost(c, s->now)) {
         if (s->opt.log_attach)
-            fprintf(stderr, PROG ": detached from %s: daemon stopped\n",
-                    c->shown);
+            prog_msg("detached from %s: daemon stopped", c->shown);
         view_conn_close(c);
         s->trace_sent = false;
         if (s->opt.exit_on_detach)
@@ -393,7 +392,7 @@ set_title(SDL_Window *win, const view_state *s)
 static int
 sdl_fail(const char *what)
 {
-    fprintf(stderr, PROG ": %s: %s\n", what, SDL_GetError());
+    prog_say(what, "%s", SDL_GetError());
     return VIEW_EXIT_SDL;
 }
 
@@ -428,14 +427,14 @@ display_usable(void)
         return true;
     const char *display = getenv("DISPLAY");
     if (display == NULL || *display == '\0')
-        fprintf(stderr,
-                PROG ": no display to open a window on: DISPLAY is not set "
-                     "(--screenshot FILE.bmp draws without one)\n");
+        prog_say("no display to open a window on",
+                 "DISPLAY is not set (--screenshot FILE.bmp draws without "
+                 "one)");
     else
-        fprintf(stderr,
-                PROG ": no display to open a window on: cannot open DISPLAY "
-                     "'%s' (--screenshot FILE.bmp draws without one)\n",
-                display);
+        prog_say("no display to open a window on",
+                 "cannot open DISPLAY '%s' (--screenshot FILE.bmp draws "
+                 "without one)",
+                 display);
     return false;
 }
 
@@ -458,17 +457,16 @@ run_screenshot(view_state *s)
     if (w > SHOT_MAX_SIDE || h > SHOT_MAX_SIDE ||
         (long)w * h > SHOT_MAX_PIXELS) {
         /* Only --scale makes a map of up to 8192x8192 cells too big. */
+        char what[32] = "";
         if (s->opt.scale > 0)
-            fprintf(stderr, PROG ": --scale %d: ", s->opt.scale);
-        else
-            fprintf(stderr, PROG ": ");
-        fprintf(stderr,
-                "the screenshot would be %dx%d pixels; the most is %ld a side "
-                "and %ld in all (a %dx%d map at %s)\n",
-                w, h, SHOT_MAX_SIDE, SHOT_MAX_PIXELS, (int)s->conn.width,
-                (int)s->conn.height,
-                s->opt.scale > 0 ? "this scale: use a smaller --scale"
-                                 : "1 pixel a cell");
+            snprintf(what, sizeof what, "--scale %d", s->opt.scale);
+        prog_say(what,
+                 "the screenshot would be %dx%d pixels; the most is %ld a "
+                 "side and %ld in all (a %dx%d map at %s)",
+                 w, h, SHOT_MAX_SIDE, SHOT_MAX_PIXELS, (int)s->conn.width,
+                 (int)s->conn.height,
+                 s->opt.scale > 0 ? "this scale: use a smaller --scale"
+                                  : "1 pixel a cell");
         return VIEW_EXIT_USAGE;
     }
     SDL_Surface *surf =
@@ -498,10 +496,9 @@ run_screenshot(view_state *s)
             break;
         if (s->now > give_up) {
             if (!snap)
-                fprintf(stderr,
-                        PROG ": %s: no agent snapshot after %.0f s; drawing "
-                             "the cells only\n",
-                        s->conn.shown, SNAPSHOT_WAIT_S);
+                prog_msg("%s: no agent snapshot after %.0f s; drawing the "
+                         "cells only",
+                         s->conn.shown, SNAPSHOT_WAIT_S);
             break;
         }
         SDL_Delay(10);
@@ -648,6 +645,7 @@ out:
 int
 main(int argc, char **argv)
 {
+    prog_init(PROG);
     view_state s;
     memset(&s, 0, sizeof s);
     s.opt.fps = 60;
@@ -665,7 +663,7 @@ main(int argc, char **argv)
 
     gc_error err;
     if (view_conn_open(&s.conn, &err) != GC_OK) {
-        fprintf(stderr, PROG ": %s\n", err.msg);
+        prog_msg("%s", err.msg);
         return VIEW_EXIT_NODAEMON;
     }
     log_attach(&s);

@@ -25,6 +25,8 @@
 
 #include "view.h"
 
+#include "prog.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -44,7 +46,7 @@ view_message(view_state *s, bool also_stderr, const char *fmt, ...)
     va_end(ap);
     s->msg_until = s->now + MSG_SECONDS;
     if (also_stderr)
-        fprintf(stderr, "gridcrowd-view: %s\n", s->msg);
+        prog_msg("%s", s->msg);
 }
 
 void
