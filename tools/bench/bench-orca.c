@@ -28,6 +28,7 @@
 #include "config.h"
 
 #include <gridcrowd/orca.h>
+#include <gridcrowd/util.h>
 
 #include <errno.h>
 #include <getopt.h>
@@ -37,6 +38,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "prog.h"
 
 #define PROG "bench-orca"
 
@@ -120,9 +123,7 @@ worker_main(void *arg)
 static double
 now_ms(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+    return (double)gc_clock_ns() / 1e6;
 }
 
 /* CPU time of all threads: on a shared machine, wall time also counts
@@ -204,6 +205,7 @@ usage(FILE *f)
 int
 main(int argc, char **argv)
 {
+    prog_init(PROG);
     static const struct option opts[] = {
         {"scenario", required_argument, NULL, 's'},
         {"agents", required_argument, NULL, 'n'},
@@ -229,7 +231,7 @@ main(int argc, char **argv)
             errno = 0;
             cellfrac = strtod(optarg, &end);
             if (errno || *end || !(cellfrac > 0.01 && cellfrac <= 4)) {
-                fprintf(stderr, PROG ": --cell: bad fraction '%s'\n", optarg);
+                prog_say("--cell", "bad fraction '%s'", optarg);
                 return 2;
             }
             break;
@@ -239,7 +241,7 @@ main(int argc, char **argv)
             else if (strcmp(optarg, "corridor") == 0)
                 b.corridor = 1;
             else {
-                fprintf(stderr, PROG ": --scenario: unknown '%s'\n", optarg);
+                prog_say("--scenario", "unknown '%s'", optarg);
                 return 2;
             }
             break;
@@ -250,7 +252,7 @@ main(int argc, char **argv)
             long v = strtol(optarg, &end, 10);
             if (errno || *end || v < 1 || v > 10000000 ||
                 (c == 't' && v > 64)) {
-                fprintf(stderr, PROG ": -%c: bad number '%s'\n", c, optarg);
+                prog_msg("-%c: bad number '%s'", c, optarg);
                 return 2;
             }
             if (c == 'n')
@@ -279,13 +281,13 @@ main(int argc, char **argv)
                         &b.nvy, &b.gx, &b.gy, &b.prefx, &b.prefy};
     for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++)
         if (!(*arrays[i] = calloc(b.n, sizeof(float)))) {
-            fprintf(stderr, PROG ": setup: out of memory\n");
+            prog_say("setup", "out of memory");
             return 1;
         }
     double *times = malloc((size_t)steps * sizeof *times);
     gc_orca_grid *og; /* the overlap counter's own index */
     if (!times || gc_orca_grid_new(&b.g) < 0 || gc_orca_grid_new(&og) < 0) {
-        fprintf(stderr, PROG ": setup: out of memory\n");
+        prog_say("setup", "out of memory");
         return 1;
     }
     if (b.corridor)
@@ -305,7 +307,7 @@ main(int argc, char **argv)
     pthread_mutex_init(&pool.err_lock, NULL);
     struct worker *w = calloc((size_t)threads, sizeof *w);
     if (!w) {
-        fprintf(stderr, PROG ": setup: out of memory\n");
+        prog_say("setup", "out of memory");
         return 1;
     }
     for (long t = 0; t < threads; t++) {
@@ -313,7 +315,7 @@ main(int argc, char **argv)
         w[t].begin = b.n * (size_t)t / (size_t)threads;
         w[t].end = b.n * (size_t)(t + 1) / (size_t)threads;
         if (t > 0 && pthread_create(&w[t].tid, NULL, worker_main, &w[t])) {
-            fprintf(stderr, PROG ": pthread_create: failed\n");
+            prog_say("pthread_create", "failed");
             return 1;
         }
     }
@@ -390,7 +392,7 @@ main(int argc, char **argv)
     for (long t = 1; t < threads; t++)
         pthread_join(w[t].tid, NULL);
     if (err < 0) {
-        fprintf(stderr, PROG ": step: %s\n", gc_strerror(err));
+        prog_say("step", "%s", gc_strerror(err));
         return 1;
     }
 

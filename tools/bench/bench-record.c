@@ -38,6 +38,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "prog.h"
+
 static long long
 file_size(const char *path)
 {
@@ -53,11 +55,11 @@ bench_sim(long ticks, long every, long agents, long threads, const char *map,
     gc_grid *g;
     gc_error err;
     if (!map) {
-        fprintf(stderr, "bench-record: --sim needs --map\n");
+        prog_msg("--sim needs --map");
         return 2;
     }
     if (gc_map_load(&g, map, &err) != GC_OK) {
-        fprintf(stderr, "bench-record: %s\n", err.msg);
+        prog_msg("%s", err.msg);
         return 1;
     }
     gc_sim_config cfg;
@@ -66,7 +68,7 @@ bench_sim(long ticks, long every, long agents, long threads, const char *map,
     cfg.threads = (int)threads;
     gc_sim *sim;
     if (gc_sim_new(&sim, g, &cfg, &err) != GC_OK) {
-        fprintf(stderr, "bench-record: %s\n", err.msg);
+        prog_msg("%s", err.msg);
         gc_grid_free(g);
         return 1;
     }
@@ -82,7 +84,7 @@ bench_sim(long ticks, long every, long agents, long threads, const char *map,
         o.map_name = map;
         o.overwrite = true;
         if (gc_recorder_open(&r, out, &o, &err) != GC_OK) {
-            fprintf(stderr, "bench-record: %s\n", err.msg);
+            prog_msg("%s", err.msg);
             rc = 1;
         }
     }
@@ -111,7 +113,7 @@ bench_sim(long ticks, long every, long agents, long threads, const char *map,
     }
     uint64_t t1 = gc_clock_ns();
     if (r && gc_recorder_close(r, &err) != GC_OK) {
-        fprintf(stderr, "bench-record: %s\n", err.msg);
+        prog_msg("%s", err.msg);
         rc = 1;
     }
     uint64_t t2 = gc_clock_ns();
@@ -132,6 +134,7 @@ bench_sim(long ticks, long every, long agents, long threads, const char *map,
 int
 main(int argc, char **argv)
 {
+    prog_init("bench-record");
     long agents = 10000, frames = 300, buffer = 64;
     long sim_ticks = 0, every = 0, threads = 2;
     const char *map = NULL, *out = NULL;
@@ -163,7 +166,7 @@ main(int argc, char **argv)
         }
     }
     if (agents < 1 || frames < 1 || buffer < 1 || every < 0 || threads < 1) {
-        fprintf(stderr, "bench-record: counts must be >= 1\n");
+        prog_msg("counts must be >= 1");
         return 2;
     }
     char tmp[256];
@@ -182,12 +185,12 @@ main(int argc, char **argv)
     gc_error err;
     int rc = map ? gc_map_load(&g, map, &err) : gc_grid_new(&g, 520, 520);
     if (rc != GC_OK) {
-        fprintf(stderr, "bench-record: %s\n", map ? err.msg : gc_strerror(rc));
+        prog_msg("%s", map ? err.msg : gc_strerror(rc));
         return 1;
     }
     gc_record_agent *ag = calloc((size_t)agents, sizeof *ag);
     if (!ag) {
-        fprintf(stderr, "bench-record: out of memory\n");
+        prog_msg("out of memory");
         return 1;
     }
     gc_record_opts o;
@@ -199,7 +202,7 @@ main(int argc, char **argv)
     gc_recorder *r;
     uint64_t t0 = gc_clock_ns(), in_push = 0;
     if (gc_recorder_open(&r, out, &o, &err) != GC_OK) {
-        fprintf(stderr, "bench-record: %s\n", err.msg);
+        prog_msg("%s", err.msg);
         return 1;
     }
     float w = (float)g->width * g->cell_size,
@@ -232,7 +235,7 @@ main(int argc, char **argv)
         if (rc != GC_OK && rc != GC_EFULL) {
             gc_record_stats st;
             gc_recorder_stats(r, &st);
-            fprintf(stderr, "bench-record: %s\n", st.msg);
+            prog_msg("%s", st.msg);
             break;
         }
     }
@@ -241,7 +244,7 @@ main(int argc, char **argv)
     rc = gc_recorder_close(r, &err);
     double total = (double)(gc_clock_ns() - t0) / 1e9;
     if (rc != GC_OK)
-        fprintf(stderr, "bench-record: %s\n", err.msg);
+        prog_msg("%s", err.msg);
     long long bytes = file_size(out);
     uint64_t written = st.pushed; /* all pushed frames are written at close */
     printf("frames %llu agents %ld push_s %.3f total_s %.3f fps_written %.1f "

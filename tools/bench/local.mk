@@ -23,9 +23,11 @@ EXTRA_DIST += %reldir%/bench-sim %reldir%/bench-edits
 # bench-orca: the avoidance step alone on circle and corridor crowds.
 noinst_PROGRAMS += %reldir%/bench-orca
 %canon_reldir%_bench_orca_SOURCES = %reldir%/bench-orca.c
-%canon_reldir%_bench_orca_LDADD = libgridcrowd.la -lm
+%canon_reldir%_bench_orca_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/common
+%canon_reldir%_bench_orca_LDADD = tools/common/libgcprog.la libgridcrowd.la -lm
 
 # bench-record: the recorder's frames/s and bytes per agent-frame.
 noinst_PROGRAMS += %reldir%/bench-record
 %canon_reldir%_bench_record_SOURCES = %reldir%/bench-record.c
-%canon_reldir%_bench_record_LDADD = libgridcrowd.la -lm
+%canon_reldir%_bench_record_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/common
+%canon_reldir%_bench_record_LDADD = tools/common/libgcprog.la libgridcrowd.la -lm
