@@ -1,0 +1,646 @@
+/*
+ * sim-crowd.c: agents with bodies: the inflated planning grid, avoidance
+ * (ORCA) each tick, the wall clamp, progress and stalls, and the figures.
+ *
+ * Planning for a body.  With a radius, paths are planned on a copy of the
+ * grid where every passable cell whose clearance (gc_nav_clearance: from
+ * its centre to the nearest wall) is below the radius is blocked.  That
+ * grid has uniform costs wherever the real one has, so jump point search
+ * still runs (an A* search with opts.radius would be plain A*).  It is
+ * rebuilt by the loop after every grid change; cells whose blocking
+ * changed are marked changed, so agents whose paths cross them replan.
+ *
+ * A tick with avoidance.  Before the gate opens the loop copies every
+ * agent's position and velocity into flat arrays and indexes them
+ * (gc_orca_grid).  Each worker then, for its own agents only: measures
+ * the figures on those start positions; picks a preferred velocity
+ * towards the furthest waypoint it can see (at most LOOKAHEAD ahead, a
+ * straight line through cells open in the planning grid, as DetourCrowd's
+ * corridor does, so an agent pushed sideways never walks back to a
+ * waypoint it passed); asks ORCA for a new velocity against its K nearest
+ * neighbours (from the arrays) and the wall edges near it (edges of
+ * obstacle cells facing open cells, collinear edges merged); moves; and
+ * clamps the move against the walls.  A worker reads the arrays, the
+ * index and the grids, all read-only in the tick, and writes only its own
+ * agents: the result does not depend on the number of threads (planning
+ * budgets aside: with more requests than budget, who plans in which tick
+ * depends on the split, as it always has).
+ *
+ * Never in a wall.  The clamp is the last step: the body is pushed out of
+ * every obstacle cell it overlaps (up to three rounds); the move stands
+ * when afterwards the centre is in no wall cell and the body reaches at
+ * most GC_SIM_WALL_TOL cells into one, else the move along x alone or
+ * along y alone, else the agent stays where it is.
+ *
+ * Deadlocks (ORCA's head-on meetings in passages too narrow for two, and
+ * symmetric standoffs).  Progress is the furthest waypoint reached and the
+ * nearest the agent came to its next one (by 0.1 cell).  After STALL_YIELD
+ * seconds without progress, an agent whose nearest neighbour has a lower
+ * index yields: for STALL_YIELD_LEN seconds it prefers to back away from
+ * that neighbour at half speed, so in a one-cell corridor the higher
+ * index backs out and the lower goes through.  After STALL_REPLAN seconds
+ * it plans again from where it stands.  The cycle repeats every
+ * STALL_CYCLE seconds.  With no visible waypoint it plans again at once.
+ * Agents with no progress for 10 s count as stalled.  Agents that arrived
+ * (point and scen goals) keep their bodies with a preferred velocity of
+ * zero: ORCA shares each avoidance between the two agents, so an arrived
+ * agent is pushed aside by those that need to pass; wanderers draw a new
+ * goal as before.
+ */
+#include "config.h"
+
+#include <gridcrowd/util.h>
+
+#include "sim_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LOOKAHEAD 6          /* waypoints tried ahead of the next */
+#define STALL_YIELD 2.0f     /* s without progress before yielding */
+#define STALL_YIELD_LEN 2.0f /* s of backing away */
+#define STALL_REPLAN 5.0f    /* s without progress before replanning */
+#define STALL_CYCLE 8.0f     /* s: the rule repeats */
+#define STALLED 10.0f        /* s: counted as stalled */
+#define PROGRESS 0.1f        /* cells nearer the next waypoint */
+#define MARGIN 1.1f          /* avoidance sees bodies this much larger */
+#define NEAR_GOAL                                                              \
+    2.0f /* cells: stalled this near the goal counts                           \
+            as arrived */
+
+/* ---- set-up ---------------------------------------------------------- */
+
+int
+gc_sim_crowd_init(gc_sim *s)
+{
+    const gc_grid *g = s->grid;
+    int rc;
+    s->pgrid = s->grid;
+    if (s->cfg.radius > 0.0f) {
+        rc = gc_nav_new(&s->wnav, g);
+        if (rc == GC_OK)
+            rc = gc_grid_clone(&s->inflated, g);
+        if (rc != GC_OK)
+            return rc;
+        s->pgrid = s->inflated;
+        rc = gc_sim_inflate(s);
+        if (rc != GC_OK)
+            return rc;
+    }
+    rc = gc_nav_new(&s->nav, s->pgrid);
+    if (rc != GC_OK)
+        return rc;
+    if (s->cfg.avoid != GC_AVOID_ORCA)
+        return GC_OK;
+
+    gc_orca_params *p = &s->orca;
+    gc_orca_params_default(p);
+    float speed = s->cfg.motion.speed, cs = g->cell_size;
+    p->dt = s->dt;
+    p->radius = s->cfg.radius > 0.0f ? s->cfg.radius : 0.01f * cs;
+    p->max_speed = speed;
+    p->max_neighbours = s->cfg.neighbours ? (int)s->cfg.neighbours : 10;
+    p->time_horizon = s->cfg.horizon > 0.0f ? s->cfg.horizon : 2.0f;
+    /* Walls are looked for within about 1.5 cells of the body: nearer
+     * ones are what the next few ticks can reach, and the clamp keeps the
+     * promise whatever ORCA chooses. */
+    p->time_horizon_obst = 1.5f * cs / speed;
+    /* Far enough to see who comes within a second, at least two bodies. */
+    p->neighbour_dist = 2.0f * p->radius + speed * 1.0f;
+    if (p->neighbour_dist < 4.0f * p->radius)
+        p->neighbour_dist = 4.0f * p->radius;
+
+    size_t n = s->n ? s->n : 1;
+    rc = gc_orca_grid_new(&s->oidx);
+    if (rc != GC_OK)
+        return rc;
+    s->px = calloc(n, sizeof *s->px);
+    s->py = calloc(n, sizeof *s->py);
+    s->vx = calloc(n, sizeof *s->vx);
+    s->vy = calloc(n, sizeof *s->vy);
+    s->body = calloc(n, sizeof *s->body);
+    if (!s->px || !s->py || !s->vx || !s->vy || !s->body)
+        return GC_ENOMEM;
+    return GC_OK;
+}
+
+void
+gc_sim_crowd_free(gc_sim *s)
+{
+    gc_nav_free(s->nav);
+    gc_nav_free(s->wnav);
+    gc_grid_free(s->inflated);
+    gc_orca_grid_free(s->oidx);
+    free(s->px);
+    free(s->py);
+    free(s->vx);
+    free(s->vy);
+    free(s->body);
+}
+
+int
+gc_sim_inflate(gc_sim *s)
+{
+    if (s->inflated == NULL)
+        return GC_OK;
+    const gc_grid *g = s->grid;
+    gc_grid *p = s->inflated;
+    int rc = gc_nav_update(s->wnav, g);
+    if (rc != GC_OK)
+        return rc;
+    memcpy(p->cost, g->cost, sizeof p->cost);
+    p->cell_size = g->cell_size;
+    float rc_cells = s->cfg.radius / g->cell_size;
+    bool any = false;
+    for (int32_t y = 0; y < g->height; y++)
+        for (int32_t x = 0; x < g->width; x++) {
+            size_t k = gc_grid_index(g, x, y);
+            uint8_t t = g->cells[k];
+            if (gc_grid_passable(g, x, y) &&
+                gc_nav_clearance(s->wnav, (gc_cell){x, y}) < rc_cells)
+                t = GC_CELL_OBSTACLE;
+            if (p->cells[k] != t) {
+                p->cells[k] = t;
+                any = true;
+                if (s->changed != NULL)
+                    s->changed[k] = 1;
+            }
+        }
+    if (any)
+        p->generation++;
+    return GC_OK;
+}
+
+/* ---- geometry ---------------------------------------------------------- */
+
+bool
+gc_sim_plan_cell(const gc_sim *s, gc_vec2 p, gc_cell *out)
+{
+    if (gc_sim_own_cell(s->pgrid, p, out))
+        return true;
+    /* A body pushed into the inflated band near a wall: the nearest open
+     * planning cell (by centre), within two cells. */
+    const gc_grid *g = s->pgrid;
+    gc_cell c = gc_grid_world_to_cell(g, p);
+    float best = INFINITY;
+    for (int32_t dy = -2; dy <= 2; dy++)
+        for (int32_t dx = -2; dx <= 2; dx++) {
+            gc_cell n = {c.x + dx, c.y + dy};
+            if (!gc_grid_passable(g, n.x, n.y))
+                continue;
+            gc_vec2 q = gc_grid_cell_center(g, n);
+            float d = (q.x - p.x) * (q.x - p.x) + (q.y - p.y) * (q.y - p.y);
+            if (d < best) {
+                best = d;
+                *out = n;
+            }
+        }
+    return isfinite(best);
+}
+
+/*
+ * How deep a body of radius r at p reaches into obstacle cells of g (0:
+ * not at all; r or more: the centre is in one), and in *push the sum of
+ * the moves that would take it out of each.
+ */
+static float
+wall_depth(const gc_grid *g, gc_vec2 p, float r, gc_vec2 *push)
+{
+    float cs = g->cell_size;
+    int32_t x0 = (int32_t)floorf((p.x - r) / cs);
+    int32_t x1 = (int32_t)floorf((p.x + r) / cs);
+    int32_t y0 = (int32_t)floorf((p.y - r) / cs);
+    int32_t y1 = (int32_t)floorf((p.y + r) / cs);
+    float deepest = 0.0f;
+    gc_vec2 sum = {0.0f, 0.0f};
+    for (int32_t y = y0; y <= y1; y++)
+        for (int32_t x = x0; x <= x1; x++) {
+            if (gc_grid_passable(g, x, y))
+                continue;
+            float lx = (float)x * cs, hx = lx + cs;
+            float ly = (float)y * cs, hy = ly + cs;
+            float qx = p.x < lx ? lx : (p.x > hx ? hx : p.x);
+            float qy = p.y < ly ? ly : (p.y > hy ? hy : p.y);
+            float dx = p.x - qx, dy = p.y - qy;
+            float d = sqrtf(dx * dx + dy * dy);
+            if (d >= r)
+                continue;
+            if (d == 0.0f) {
+                deepest = INFINITY; /* the centre is in (or on) the cell */
+                continue;
+            }
+            float pen = r - d;
+            if (pen > deepest)
+                deepest = pen;
+            sum.x += dx / d * pen;
+            sum.y += dy / d * pen;
+        }
+    if (push != NULL)
+        *push = sum;
+    return deepest;
+}
+
+static bool
+centre_in_wall(const gc_grid *g, gc_vec2 p)
+{
+    gc_cell c = gc_grid_world_to_cell(g, p);
+    return !gc_grid_passable(g, c.x, c.y);
+}
+
+/* Whether a body may stand at p: the centre out of every wall cell and the
+ * body at most `tol` deep in any. */
+static bool
+body_ok(const gc_grid *g, gc_vec2 p, float r, float tol)
+{
+    return !centre_in_wall(g, p) && wall_depth(g, p, r, NULL) <= tol;
+}
+
+/* The clamp: where a body at `from` ends up when it asks to go to `to`. */
+static gc_vec2
+clamp_move(const gc_grid *g, gc_vec2 from, gc_vec2 to, float r, float tol)
+{
+    gc_vec2 q = to;
+    for (int k = 0; k < 3; k++) {
+        gc_vec2 push;
+        float d = wall_depth(g, q, r, &push);
+        if (d <= 0.25f * tol || !isfinite(d))
+            break;
+        q.x += push.x;
+        q.y += push.y;
+    }
+    if (body_ok(g, q, r, tol))
+        return q;
+    gc_vec2 ax = {to.x, from.y}, ay = {from.x, to.y};
+    if (body_ok(g, ax, r, tol))
+        return ax;
+    if (body_ok(g, ay, r, tol))
+        return ay;
+    return from;
+}
+
+/*
+ * Can a body walk straight from a to b?  A grid traversal of the segment
+ * through the planning grid (whose open cells are at least a radius from
+ * the walls); through an exact corner both cells beside it count.  Cells
+ * blocked in the planning grid at the start are skipped: a body pushed
+ * into the inflated band walks out of it.
+ */
+static bool
+visible(const gc_grid *g, gc_vec2 a, gc_vec2 b)
+{
+    const double cs = g->cell_size;
+    double px = a.x / cs, py = a.y / cs, qx = b.x / cs, qy = b.y / cs;
+    gc_cell c = {(int32_t)floor(px), (int32_t)floor(py)};
+    const gc_cell end = {(int32_t)floor(qx), (int32_t)floor(qy)};
+    double dx = qx - px, dy = qy - py;
+    int sx = dx > 0 ? 1 : (dx < 0 ? -1 : 0);
+    int sy = dy > 0 ? 1 : (dy < 0 ? -1 : 0);
+    double tdx = sx ? 1.0 / fabs(dx) : INFINITY;
+    double tdy = sy ? 1.0 / fabs(dy) : INFINITY;
+    double tmx = sx > 0   ? ((double)c.x + 1 - px) * tdx
+                 : sx < 0 ? (px - (double)c.x) * tdx
+                          : INFINITY;
+    double tmy = sy > 0   ? ((double)c.y + 1 - py) * tdy
+                 : sy < 0 ? (py - (double)c.y) * tdy
+                          : INFINITY;
+    bool leaving = true; /* still in the blocked band it starts in */
+    int64_t steps =
+        2 + llabs((long long)end.x - c.x) + llabs((long long)end.y - c.y);
+    for (int64_t k = 0; k <= steps; k++) {
+        bool open = gc_grid_passable(g, c.x, c.y);
+        if (open)
+            leaving = false;
+        else if (!leaving)
+            return false;
+        if ((c.x == end.x && c.y == end.y) || (tmx > 1.0 && tmy > 1.0))
+            break;
+        if (fabs(tmx - tmy) < 1e-9) {
+            if (!leaving && (!gc_grid_passable(g, c.x + sx, c.y) ||
+                             !gc_grid_passable(g, c.x, c.y + sy)))
+                return false;
+            c.x += sx;
+            c.y += sy;
+            tmx += tdx;
+            tmy += tdy;
+        } else if (tmx < tmy) {
+            c.x += sx;
+            tmx += tdx;
+        } else {
+            c.y += sy;
+            tmy += tdy;
+        }
+    }
+    return !leaving;
+}
+
+/*
+ * Wall segments within `range` of p: the edges between an obstacle cell
+ * and an open cell, collinear neighbours merged into one segment (see
+ * gc_orca_segment: separate pieces would hold an agent back at every
+ * joint).  Clipped to the square around p.
+ */
+static size_t
+wall_segments(const gc_grid *g, gc_vec2 p, float range, gc_orca_segment *buf,
+              size_t cap)
+{
+    float cs = g->cell_size;
+    int32_t x0 = (int32_t)floorf((p.x - range) / cs);
+    int32_t x1 = (int32_t)floorf((p.x + range) / cs);
+    int32_t y0 = (int32_t)floorf((p.y - range) / cs);
+    int32_t y1 = (int32_t)floorf((p.y + range) / cs);
+    size_t m = 0;
+    /* Horizontal edges: the boundary above row y, between rows y-1, y. */
+    for (int32_t y = y0; y <= y1 + 1 && m < cap; y++) {
+        int run = 0;
+        int32_t from = 0;
+        for (int32_t x = x0; x <= x1 + 1; x++) {
+            int kind = 0;
+            if (x <= x1) {
+                bool a = gc_grid_passable(g, x, y - 1);
+                bool b = gc_grid_passable(g, x, y);
+                kind = a == b ? 0 : (a ? 1 : 2);
+            }
+            if (kind == run)
+                continue;
+            if (run != 0 && m < cap)
+                buf[m++] = (gc_orca_segment){{(float)from * cs, (float)y * cs},
+                                             {(float)x * cs, (float)y * cs}};
+            run = kind;
+            from = x;
+        }
+    }
+    for (int32_t x = x0; x <= x1 + 1 && m < cap; x++) {
+        int run = 0;
+        int32_t from = 0;
+        for (int32_t y = y0; y <= y1 + 1; y++) {
+            int kind = 0;
+            if (y <= y1) {
+                bool a = gc_grid_passable(g, x - 1, y);
+                bool b = gc_grid_passable(g, x, y);
+                kind = a == b ? 0 : (a ? 1 : 2);
+            }
+            if (kind == run)
+                continue;
+            if (run != 0 && m < cap)
+                buf[m++] = (gc_orca_segment){{(float)x * cs, (float)from * cs},
+                                             {(float)x * cs, (float)y * cs}};
+            run = kind;
+            from = y;
+        }
+    }
+    return m;
+}
+
+/* ---- the tick ---------------------------------------------------------- */
+
+void
+gc_sim_crowd_after(gc_sim *s)
+{
+    uint64_t pairs = 0, slowest = 0;
+    for (int k = 0; k < s->nworkers; k++) {
+        pairs += s->workers[k].tick_overlaps;
+        if (s->workers[k].tick_avoid_ns > slowest)
+            slowest = s->workers[k].tick_avoid_ns;
+    }
+    gc_sim_counters *c = &s->workers[0].win;
+    c->overlaps += pairs;
+    if (pairs > c->overlaps_max)
+        c->overlaps_max = pairs;
+    c->avoid_ns += s->index_ns + slowest;
+}
+
+int
+gc_sim_crowd_prepare(gc_sim *s)
+{
+    uint64_t t0 = gc_clock_ns();
+    for (uint32_t i = 0; i < s->n; i++) {
+        s->px[i] = s->agents[i].pos.x;
+        s->py[i] = s->agents[i].pos.y;
+        s->vx[i] = s->body[i].vx;
+        s->vy[i] = s->body[i].vy;
+    }
+    int rc = gc_orca_grid_build(s->oidx, s->px, s->py, s->n,
+                                s->orca.neighbour_dist / 4.0f);
+    s->index_ns = gc_clock_ns() - t0;
+    return rc;
+}
+
+void
+gc_sim_body_reset(gc_sim *s, uint32_t i)
+{
+    gc_sim_body *b = &s->body[i];
+    const gc_agent *a = &s->agents[i];
+    b->best_wp = a->wp_next;
+    b->best_d = INFINITY;
+    if (a->wp_next < a->wp_len) {
+        float dx = a->wp[a->wp_next].x - a->pos.x;
+        float dy = a->wp[a->wp_next].y - a->pos.y;
+        b->best_d = sqrtf(dx * dx + dy * dy);
+    }
+}
+
+/* Overlaps with agents of higher index, and the wall check, at the
+ * positions the tick starts from. */
+static void
+measure(gc_sim_worker *w, uint32_t i)
+{
+    gc_sim *s = w->sim;
+    float r = s->orca.radius;
+    gc_vec2 p = {s->px[i], s->py[i]};
+    uint32_t ids[GC_ORCA_MAX_NEIGHBOURS];
+    float d2[GC_ORCA_MAX_NEIGHBOURS];
+    size_t n = gc_orca_grid_nearest(s->oidx, p, i, GC_ORCA_MAX_NEIGHBOURS,
+                                    2.0f * r, ids, d2);
+    for (size_t k = 0; k < n; k++) {
+        if (ids[k] < i)
+            continue;
+        w->tick_overlaps++;
+        float depth = (2.0f * r - sqrtf(d2[k])) / (2.0f * r);
+        if (depth > w->win.depth_max)
+            w->win.depth_max = depth;
+    }
+    float tol = GC_SIM_WALL_TOL * s->grid->cell_size;
+    if (!body_ok(s->grid, p, r, tol))
+        w->win.in_wall++;
+}
+
+/* Agent i's preferred velocity; false when it must plan again. */
+static bool
+preferred(gc_sim *s, uint32_t i, gc_vec2 *pref)
+{
+    gc_agent *a = &s->agents[i];
+    *pref = (gc_vec2){0.0f, 0.0f};
+    if (a->state == GC_AGENT_ARRIVED && a->wp_len > 0) {
+        /* Pushed off its goal: drift back at half speed, so that arrived
+         * agents settle on their own spots and leave the others' free. */
+        gc_vec2 t = a->wp[a->wp_len - 1];
+        float dx = t.x - a->pos.x, dy = t.y - a->pos.y;
+        float d = sqrtf(dx * dx + dy * dy);
+        if (d > s->orca.radius) {
+            float v = 0.5f * s->cfg.motion.speed;
+            if (d - s->orca.radius < v * s->dt)
+                v = (d - s->orca.radius) / s->dt;
+            *pref = (gc_vec2){dx / d * v, dy / d * v};
+        }
+        return true;
+    }
+    if (a->state != GC_AGENT_MOVING || a->wp_next >= a->wp_len)
+        return true;
+    uint32_t last = a->wp_next + LOOKAHEAD;
+    if (last > a->wp_len - 1)
+        last = a->wp_len - 1;
+    uint32_t k = last + 1;
+    while (k-- > a->wp_next)
+        if (visible(s->pgrid, a->pos, a->wp[k]))
+            break;
+    if (k == UINT32_MAX || k < a->wp_next)
+        return false;
+    a->wp_next = k;
+    gc_vec2 t = a->wp[k];
+    float dx = t.x - a->pos.x, dy = t.y - a->pos.y;
+    float d = sqrtf(dx * dx + dy * dy);
+    if (d <= 0.0f)
+        return true;
+    float v = s->cfg.motion.speed;
+    if (k + 1 == a->wp_len && d < v * s->dt)
+        v = d / s->dt; /* arrive, do not overshoot */
+    *pref = (gc_vec2){dx / d * v, dy / d * v};
+    return true;
+}
+
+static void
+replan_now(gc_sim *s, uint32_t i)
+{
+    gc_agent_clear_path(&s->agents[i]);
+    s->agents[i].state = GC_AGENT_WAITING;
+    gc_sim_enqueue(s, i, false);
+}
+
+static void
+step_agent(gc_sim_worker *w, uint32_t i)
+{
+    gc_sim *s = w->sim;
+    gc_agent *a = &s->agents[i];
+    gc_sim_body *b = &s->body[i];
+    const gc_orca_params *op = &s->orca;
+    uint64_t now = s->ticks + 1; /* this tick */
+    float r = op->radius, cs = s->grid->cell_size;
+
+    if (a->state == GC_AGENT_STUCK) {
+        b->vx = b->vy = 0.0f;
+        return;
+    }
+    if (a->state != GC_AGENT_MOVING)
+        b->progress_tick = now;
+    gc_vec2 pref;
+    if (!preferred(s, i, &pref)) {
+        replan_now(s, i);
+        b->progress_tick = now;
+    }
+    /* The deadlock rule (see the note at the top). */
+    if (a->state == GC_AGENT_MOVING) {
+        uint64_t hz = (uint64_t)lroundf(1.0f / s->dt);
+        if (hz == 0)
+            hz = 1;
+        uint64_t cyc = (now - b->progress_tick) % (uint64_t)(STALL_CYCLE * hz);
+        if (now > b->progress_tick && cyc == (uint64_t)(STALL_REPLAN * hz)) {
+            replan_now(s, i);
+            pref = (gc_vec2){0.0f, 0.0f};
+        } else if (cyc >= (uint64_t)(STALL_YIELD * hz) &&
+                   cyc < (uint64_t)((STALL_YIELD + STALL_YIELD_LEN) * hz)) {
+            uint32_t j;
+            float d2;
+            gc_vec2 p = {s->px[i], s->py[i]};
+            if (gc_orca_grid_nearest(s->oidx, p, i, 1, 2.0f * r + 0.5f * cs, &j,
+                                     &d2) == 1 &&
+                j < i && d2 > 0.0f) {
+                float d = sqrtf(d2), v = 0.5f * s->cfg.motion.speed;
+                pref = (gc_vec2){(p.x - s->px[j]) / d * v,
+                                 (p.y - s->py[j]) / d * v};
+            }
+        }
+    }
+
+    /* ORCA against the start-of-tick arrays: the agent's own entry there
+     * is its position as the tick starts (planning moved nobody). */
+    /* Avoidance keeps a margin (MARGIN): ORCA's answer is exact only to
+     * first order in dt, and bodies that aim to just touch graze each
+     * other; aiming a tenth wider keeps the real bodies apart. */
+    float ra = r * MARGIN;
+    gc_orca_agent self = {{s->px[i], s->py[i]}, {s->vx[i], s->vy[i]}, ra};
+    gc_orca_agent nb[GC_ORCA_MAX_NEIGHBOURS];
+    uint32_t ids[GC_ORCA_MAX_NEIGHBOURS];
+    size_t n =
+        gc_orca_grid_nearest(s->oidx, self.pos, i, (size_t)op->max_neighbours,
+                             op->neighbour_dist, ids, NULL);
+    for (size_t k = 0; k < n; k++)
+        nb[k] = (gc_orca_agent){
+            {s->px[ids[k]], s->py[ids[k]]}, {s->vx[ids[k]], s->vy[ids[k]]}, ra};
+    gc_orca_segment seg[GC_ORCA_MAX_SEGMENTS];
+    size_t m = wall_segments(s->grid, self.pos,
+                             op->time_horizon_obst * op->max_speed + r, seg,
+                             GC_ORCA_MAX_SEGMENTS);
+    gc_vec2 v = {0.0f, 0.0f};
+    if (gc_orca_velocity(op, &self, pref, op->max_speed, nb, n, seg, m, &v,
+                         NULL) != GC_OK)
+        v = pref;
+
+    gc_vec2 from = a->pos;
+    gc_vec2 to = {from.x + v.x * s->dt, from.y + v.y * s->dt};
+    to = clamp_move(s->grid, from, to, r, GC_SIM_WALL_TOL * cs);
+    float mx = to.x - from.x, my = to.y - from.y;
+    float moved = sqrtf(mx * mx + my * my);
+    a->pos = to;
+    a->travelled += moved;
+    b->vx = mx / s->dt;
+    b->vy = my / s->dt;
+    if (moved > 1e-6f * cs)
+        a->heading = atan2f(my, mx);
+
+    if (a->state != GC_AGENT_MOVING || a->wp_next >= a->wp_len)
+        return;
+    w->win.speed_sum += moved / s->dt;
+    w->win.pref_sum += s->cfg.motion.speed;
+    gc_vec2 t = a->wp[a->wp_next];
+    float dx = t.x - to.x, dy = t.y - to.y;
+    float d = sqrtf(dx * dx + dy * dy);
+    if (a->wp_next > b->best_wp || d < b->best_d - PROGRESS * cs) {
+        b->best_wp = a->wp_next;
+        b->best_d = d;
+        b->progress_tick = now;
+    }
+    /* Arrival: near the last waypoint, within the arrival radius or the
+     * body's radius, whichever is larger (a crowd cannot put every centre
+     * on one point). */
+    float arrive =
+        s->cfg.motion.arrive_radius > r ? s->cfg.motion.arrive_radius : r;
+    /* Or close to it and held back there for STALL_YIELD seconds: the
+     * crowd already standing on and around the goal lets it come no
+     * nearer, and pushing on would only shove them. */
+    gc_vec2 gl = a->wp[a->wp_len - 1];
+    float dgx = gl.x - to.x, dgy = gl.y - to.y;
+    uint64_t hz = (uint64_t)lroundf(1.0f / s->dt);
+    bool held =
+        now - b->progress_tick >= (uint64_t)(STALL_YIELD * hz) &&
+        dgx * dgx + dgy * dgy <= (NEAR_GOAL * cs + r) * (NEAR_GOAL * cs + r);
+    if ((a->wp_next + 1 == a->wp_len && d <= arrive) || held) {
+        a->wp_next = a->wp_len;
+        a->state = GC_AGENT_ARRIVED;
+        b->progress_tick = now;
+        gc_sim_on_arrival(s, w, i);
+    }
+}
+
+void
+gc_sim_crowd_step(gc_sim_worker *w)
+{
+    gc_sim *s = w->sim;
+    uint64_t t0 = gc_clock_ns();
+    w->tick_overlaps = 0;
+    for (uint32_t i = (uint32_t)w->id; i < s->n; i += (uint32_t)s->nworkers)
+        measure(w, i);
+    for (uint32_t i = (uint32_t)w->id; i < s->n; i += (uint32_t)s->nworkers)
+        step_agent(w, i);
+    w->tick_avoid_ns = gc_clock_ns() - t0;
+}
