@@ -33,6 +33,7 @@
 #include <gridcrowd/grid.h>
 #include <gridcrowd/host.h>
 #include <gridcrowd/mapio.h>
+#include <gridcrowd/orca.h>
 #include <gridcrowd/sim.h>
 #include <gridcrowd/version.h>
 #include <gridcrowd/world.h>
@@ -154,6 +155,10 @@ enum opt_id {
     O_SMOOTH,
     O_NO_SMOOTH,
     O_DIAG,
+    O_AVOID,
+    O_RADIUS,
+    O_NEIGHBOURS,
+    O_HORIZON,
     O_THREADS,
     O_HZ,
     O_BUDGET,
@@ -387,6 +392,18 @@ parse_diag(options *o, const char *s)
     return true;
 }
 
+static bool
+parse_avoid(options *o, const char *s)
+{
+    int a = gc_avoid_parse(s);
+    if (a < 0) {
+        msg("--avoid: expected orca or none, got '%s'", s);
+        return false;
+    }
+    o->sim.avoid = (gc_avoid)a;
+    return true;
+}
+
 /* ---- the table ----------------------------------------------------------- */
 
 #define FIELD(f, t) .off = offsetof(options, f), .type = t
@@ -495,6 +512,36 @@ static const opt_row opt_rows[OPT_COUNT] = {
                 .off = offsetof(options, sim.diag),
                 .parse = parse_diag,
                 .help = "no-corner-cut | never | one-free | always"},
+    [O_AVOID] = {.name = "avoid",
+                 .kind = ARG_CUSTOM,
+                 .metavar = "MODEL",
+                 .def = "orca",
+                 .off = offsetof(options, sim.avoid),
+                 .parse = parse_avoid,
+                 .section = "Bodies",
+                 .help = "orca: bodies avoid each other (ORCA); none: exact "
+                         "path followers that pass through each other"},
+    [O_RADIUS] = {.name = "radius",
+                  REAL(0, 1e6),
+                  .metavar = "UNITS",
+                  .def = "0.35 cell",
+                  .def_text = true,
+                  .unit = "world units; 0: points",
+                  FIELD(sim.radius, FT_FLOAT),
+                  .help = "body radius; paths keep this far from walls"},
+    [O_NEIGHBOURS] = {.name = "neighbours",
+                      WHOLE(1, GC_ORCA_MAX_NEIGHBOURS),
+                      .metavar = "N",
+                      .def = "10",
+                      FIELD(sim.neighbours, FT_U32),
+                      .help = "ORCA: nearest agents each agent avoids"},
+    [O_HORIZON] = {.name = "horizon",
+                   REAL(1e-3, 1e6),
+                   .metavar = "S",
+                   .def = "2",
+                   .unit = "seconds",
+                   FIELD(sim.horizon, FT_FLOAT),
+                   .help = "ORCA: how far ahead agents avoid each other"},
     [O_THREADS] = {.name = "threads",
                    WHOLE(1, 256),
                    .metavar = "N",
@@ -1027,6 +1074,30 @@ warn_behind(const options *o, run_figures *fig, double secs,
         rate, o->sim.hz, span, (unsigned long long)over);
 }
 
+/* The figures of bodies (avoid ORCA): a tail for the per-second line, or
+ * JSON keys; "" without avoidance.  A static buffer: loop thread only. */
+static const char *
+bodies_text(const options *o, const gc_sim_stats *st, bool json)
+{
+    static char buf[512];
+    if (o->sim.avoid != GC_AVOID_ORCA)
+        return "";
+    snprintf(buf, sizeof buf,
+             json ? ", \"avoid\": \"orca\", \"radius\": %.4f, "
+                    "\"overlaps_mean\": %.4f, \"overlaps_max\": %llu, "
+                    "\"overlap_depth_max\": %.4f, \"in_wall\": %llu, "
+                    "\"stalled\": %llu, \"speed_ratio\": %.4f, "
+                    "\"avoid_ms_mean\": %.4f"
+                  : "  bodies r %.2f: %.2f overlaps/tick (max %llu, deepest "
+                    "%.3f of 2r) %llu in walls %llu stalled  speed %.2f of "
+                    "preferred  avoid %.2f ms/tick",
+             o->sim.radius, st->overlaps_mean,
+             (unsigned long long)st->overlaps_max, st->overlap_depth_max,
+             (unsigned long long)st->in_wall, (unsigned long long)st->stalled,
+             st->speed_ratio, st->avoid_ms_mean);
+    return buf;
+}
+
 static void
 print_second(const options *o, const gc_sim_stats *st, double secs,
              uint64_t ticks_in_window)
@@ -1038,7 +1109,7 @@ print_second(const options *o, const gc_sim_stats *st, double secs,
             "%s: tick %llu  %.1f ticks/s  agents: %llu moving %llu waiting "
             "%llu arrived %llu stuck %llu unreachable  %.0f arrivals/s  "
             "%.0f paths/s  path %.1f us mean (search %.1f + smooth %.1f) "
-            "%.1f us p99  %.0f expanded/path\n",
+            "%.1f us p99  %.0f expanded/path%s\n",
             prog, (unsigned long long)st->ticks,
             (double)ticks_in_window * per_s,
             (unsigned long long)st->by_state[GC_AGENT_MOVING],
@@ -1049,7 +1120,8 @@ print_second(const options *o, const gc_sim_stats *st, double secs,
             (double)st->arrivals * per_s, (double)st->searches * per_s,
             st->search_us_mean, st->search_only_us_mean, st->smooth_us_mean,
             st->search_us_p99,
-            st->searches ? (double)st->expanded / (double)st->searches : 0.0);
+            st->searches ? (double)st->expanded / (double)st->searches : 0.0,
+            bodies_text(o, st, false));
 }
 
 static void
@@ -1216,7 +1288,7 @@ write_summary(FILE *f, bool json, const options *o, const run_figures *fig,
                 "\"replan_delay_ticks_max\": %llu, "
                 "\"replan_delay_ms_mean\": %.3f, "
                 "\"replan_delay_ms_max\": %.3f, \"threads\": %d, "
-                "\"batch\": %s, \"hz\": %.3f, \"max_rss_kb\": %ld}\n",
+                "\"batch\": %s, \"hz\": %.3f, \"max_rss_kb\": %ld%s}\n",
                 (unsigned long long)fig->ticks, fig->wall_s, tps, agents,
                 (unsigned long long)t->by_state[GC_AGENT_ARRIVED],
                 (unsigned long long)t->by_state[GC_AGENT_UNREACHABLE],
@@ -1233,7 +1305,8 @@ write_summary(FILE *f, bool json, const options *o, const run_figures *fig,
                 (unsigned long long)fig->edit_batches,
                 (unsigned long long)t->replan_delay_ticks_max,
                 t->replan_delay_ms_mean, t->replan_delay_ms_max, o->sim.threads,
-                o->batch ? "true" : "false", o->sim.hz, max_rss_kb());
+                o->batch ? "true" : "false", o->sim.hz, max_rss_kb(),
+                bodies_text(o, t, true));
         return;
     }
     fprintf(f,
@@ -1510,6 +1583,8 @@ main(int argc, char **argv)
         goto out;
     }
 
+    if (o.given[O_RADIUS] == NULL) /* the default, fitted to the demo map */
+        o.sim.radius = 0.35f * grid->cell_size;
     rc = gc_sim_new(&sim, grid, &o.sim, &err);
     if (rc != GC_OK) {
         msg("%s", err.msg);

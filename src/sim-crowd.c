@@ -41,11 +41,23 @@
  * index backs out and the lower goes through.  After STALL_REPLAN seconds
  * it plans again from where it stands.  The cycle repeats every
  * STALL_CYCLE seconds.  With no visible waypoint it plans again at once.
- * Agents with no progress for 10 s count as stalled.  Agents that arrived
- * (point and scen goals) keep their bodies with a preferred velocity of
- * zero: ORCA shares each avoidance between the two agents, so an arrived
- * agent is pushed aside by those that need to pass; wanderers draw a new
- * goal as before.
+ * Agents with no progress for 10 s count as stalled.
+ *
+ * Counterflow: an agent with someone ahead coming the other way aims 15
+ * degrees to the right of its way (keep right), so opposing streams form
+ * lanes instead of pressing head-on.  Avoidance sees bodies 10% larger
+ * than they are (MARGIN): ORCA is exact only to first order in dt, and
+ * bodies aiming to just touch graze each other.
+ *
+ * Goals in a crowd.  An agent arrives within max(arrival radius, body
+ * radius) of its last waypoint; or after NEAR_TIME seconds within
+ * NEAR_GOAL cells of it; or after NEAR_TIME seconds without progress
+ * within 3 NEAR_GOAL cells (held back by those already standing around
+ * the goal).  Arrived agents (point and scen goals) keep their bodies:
+ * pushed off their goal by more than their radius they drift back at
+ * half speed, so they settle on their own spots and leave others' free;
+ * ORCA shares each avoidance between the two agents, so those that need
+ * to pass push them aside.  Wanderers draw a new goal as before.
  */
 #include "config.h"
 
@@ -57,17 +69,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LOOKAHEAD 6          /* waypoints tried ahead of the next */
-#define STALL_YIELD 2.0f     /* s without progress before yielding */
-#define STALL_YIELD_LEN 2.0f /* s of backing away */
-#define STALL_REPLAN 5.0f    /* s without progress before replanning */
-#define STALL_CYCLE 8.0f     /* s: the rule repeats */
-#define STALLED 10.0f        /* s: counted as stalled */
-#define PROGRESS 0.1f        /* cells nearer the next waypoint */
-#define MARGIN 1.1f          /* avoidance sees bodies this much larger */
-#define NEAR_GOAL                                                              \
-    2.0f /* cells: stalled this near the goal counts                           \
-            as arrived */
+#define LOOKAHEAD 6               /* waypoints tried ahead of the next */
+#define STALL_YIELD 2.0f          /* s without progress before yielding */
+#define STALL_YIELD_LEN 2.0f      /* s of backing away */
+#define STALL_REPLAN 5.0f         /* s without progress before replanning */
+#define STALL_CYCLE 8.0f          /* s: the rule repeats */
+#define STALLED 10.0f             /* s: counted as stalled */
+#define PROGRESS 0.1f             /* cells nearer the next waypoint */
+#define KEEP_RIGHT_COS 0.9659258f /* 15 degrees */
+#define KEEP_RIGHT_SIN 0.2588190f
+#define MARGIN 1.1f    /* avoidance sees bodies this much larger */
+#define NEAR_GOAL 2.0f /* cells: this near the goal for NEAR_TIME s */
+#define NEAR_TIME 3.0f /* counts as arrived */
 
 /* ---- set-up ---------------------------------------------------------- */
 
@@ -472,8 +485,10 @@ preferred(gc_sim *s, uint32_t i, gc_vec2 *pref)
     gc_agent *a = &s->agents[i];
     *pref = (gc_vec2){0.0f, 0.0f};
     if (a->state == GC_AGENT_ARRIVED && a->wp_len > 0) {
-        /* Pushed off its goal: drift back at half speed, so that arrived
-         * agents settle on their own spots and leave the others' free. */
+        /* Pushed more than a cell off its goal: drift back at half
+         * speed, so that arrived agents settle near their own spots and
+         * leave the others' free; within a cell, no preference, so that
+         * agents passing through can push them aside. */
         gc_vec2 t = a->wp[a->wp_len - 1];
         float dx = t.x - a->pos.x, dy = t.y - a->pos.y;
         float d = sqrtf(dx * dx + dy * dy);
@@ -577,6 +592,22 @@ step_agent(gc_sim_worker *w, uint32_t i)
     for (size_t k = 0; k < n; k++)
         nb[k] = (gc_orca_agent){
             {s->px[ids[k]], s->py[ids[k]]}, {s->vx[ids[k]], s->vy[ids[k]]}, ra};
+    /* Keep right: with someone coming the other way ahead, aim a little
+     * to the right (y grows downwards), so that counterflows form lanes
+     * instead of pressing head-on, which ORCA alone resolves slowly. */
+    float pl = sqrtf(pref.x * pref.x + pref.y * pref.y);
+    if (pl > 0.0f) {
+        for (size_t k = 0; k < n; k++) {
+            float rx = nb[k].pos.x - self.pos.x, ry = nb[k].pos.y - self.pos.y;
+            if (rx * pref.x + ry * pref.y > 0.0f &&
+                nb[k].vel.x * pref.x + nb[k].vel.y * pref.y < 0.0f) {
+                gc_vec2 q = {pref.x * KEEP_RIGHT_COS - pref.y * KEEP_RIGHT_SIN,
+                             pref.x * KEEP_RIGHT_SIN + pref.y * KEEP_RIGHT_COS};
+                pref = q;
+                break;
+            }
+        }
+    }
     gc_orca_segment seg[GC_ORCA_MAX_SEGMENTS];
     size_t m = wall_segments(s->grid, self.pos,
                              op->time_horizon_obst * op->max_speed + r, seg,
@@ -615,16 +646,26 @@ step_agent(gc_sim_worker *w, uint32_t i)
      * on one point). */
     float arrive =
         s->cfg.motion.arrive_radius > r ? s->cfg.motion.arrive_radius : r;
-    /* Or close to it and held back there for STALL_YIELD seconds: the
-     * crowd already standing on and around the goal lets it come no
-     * nearer, and pushing on would only shove them. */
+    /* Or near it (NEAR_GOAL cells) for NEAR_TIME seconds: the crowd
+     * already standing on and around the goal lets it come no nearer,
+     * and pushing on would only shove them. */
     gc_vec2 gl = a->wp[a->wp_len - 1];
     float dgx = gl.x - to.x, dgy = gl.y - to.y;
-    uint64_t hz = (uint64_t)lroundf(1.0f / s->dt);
+    float near = NEAR_GOAL * cs + r;
+    if (dgx * dgx + dgy * dgy > near * near)
+        b->near_tick = 0;
+    else if (b->near_tick == 0)
+        b->near_tick = now;
     bool held =
-        now - b->progress_tick >= (uint64_t)(STALL_YIELD * hz) &&
-        dgx * dgx + dgy * dgy <= (NEAR_GOAL * cs + r) * (NEAR_GOAL * cs + r);
+        b->near_tick != 0 && (float)(now - b->near_tick) * s->dt >= NEAR_TIME;
+    /* Or, further out, held back behind agents that already arrived
+     * around the goal (they keep their own spots) for NEAR_TIME s. */
+    float far = 3.0f * NEAR_GOAL * cs;
+    if (dgx * dgx + dgy * dgy <= far * far &&
+        (float)(now - b->progress_tick) * s->dt >= NEAR_TIME)
+        held = true;
     if ((a->wp_next + 1 == a->wp_len && d <= arrive) || held) {
+        b->near_tick = 0;
         a->wp_next = a->wp_len;
         a->state = GC_AGENT_ARRIVED;
         b->progress_tick = now;

@@ -68,6 +68,8 @@ typedef struct gc_sim_body {
     float best_d;           /* nearest it came to waypoint best_wp */
     uint32_t best_wp;       /* furthest waypoint index reached */
     uint64_t progress_tick; /* last tick it made progress */
+    uint64_t near_tick;     /* first tick of its current stay near its
+                               goal (0: not near) */
 } gc_sim_body;
 
 /* One worker thread.  Everything in it is written by that worker during a

@@ -20,3 +20,9 @@ EXTRA_DIST += %reldir%/bench-sim %reldir%/bench-edits
 noinst_PROGRAMS += %reldir%/bench-orca
 %canon_reldir%_bench_orca_SOURCES = %reldir%/bench-orca.c
 %canon_reldir%_bench_orca_LDADD = libgridcrowd.la -lm
+
+# bench-crowd: whole ticks of the simulation with bodies and ORCA on
+# circle, corridor, bottleneck and den520d (issue 10).
+noinst_PROGRAMS += %reldir%/bench-crowd
+%canon_reldir%_bench_crowd_SOURCES = %reldir%/bench-crowd.c
+%canon_reldir%_bench_crowd_LDADD = libgridcrowd.la -lm
