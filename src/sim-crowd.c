@@ -70,6 +70,7 @@
 #include <string.h>
 
 #define LOOKAHEAD 6               /* waypoints tried ahead of the next */
+#define VIS_RANGE 8               /* cells: how far visibility is checked */
 #define STALL_YIELD 2.0f          /* s without progress before yielding */
 #define STALL_YIELD_LEN 2.0f      /* s of backing away */
 #define STALL_REPLAN 5.0f         /* s without progress before replanning */
@@ -300,7 +301,7 @@ clamp_move(const gc_grid *g, gc_vec2 from, gc_vec2 to, float r, float tol)
  * into the inflated band walks out of it.
  */
 static bool
-visible(const gc_grid *g, gc_vec2 a, gc_vec2 b)
+visible(const gc_grid *g, gc_vec2 a, gc_vec2 b, int64_t max_steps)
 {
     const double cs = g->cell_size;
     double px = a.x / cs, py = a.y / cs, qx = b.x / cs, qy = b.y / cs;
@@ -506,9 +507,31 @@ preferred(gc_sim *s, uint32_t i, gc_vec2 *pref)
     if (last > a->wp_len - 1)
         last = a->wp_len - 1;
     uint32_t k = last + 1;
-    while (k-- > a->wp_next)
-        if (visible(s->pgrid, a->pos, a->wp[k]))
+    /* Waypoints further on are taken only within VIS_RANGE cells, and
+     * checked all the way; the next one only within VIS_RANGE cells of
+     * the agent (beyond, the planned path vouches for it).  So a tick
+     * costs at most a few short traversals per agent, not a walk down a
+     * path hundreds of cells long. */
+    const float cs = s->grid->cell_size, range = VIS_RANGE * cs;
+    gc_vec2 n0 = a->wp[a->wp_next];
+    bool at_next = (n0.x - a->pos.x) * (n0.x - a->pos.x) +
+                       (n0.y - a->pos.y) * (n0.y - a->pos.y) <=
+                   cs * cs;
+    while (k-- > a->wp_next) {
+        float dx = a->wp[k].x - a->pos.x, dy = a->wp[k].y - a->pos.y;
+        int64_t steps = INT64_MAX;
+        if (k == a->wp_next || dx * dx + dy * dy > range * range) {
+            /* Far: only the stretch near the agent is checked, for the
+             * next waypoint, or for the one after it when the agent is
+             * within a cell of the next (the leg between them is part of
+             * the planned path). */
+            if (k > a->wp_next && !(k == a->wp_next + 1 && at_next))
+                continue;
+            steps = 2 * (int64_t)VIS_RANGE;
+        }
+        if (visible(s->pgrid, a->pos, a->wp[k], steps))
             break;
+    }
     if (k == UINT32_MAX || k < a->wp_next)
         return false;
     a->wp_next = k;
@@ -608,10 +631,15 @@ step_agent(gc_sim_worker *w, uint32_t i)
             }
         }
     }
+    /* Walls within range, unless the clearance map says there is none:
+     * in open ground that saves a scan of every cell around the agent. */
     gc_orca_segment seg[GC_ORCA_MAX_SEGMENTS];
-    size_t m = wall_segments(s->grid, self.pos,
-                             op->time_horizon_obst * op->max_speed + r, seg,
-                             GC_ORCA_MAX_SEGMENTS);
+    size_t m = 0;
+    float range = op->time_horizon_obst * op->max_speed + r;
+    gc_cell own = gc_grid_world_to_cell(s->grid, self.pos);
+    const gc_nav *wn = s->wnav != NULL ? s->wnav : s->nav;
+    if (gc_nav_clearance(wn, own) - 0.75f <= range / cs)
+        m = wall_segments(s->grid, self.pos, range, seg, GC_ORCA_MAX_SEGMENTS);
     gc_vec2 v = {0.0f, 0.0f};
     if (gc_orca_velocity(op, &self, pref, op->max_speed, nb, n, seg, m, &v,
                          NULL) != GC_OK)

@@ -11,7 +11,8 @@
  *               neighbours, horizon 10 s.  (Our neighbour distance is
  *               2r + 1 s of motion, not RVO2's 15.)
  *   corridor    a corridor 12 cells wide; N/2 agents at each end in a
- *               block 10 cells deep per row, going to the other end;
+ *               block 10 agents across, going to the other end (goals
+ *               two cells apart along the corridor);
  *               radius 0.35, speed 4, 60 Hz.
  *   bottleneck  a 40 x 40 room whose agents leave through a door 2 cells
  *               wide to a goal area outside; radius 0.35, speed 4, 60 Hz.
@@ -90,6 +91,8 @@ circle(size_t n, gc_grid **gp, gc_scen *sc, gc_sim_config *c)
     for (size_t k = 0; i < n; k++) {
         double r = 200.0 + 5.0 * (double)k;
         size_t on = (size_t)floor(2.0 * M_PI * r / spacing);
+        if (on > n - i)
+            on = n - i; /* the last ring: evenly spread too */
         for (size_t j = 0; j < on && i < n; j++, i++) {
             double a = 2.0 * M_PI * (double)j / (double)on;
             gc_cell s = {half + (int32_t)lround(r * cos(a)),
@@ -108,8 +111,10 @@ circle(size_t n, gc_grid **gp, gc_scen *sc, gc_sim_config *c)
 static void
 corridor(size_t n, gc_grid **gp, gc_scen *sc, gc_sim_config *c)
 {
+    /* Goals two cells apart along the corridor: packed a cell apart,
+     * arrived bodies would wall off the agents still coming through. */
     const int32_t wide = 12, depth = (int32_t)((n / 2 + 9) / 10);
-    const int32_t len = 2 * depth + 40, h = wide + 2;
+    const int32_t len = 4 * depth + 40, h = wide + 2;
     gc_grid *g = open_grid(len + 2, h);
     for (int32_t x = 0; x < len + 2; x++) {
         gc_grid_set(g, x, 0, GC_CELL_OBSTACLE);
@@ -122,10 +127,10 @@ corridor(size_t n, gc_grid **gp, gc_scen *sc, gc_sim_config *c)
         int32_t col = (int32_t)(k / 10), row = 2 + (int32_t)(k % 10);
         if (i % 2 == 0) {
             sc->entries[i].start = (gc_cell){1 + col, row};
-            sc->entries[i].goal = (gc_cell){len - depth + 1 + col, row};
+            sc->entries[i].goal = (gc_cell){len - 2 * depth + 1 + 2 * col, row};
         } else {
             sc->entries[i].start = (gc_cell){len - col, row};
-            sc->entries[i].goal = (gc_cell){depth - col, row};
+            sc->entries[i].goal = (gc_cell){2 * depth - 2 * col, row};
         }
     }
     c->radius = 0.35f;
@@ -161,15 +166,17 @@ main(int argc, char **argv)
     size_t n = 1000;
     int threads = 2;
     uint64_t max_ticks = 0;
+    float horizon = 0.0f; /* 0: the scenario's */
     static const struct option longs[] = {
         {"scenario", required_argument, NULL, 's'},
         {"agents", required_argument, NULL, 'n'},
         {"threads", required_argument, NULL, 't'},
         {"ticks", required_argument, NULL, 'k'},
         {"map", required_argument, NULL, 'm'},
+        {"horizon", required_argument, NULL, 'H'},
         {NULL, 0, NULL, 0}};
     int ch;
-    while ((ch = getopt_long(argc, argv, "s:n:t:k:m:", longs, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, "s:n:t:k:m:H:", longs, NULL)) != -1) {
         switch (ch) {
         case 's':
             scenario = optarg;
@@ -186,11 +193,14 @@ main(int argc, char **argv)
         case 'm':
             map = optarg;
             break;
+        case 'H':
+            horizon = (float)atof(optarg);
+            break;
         default:
             fprintf(stderr,
                     "usage: " PROG " [--scenario circle|corridor|bottleneck|"
                     "den520d] [--agents N] [--threads T] [--ticks MAX] "
-                    "[--map FILE]\n");
+                    "[--map FILE] [--horizon S]\n");
             return 2;
         }
     }
@@ -223,6 +233,8 @@ main(int argc, char **argv)
     } else {
         die("unknown scenario");
     }
+    if (horizon > 0.0f)
+        c.horizon = horizon;
     if (sc.len > 0) {
         c.goals = GC_GOALS_SCEN;
         c.scen = &sc;
