@@ -188,6 +188,17 @@ gc_sim_inflate(gc_sim *s)
 
 /* ---- geometry ---------------------------------------------------------- */
 
+/* gc_grid_passable without the calls: the scans below ask it of every
+ * cell around every agent, every tick. */
+static inline bool
+open_cell(const gc_grid *g, int32_t x, int32_t y)
+{
+    if (x < 0 || y < 0 || x >= g->width || y >= g->height)
+        return false;
+    uint8_t t = g->cells[(size_t)y * (size_t)g->width + (size_t)x];
+    return t < GC_CELL_NTYPES && gc_cost_passable(g->cost[t]);
+}
+
 bool
 gc_sim_plan_cell(const gc_sim *s, gc_vec2 p, gc_cell *out)
 {
@@ -201,7 +212,7 @@ gc_sim_plan_cell(const gc_sim *s, gc_vec2 p, gc_cell *out)
     for (int32_t dy = -2; dy <= 2; dy++)
         for (int32_t dx = -2; dx <= 2; dx++) {
             gc_cell n = {c.x + dx, c.y + dy};
-            if (!gc_grid_passable(g, n.x, n.y))
+            if (!open_cell(g, n.x, n.y))
                 continue;
             gc_vec2 q = gc_grid_cell_center(g, n);
             float d = (q.x - p.x) * (q.x - p.x) + (q.y - p.y) * (q.y - p.y);
@@ -230,7 +241,7 @@ wall_depth(const gc_grid *g, gc_vec2 p, float r, gc_vec2 *push)
     gc_vec2 sum = {0.0f, 0.0f};
     for (int32_t y = y0; y <= y1; y++)
         for (int32_t x = x0; x <= x1; x++) {
-            if (gc_grid_passable(g, x, y))
+            if (open_cell(g, x, y))
                 continue;
             float lx = (float)x * cs, hx = lx + cs;
             float ly = (float)y * cs, hy = ly + cs;
@@ -259,7 +270,7 @@ static bool
 centre_in_wall(const gc_grid *g, gc_vec2 p)
 {
     gc_cell c = gc_grid_world_to_cell(g, p);
-    return !gc_grid_passable(g, c.x, c.y);
+    return !open_cell(g, c.x, c.y);
 }
 
 /* Whether a body may stand at p: the centre out of every wall cell and the
@@ -322,7 +333,7 @@ visible(const gc_grid *g, gc_vec2 a, gc_vec2 b, int64_t max_steps)
     int64_t steps =
         2 + llabs((long long)end.x - c.x) + llabs((long long)end.y - c.y);
     for (int64_t k = 0; k <= steps; k++) {
-        bool open = gc_grid_passable(g, c.x, c.y);
+        bool open = open_cell(g, c.x, c.y);
         if (open)
             leaving = false;
         else if (!leaving)
@@ -330,8 +341,8 @@ visible(const gc_grid *g, gc_vec2 a, gc_vec2 b, int64_t max_steps)
         if ((c.x == end.x && c.y == end.y) || (tmx > 1.0 && tmy > 1.0))
             break;
         if (fabs(tmx - tmy) < 1e-9) {
-            if (!leaving && (!gc_grid_passable(g, c.x + sx, c.y) ||
-                             !gc_grid_passable(g, c.x, c.y + sy)))
+            if (!leaving &&
+                (!open_cell(g, c.x + sx, c.y) || !open_cell(g, c.x, c.y + sy)))
                 return false;
             c.x += sx;
             c.y += sy;
@@ -371,8 +382,8 @@ wall_segments(const gc_grid *g, gc_vec2 p, float range, gc_orca_segment *buf,
         for (int32_t x = x0; x <= x1 + 1; x++) {
             int kind = 0;
             if (x <= x1) {
-                bool a = gc_grid_passable(g, x, y - 1);
-                bool b = gc_grid_passable(g, x, y);
+                bool a = open_cell(g, x, y - 1);
+                bool b = open_cell(g, x, y);
                 kind = a == b ? 0 : (a ? 1 : 2);
             }
             if (kind == run)
@@ -390,8 +401,8 @@ wall_segments(const gc_grid *g, gc_vec2 p, float range, gc_orca_segment *buf,
         for (int32_t y = y0; y <= y1 + 1; y++) {
             int kind = 0;
             if (y <= y1) {
-                bool a = gc_grid_passable(g, x - 1, y);
-                bool b = gc_grid_passable(g, x, y);
+                bool a = open_cell(g, x - 1, y);
+                bool b = open_cell(g, x, y);
                 kind = a == b ? 0 : (a ? 1 : 2);
             }
             if (kind == run)
@@ -454,19 +465,29 @@ gc_sim_body_reset(gc_sim *s, uint32_t i)
     }
 }
 
-/* Overlaps with agents of higher index, and the wall check, at the
- * positions the tick starts from. */
+/*
+ * Overlaps with agents of higher index, and the wall check, at the
+ * positions the tick starts from.  The agent's neighbour query (ids, d2:
+ * its n nearest, nearest first) usually holds every overlapping one; only
+ * when all of them overlap may there be more, and then the index is asked
+ * again for everyone within 2r.
+ */
 static void
-measure(gc_sim_worker *w, uint32_t i)
+measure(gc_sim_worker *w, uint32_t i, const uint32_t *ids, const float *d2,
+        size_t n, size_t k_asked)
 {
     gc_sim *s = w->sim;
-    float r = s->orca.radius;
+    float r = s->orca.radius, r2 = 4.0f * r * r;
     gc_vec2 p = {s->px[i], s->py[i]};
-    uint32_t ids[GC_ORCA_MAX_NEIGHBOURS];
-    float d2[GC_ORCA_MAX_NEIGHBOURS];
-    size_t n = gc_orca_grid_nearest(s->oidx, p, i, GC_ORCA_MAX_NEIGHBOURS,
-                                    2.0f * r, ids, d2);
-    for (size_t k = 0; k < n; k++) {
+    uint32_t more_ids[GC_ORCA_MAX_NEIGHBOURS];
+    float more_d2[GC_ORCA_MAX_NEIGHBOURS];
+    if (n == k_asked && n > 0 && d2[n - 1] < r2) {
+        n = gc_orca_grid_nearest(s->oidx, p, i, GC_ORCA_MAX_NEIGHBOURS,
+                                 2.0f * r, more_ids, more_d2);
+        ids = more_ids;
+        d2 = more_d2;
+    }
+    for (size_t k = 0; k < n && d2[k] < r2; k++) {
         if (ids[k] < i)
             continue;
         w->tick_overlaps++;
@@ -565,6 +586,12 @@ step_agent(gc_sim_worker *w, uint32_t i)
     uint64_t now = s->ticks + 1; /* this tick */
     float r = op->radius, cs = s->grid->cell_size;
 
+    uint32_t ids[GC_ORCA_MAX_NEIGHBOURS];
+    float nd2[GC_ORCA_MAX_NEIGHBOURS];
+    gc_vec2 p0 = {s->px[i], s->py[i]};
+    size_t n = gc_orca_grid_nearest(s->oidx, p0, i, (size_t)op->max_neighbours,
+                                    op->neighbour_dist, ids, nd2);
+    measure(w, i, ids, nd2, n, (size_t)op->max_neighbours);
     if (a->state == GC_AGENT_STUCK) {
         b->vx = b->vy = 0.0f;
         return;
@@ -608,10 +635,6 @@ step_agent(gc_sim_worker *w, uint32_t i)
     float ra = r * MARGIN;
     gc_orca_agent self = {{s->px[i], s->py[i]}, {s->vx[i], s->vy[i]}, ra};
     gc_orca_agent nb[GC_ORCA_MAX_NEIGHBOURS];
-    uint32_t ids[GC_ORCA_MAX_NEIGHBOURS];
-    size_t n =
-        gc_orca_grid_nearest(s->oidx, self.pos, i, (size_t)op->max_neighbours,
-                             op->neighbour_dist, ids, NULL);
     for (size_t k = 0; k < n; k++)
         nb[k] = (gc_orca_agent){
             {s->px[ids[k]], s->py[ids[k]]}, {s->vx[ids[k]], s->vy[ids[k]]}, ra};
@@ -707,8 +730,6 @@ gc_sim_crowd_step(gc_sim_worker *w)
     gc_sim *s = w->sim;
     uint64_t t0 = gc_clock_ns();
     w->tick_overlaps = 0;
-    for (uint32_t i = (uint32_t)w->id; i < s->n; i += (uint32_t)s->nworkers)
-        measure(w, i);
     for (uint32_t i = (uint32_t)w->id; i < s->n; i += (uint32_t)s->nworkers)
         step_agent(w, i);
     w->tick_avoid_ns = gc_clock_ns() - t0;
