@@ -33,8 +33,9 @@
  * along y alone, else the agent stays where it is.
  *
  * Deadlocks (ORCA's head-on meetings in passages too narrow for two, and
- * symmetric standoffs).  Progress is the furthest waypoint reached and the
- * nearest the agent came to its next one (by 0.1 cell).  After STALL_YIELD
+ * symmetric standoffs).  Progress is the walk left along the path getting
+ * shorter than it ever was on this path (by 0.1 cell); a new path starts
+ * a new measure but is not progress itself.  After STALL_YIELD
  * seconds without progress, an agent whose nearest neighbour has a lower
  * index yields: for STALL_YIELD_LEN seconds it prefers to back away from
  * that neighbour at half speed, so in a one-cell corridor the higher
@@ -451,18 +452,43 @@ gc_sim_crowd_prepare(gc_sim *s)
     return rc;
 }
 
+static float
+seg_len(gc_vec2 a, gc_vec2 b)
+{
+    return sqrtf((b.x - a.x) * (b.x - a.x) + (b.y - a.y) * (b.y - a.y));
+}
+
+/* The walk left to agent i from p along its path: to its next waypoint,
+ * then along the rest (the rest's length kept in the body, updated by
+ * subtraction as the next waypoint moves on). */
+static float
+remaining(gc_sim *s, uint32_t i, gc_vec2 p)
+{
+    const gc_agent *a = &s->agents[i];
+    gc_sim_body *b = &s->body[i];
+    if (a->wp_next >= a->wp_len)
+        return 0.0f;
+    if (b->suffix_wp != UINT32_MAX && b->suffix_wp <= a->wp_next) {
+        for (uint32_t k = b->suffix_wp; k < a->wp_next; k++)
+            b->suffix -= seg_len(a->wp[k], a->wp[k + 1]);
+    } else {
+        b->suffix = 0.0f;
+        for (uint32_t k = a->wp_next; k + 1 < a->wp_len; k++)
+            b->suffix += seg_len(a->wp[k], a->wp[k + 1]);
+    }
+    b->suffix_wp = a->wp_next;
+    return seg_len(p, a->wp[a->wp_next]) +
+           (b->suffix > 0.0f ? b->suffix : 0.0f);
+}
+
+/* A new path: progress is measured on it from here (the time of the last
+ * progress stays: a replan is not progress). */
 void
 gc_sim_body_reset(gc_sim *s, uint32_t i)
 {
     gc_sim_body *b = &s->body[i];
-    const gc_agent *a = &s->agents[i];
-    b->best_wp = a->wp_next;
-    b->best_d = INFINITY;
-    if (a->wp_next < a->wp_len) {
-        float dx = a->wp[a->wp_next].x - a->pos.x;
-        float dy = a->wp[a->wp_next].y - a->pos.y;
-        b->best_d = sqrtf(dx * dx + dy * dy);
-    }
+    b->suffix_wp = UINT32_MAX;
+    b->best_rem = remaining(s, i, s->agents[i].pos);
 }
 
 /*
@@ -599,10 +625,8 @@ step_agent(gc_sim_worker *w, uint32_t i)
     if (a->state != GC_AGENT_MOVING)
         b->progress_tick = now;
     gc_vec2 pref;
-    if (!preferred(s, i, &pref)) {
-        replan_now(s, i);
-        b->progress_tick = now;
-    }
+    if (!preferred(s, i, &pref))
+        replan_now(s, i); /* not progress: the stall clock runs on */
     /* The deadlock rule (see the note at the top). */
     if (a->state == GC_AGENT_MOVING) {
         uint64_t hz = (uint64_t)lroundf(1.0f / s->dt);
@@ -635,9 +659,15 @@ step_agent(gc_sim_worker *w, uint32_t i)
     float ra = r * MARGIN;
     gc_orca_agent self = {{s->px[i], s->py[i]}, {s->vx[i], s->vy[i]}, ra};
     gc_orca_agent nb[GC_ORCA_MAX_NEIGHBOURS];
-    for (size_t k = 0; k < n; k++)
+    for (size_t k = 0; k < n; k++) {
         nb[k] = (gc_orca_agent){
             {s->px[ids[k]], s->py[ids[k]]}, {s->vx[ids[k]], s->vy[ids[k]]}, ra};
+        /* Two bodies on one point (a scenario may start two agents in
+         * one cell) would get the same answer for ever: the higher index
+         * is taken to be a hair to the right of the lower. */
+        if (nd2[k] == 0.0f)
+            nb[k].pos.x += (ids[k] > i ? 1e-3f : -1e-3f) * r;
+    }
     /* Keep right: with someone coming the other way ahead, aim a little
      * to the right (y grows downwards), so that counterflows form lanes
      * instead of pressing head-on, which ORCA alone resolves slowly. */
@@ -687,9 +717,9 @@ step_agent(gc_sim_worker *w, uint32_t i)
     gc_vec2 t = a->wp[a->wp_next];
     float dx = t.x - to.x, dy = t.y - to.y;
     float d = sqrtf(dx * dx + dy * dy);
-    if (a->wp_next > b->best_wp || d < b->best_d - PROGRESS * cs) {
-        b->best_wp = a->wp_next;
-        b->best_d = d;
+    float rem = remaining(s, i, to);
+    if (rem < b->best_rem - PROGRESS * cs) {
+        b->best_rem = rem;
         b->progress_tick = now;
     }
     /* Arrival: near the last waypoint, within the arrival radius or the

@@ -65,8 +65,9 @@ typedef struct gc_sim_counters {
  */
 typedef struct gc_sim_body {
     float vx, vy;           /* velocity chosen this tick */
-    float best_d;           /* nearest it came to waypoint best_wp */
-    uint32_t best_wp;       /* furthest waypoint index reached */
+    float best_rem;         /* shortest remaining walk seen on this path */
+    float suffix;           /* walk from waypoint suffix_wp to the end */
+    uint32_t suffix_wp;     /* UINT32_MAX: suffix to be computed */
     uint64_t progress_tick; /* last tick it made progress */
     uint64_t near_tick;     /* first tick of its current stay near its
                                goal (0: not near) */
