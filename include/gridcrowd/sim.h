@@ -7,7 +7,11 @@
  *
  * A tick: every worker, in parallel, plans for its own agents that need a
  * path (within a per-tick budget of searches, fairly round-robin), then
- * moves each of its moving agents by speed * dt.  Agents are split among
+ * moves each of its moving agents by speed * dt (avoid NONE), or, with
+ * avoid ORCA, gives each of its agents a velocity that avoids the other
+ * bodies and the walls (from every agent's position and velocity as the
+ * tick started, indexed by the loop before the workers start) and moves
+ * it, clamped against the walls (src/sim-crowd.c has the rules).  Agents are split among
  * workers by index (agent i belongs to worker i % threads), so with a given
  * seed and thread count a run is deterministic.  Between ticks, with the
  * workers parked, the caller may change cells and tell the sim
