@@ -505,6 +505,8 @@ main(int argc, char **argv)
         goto out;
     }
 
+    if (o.given[O_RADIUS] == NULL) /* the default, fitted to the demo map */
+        o.sim.radius = 0.35f * grid->cell_size;
     rc = gc_sim_new(&sim, grid, &o.sim, &err);
     if (rc != GC_OK) {
         prog_msg("%s", err.msg);

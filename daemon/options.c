@@ -12,6 +12,7 @@
  */
 #include "config.h"
 
+#include <gridcrowd/orca.h>
 #include <gridcrowd/astar.h>
 #include <gridcrowd/grid.h>
 #include <gridcrowd/version.h>
@@ -225,6 +226,18 @@ parse_diag(options *o, const char *s)
     return true;
 }
 
+static bool
+parse_avoid(options *o, const char *s)
+{
+    int a = gc_avoid_parse(s);
+    if (a < 0) {
+        prog_msg("--avoid: expected orca or none, got '%s'", s);
+        return false;
+    }
+    o->sim.avoid = (gc_avoid)a;
+    return true;
+}
+
 /* ---- the table ----------------------------------------------------------- */
 
 #define FIELD(f, t) .off = offsetof(options, f), .type = t
@@ -333,6 +346,36 @@ static const opt_row opt_rows[OPT_COUNT] = {
                 .off = offsetof(options, sim.diag),
                 .parse = parse_diag,
                 .help = "no-corner-cut | never | one-free | always"},
+    [O_AVOID] = {.name = "avoid",
+                 .kind = ARG_CUSTOM,
+                 .metavar = "MODEL",
+                 .def = "orca",
+                 .off = offsetof(options, sim.avoid),
+                 .parse = parse_avoid,
+                 .section = "Bodies",
+                 .help = "orca: bodies avoid each other (ORCA); none: exact "
+                         "path followers that pass through each other"},
+    [O_RADIUS] = {.name = "radius",
+                  REAL(0, 1e6),
+                  .metavar = "UNITS",
+                  .def = "0.35 cell",
+                  .def_text = true,
+                  .unit = "world units; 0: points",
+                  FIELD(sim.radius, FT_FLOAT),
+                  .help = "body radius; paths keep this far from walls"},
+    [O_NEIGHBOURS] = {.name = "neighbours",
+                      WHOLE(1, GC_ORCA_MAX_NEIGHBOURS),
+                      .metavar = "N",
+                      .def = "10",
+                      FIELD(sim.neighbours, FT_U32),
+                      .help = "ORCA: nearest agents each agent avoids"},
+    [O_HORIZON] = {.name = "horizon",
+                   REAL(1e-3, 1e6),
+                   .metavar = "S",
+                   .def = "2",
+                   .unit = "seconds",
+                   FIELD(sim.horizon, FT_FLOAT),
+                   .help = "ORCA: how far ahead agents avoid each other"},
     [O_THREADS] = {.name = "threads",
                    WHOLE(1, 256),
                    .metavar = "N",

@@ -194,6 +194,30 @@ warn_behind(const options *o, run_figures *fig, double secs,
              rate, o->sim.hz, span, (unsigned long long)over);
 }
 
+/* The figures of bodies (avoid ORCA): a tail for the per-second line, or
+ * JSON keys; "" without avoidance.  A static buffer: loop thread only. */
+static const char *
+bodies_text(const options *o, const gc_sim_stats *st, bool json)
+{
+    static char buf[512];
+    if (o->sim.avoid != GC_AVOID_ORCA)
+        return "";
+    snprintf(buf, sizeof buf,
+             json ? ", \"avoid\": \"orca\", \"radius\": %.4f, "
+                    "\"overlaps_mean\": %.4f, \"overlaps_max\": %llu, "
+                    "\"overlap_depth_max\": %.4f, \"in_wall\": %llu, "
+                    "\"stalled\": %llu, \"speed_ratio\": %.4f, "
+                    "\"avoid_ms_mean\": %.4f"
+                  : "  bodies r %.2f: %.2f overlaps/tick (max %llu, deepest "
+                    "%.3f of 2r) %llu in walls %llu stalled  speed %.2f of "
+                    "preferred  avoid %.2f ms/tick",
+             o->sim.radius, st->overlaps_mean,
+             (unsigned long long)st->overlaps_max, st->overlap_depth_max,
+             (unsigned long long)st->in_wall, (unsigned long long)st->stalled,
+             st->speed_ratio, st->avoid_ms_mean);
+    return buf;
+}
+
 void
 print_second(const options *o, const gc_sim_stats *st, double secs,
              uint64_t ticks_in_window)
@@ -205,7 +229,7 @@ print_second(const options *o, const gc_sim_stats *st, double secs,
             "%s: tick %llu  %.1f ticks/s  agents: %llu moving %llu waiting "
             "%llu arrived %llu stuck %llu unreachable  %.0f arrivals/s  "
             "%.0f paths/s  path %.1f us mean (search %.1f + smooth %.1f) "
-            "%.1f us p99  %.0f expanded/path\n",
+            "%.1f us p99  %.0f expanded/path%s\n",
             prog_name(), (unsigned long long)st->ticks,
             (double)ticks_in_window * per_s,
             (unsigned long long)st->by_state[GC_AGENT_MOVING],
@@ -216,7 +240,8 @@ print_second(const options *o, const gc_sim_stats *st, double secs,
             (double)st->arrivals * per_s, (double)st->searches * per_s,
             st->search_us_mean, st->search_only_us_mean, st->smooth_us_mean,
             st->search_us_p99,
-            st->searches ? (double)st->expanded / (double)st->searches : 0.0);
+            st->searches ? (double)st->expanded / (double)st->searches : 0.0,
+            bodies_text(o, st, false));
 }
 
 void
@@ -284,7 +309,7 @@ write_summary(FILE *f, bool json, const options *o, const run_figures *fig,
                 "\"replan_delay_ticks_max\": %llu, "
                 "\"replan_delay_ms_mean\": %.3f, "
                 "\"replan_delay_ms_max\": %.3f, \"threads\": %d, "
-                "\"batch\": %s, \"hz\": %.3f, \"max_rss_kb\": %ld}\n",
+                "\"batch\": %s, \"hz\": %.3f, \"max_rss_kb\": %ld%s}\n",
                 (unsigned long long)fig->ticks, fig->wall_s, tps, agents,
                 (unsigned long long)t->by_state[GC_AGENT_ARRIVED],
                 (unsigned long long)t->by_state[GC_AGENT_UNREACHABLE],
@@ -301,7 +326,8 @@ write_summary(FILE *f, bool json, const options *o, const run_figures *fig,
                 (unsigned long long)fig->edit_batches,
                 (unsigned long long)t->replan_delay_ticks_max,
                 t->replan_delay_ms_mean, t->replan_delay_ms_max, o->sim.threads,
-                o->batch ? "true" : "false", o->sim.hz, max_rss_kb());
+                o->batch ? "true" : "false", o->sim.hz, max_rss_kb(),
+                bodies_text(o, t, true));
         return;
     }
     fprintf(f,

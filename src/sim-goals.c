@@ -45,7 +45,7 @@ gc_sim_rand_below(uint64_t *s, uint32_t n)
 int
 gc_sim_build_components(gc_sim *s)
 {
-    const gc_grid *g = s->grid;
+    const gc_grid *g = s->pgrid;
     size_t cells = (size_t)g->width * (size_t)g->height;
     uint32_t max = 0;
     for (int32_t y = 0; y < g->height; y++)
@@ -121,12 +121,12 @@ gc_sim_random_goal(gc_sim *s, uint32_t agent, gc_cell c)
                          (int32_t)gc_sim_rand_below(&s->rng[agent], 2 * r + 1),
                      c.y - (int32_t)r +
                          (int32_t)gc_sim_rand_below(&s->rng[agent], 2 * r + 1)};
-        if (gc_grid_in_bounds(s->grid, g.x, g.y) &&
+        if (gc_grid_in_bounds(s->pgrid, g.x, g.y) &&
             gc_nav_component(s->nav, s->cfg.diag, g) == l)
             return g;
     }
     return cell_of_index(
-        s->grid,
+        s->pgrid,
         s->comp_cells[lo + gc_sim_rand_below(&s->rng[agent], hi - lo)]);
 }
 
@@ -140,7 +140,7 @@ gc_sim_same_component(const gc_sim *s, gc_cell from, gc_cell goal)
 int
 gc_sim_place_agents(gc_sim *s, gc_error *err)
 {
-    const gc_grid *g = s->grid;
+    const gc_grid *g = s->pgrid;
     if (s->cfg.goals == GC_GOALS_SCEN) {
         for (uint32_t i = 0; i < s->n; i++) {
             const gc_scen_entry *e = &s->cfg.scen->entries[i];

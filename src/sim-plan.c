@@ -105,7 +105,7 @@ plan(gc_sim *s, gc_sim_worker *w, uint32_t i)
 {
     gc_agent *a = &s->agents[i];
     gc_cell start;
-    gc_sim_own_cell(s->grid, a->pos, &start);
+    gc_sim_plan_cell(s, a->pos, &start);
     gc_astar_opts o;
     gc_astar_opts_init(&o);
     o.diag = s->cfg.diag;
@@ -130,12 +130,12 @@ plan(gc_sim *s, gc_sim_worker *w, uint32_t i)
         o.trace = &s->trace;
     gc_astar_stats st;
     int rc =
-        gc_astar_find(w->astar, s->grid, start, a->goal, &o, &w->path, &st);
+        gc_astar_find(w->astar, s->pgrid, start, a->goal, &o, &w->path, &st);
     /* What gc_astar_find does with o.smooth set, on the path it returns. */
     uint64_t smooth_ns = 0;
     if (s->cfg.smooth && w->path.len > 0) {
         uint64_t t0 = gc_clock_ns();
-        gc_path_smooth(s->grid, s->nav, 0.0f, o.diag, &w->path);
+        gc_path_smooth(s->pgrid, s->nav, 0.0f, o.diag, &w->path);
         smooth_ns = gc_clock_ns() - t0;
     }
     if (traced) {
@@ -147,7 +147,7 @@ plan(gc_sim *s, gc_sim_worker *w, uint32_t i)
             }
             gc_cell c = w->path.cells[k];
             s->trace.events[s->trace.len++] = (gc_trace_event){
-                (uint32_t)gc_grid_index(s->grid, c.x, c.y), GC_TRACE_PATH};
+                (uint32_t)gc_grid_index(s->pgrid, c.x, c.y), GC_TRACE_PATH};
         }
         s->trace_fresh = true;
     }
@@ -172,7 +172,7 @@ plan(gc_sim *s, gc_sim_worker *w, uint32_t i)
 
     if (rc == GC_OK || ((rc == GC_EUNREACHABLE || rc == GC_ELIMIT) &&
                         st.partial && w->path.len > 0)) {
-        int e = gc_agent_set_path(a, s->grid, &w->path);
+        int e = gc_agent_set_path(a, s->pgrid, &w->path);
         if (e != GC_OK) {
             if (w->error == 0)
                 w->error = e;
@@ -181,10 +181,12 @@ plan(gc_sim *s, gc_sim_worker *w, uint32_t i)
         }
         if (rc != GC_OK)
             s->flags[i] |= GC_SIM_F_PARTIAL;
+        if (s->body != NULL)
+            gc_sim_body_reset(s, i);
         return;
     }
     gc_agent_clear_path(a);
-    if (rc == GC_EBLOCKED && !gc_grid_passable(s->grid, start.x, start.y))
+    if (rc == GC_EBLOCKED && !gc_grid_passable(s->pgrid, start.x, start.y))
         a->state = GC_AGENT_STUCK;
     else
         a->state = GC_AGENT_UNREACHABLE;
@@ -202,7 +204,7 @@ gc_sim_on_arrival(gc_sim *s, gc_sim_worker *w, uint32_t i)
     w->win.arrivals++;
     if (s->cfg.goals == GC_GOALS_WANDER && s->cfg.wander_repeat) {
         gc_cell here;
-        gc_sim_own_cell(s->grid, a->pos, &here);
+        gc_sim_plan_cell(s, a->pos, &here);
         a->goal = gc_sim_random_goal(s, i, here);
         a->state = GC_AGENT_WAITING;
         enqueue(s, i);
@@ -317,7 +319,7 @@ path_touched(const gc_sim *s, const gc_agent *a)
 static bool
 eject(gc_sim *s, gc_agent *a, int32_t max_r)
 {
-    const gc_grid *g = s->grid;
+    const gc_grid *g = s->pgrid;
     gc_cell c = gc_grid_world_to_cell(g, a->pos);
     double best = INFINITY;
     gc_cell to = c;
@@ -354,10 +356,8 @@ standing_in_wall(const gc_sim *s, const gc_agent *a)
 int
 gc_sim_grid_changed(gc_sim *s, const gc_cell *cells, size_t n)
 {
-    int rc = gc_nav_update(s->nav, s->grid);
-    if (rc == GC_OK)
-        rc = gc_sim_build_components(s);
-    if (rc == GC_OK && s->stop_ns == NULL) {
+    int rc = GC_OK;
+    if (s->stop_ns == NULL) {
         s->stop_ns = calloc(s->n ? s->n : 1, sizeof *s->stop_ns);
         s->stop_tick = calloc(s->n ? s->n : 1, sizeof *s->stop_tick);
         if (s->stop_ns == NULL || s->stop_tick == NULL)
@@ -375,6 +375,16 @@ gc_sim_grid_changed(gc_sim *s, const gc_cell *cells, size_t n)
     for (size_t k = 0; cells != NULL && k < n; k++)
         if (gc_grid_in_bounds(s->grid, cells[k].x, cells[k].y))
             s->changed[gc_grid_index(s->grid, cells[k].x, cells[k].y)] = 1;
+    /* With bodies a wall also blocks the planning cells around it: the
+     * inflation marks every planning cell it changed, and the clearing
+     * below covers them. */
+    rc = gc_sim_inflate(s);
+    if (rc == GC_OK)
+        rc = gc_nav_update(s->nav, s->pgrid);
+    if (rc == GC_OK)
+        rc = gc_sim_build_components(s);
+    if (rc != GC_OK)
+        return rc;
     int32_t max_r =
         s->grid->width > s->grid->height ? s->grid->width : s->grid->height;
     for (uint32_t i = 0; i < s->n; i++) {
@@ -409,9 +419,9 @@ gc_sim_grid_changed(gc_sim *s, const gc_cell *cells, size_t n)
         s->flags[i] &= (uint8_t)~GC_SIM_F_PARTIAL;
         gc_sim_enqueue(s, i, true);
     }
-    for (size_t k = 0; cells != NULL && k < n; k++)
-        if (gc_grid_in_bounds(s->grid, cells[k].x, cells[k].y))
-            s->changed[gc_grid_index(s->grid, cells[k].x, cells[k].y)] = 0;
+    if (s->changed != NULL)
+        memset(s->changed, 0,
+               (size_t)s->grid->width * (size_t)s->grid->height);
     return GC_OK;
 }
 

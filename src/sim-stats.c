@@ -75,9 +75,24 @@ hist_quantile(const gc_sim_hist *h, double q)
     return hist_upper(GC_SIM_H_BUCKETS - 1);
 }
 
+/* Moving agents with no progress for 10 s, now. */
+static uint64_t
+count_stalled(const gc_sim *s)
+{
+    if (s->body == NULL)
+        return 0;
+    uint64_t n = 0, lim = (uint64_t)ceil(10.0 * s->cfg.hz);
+    for (uint32_t i = 0; i < s->n; i++)
+        if (s->agents[i].state == GC_AGENT_MOVING &&
+            s->ticks + 1 - s->body[i].progress_tick > lim)
+            n++;
+    return n;
+}
+
 static void
 fill_states(const gc_sim *s, gc_sim_stats *out)
 {
+    out->stalled = count_stalled(s);
     memset(out->by_state, 0, sizeof out->by_state);
     for (uint32_t i = 0; i < s->n; i++)
         out->by_state[s->agents[i].state < GC_AGENT_NSTATES ? s->agents[i].state
@@ -86,8 +101,16 @@ fill_states(const gc_sim *s, gc_sim_stats *out)
 }
 
 static void
-fill_counts(gc_sim_stats *out, const gc_sim_counters *c, const gc_sim_hist *h)
+fill_counts(gc_sim_stats *out, const gc_sim_counters *c, const gc_sim_hist *h,
+            uint64_t ticks)
 {
+    out->overlaps_mean = ticks ? (double)c->overlaps / (double)ticks : 0.0;
+    out->overlaps_max = c->overlaps_max;
+    out->overlap_depth_max = c->depth_max;
+    out->in_wall = c->in_wall;
+    out->speed_ratio = c->pref_sum > 0.0 ? c->speed_sum / c->pref_sum : 0.0;
+    out->avoid_ms_mean =
+        ticks ? (double)c->avoid_ns / (double)ticks / 1e6 : 0.0;
     out->searches = c->searches;
     out->expanded = c->expanded;
     out->arrivals = c->arrivals;
@@ -116,6 +139,15 @@ add_counters(gc_sim_counters *into, const gc_sim_counters *c)
     into->search_ns_sum += c->search_ns_sum;
     into->smooth_ns_sum += c->smooth_ns_sum;
     into->replan_ns_sum += c->replan_ns_sum;
+    into->overlaps += c->overlaps;
+    into->in_wall += c->in_wall;
+    into->avoid_ns += c->avoid_ns;
+    into->speed_sum += c->speed_sum;
+    into->pref_sum += c->pref_sum;
+    if (c->overlaps_max > into->overlaps_max)
+        into->overlaps_max = c->overlaps_max;
+    if (c->depth_max > into->depth_max)
+        into->depth_max = c->depth_max;
     if (c->replan_ns_max > into->replan_ns_max)
         into->replan_ns_max = c->replan_ns_max;
     if (c->replan_ticks_max > into->replan_ticks_max)
@@ -139,7 +171,8 @@ gc_sim_stats_window(gc_sim *s, gc_sim_stats *out)
     }
     fill_states(s, out);
     static const gc_sim_hist empty;
-    fill_counts(out, &c, h != NULL ? h : &empty);
+    fill_counts(out, &c, h != NULL ? h : &empty, s->ticks - s->win_tick0);
+    s->win_tick0 = s->ticks;
     free(h);
 }
 
@@ -159,6 +192,6 @@ gc_sim_stats_total(const gc_sim *s, gc_sim_stats *out)
     }
     fill_states(s, out);
     static const gc_sim_hist empty;
-    fill_counts(out, &c, h != NULL ? h : &empty);
+    fill_counts(out, &c, h != NULL ? h : &empty, s->ticks);
     free(h);
 }

@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 void
 gc_sim_config_init(gc_sim_config *c)
@@ -46,6 +47,32 @@ gc_sim_config_init(gc_sim_config *c)
     c->smooth = true;
     c->diag = GC_DIAG_NO_CORNER_CUT;
     c->wander_repeat = true;
+    c->radius = 0.0f;
+    c->avoid = GC_AVOID_NONE;
+}
+
+const char *
+gc_avoid_name(gc_avoid a)
+{
+    switch (a) {
+    case GC_AVOID_NONE:
+        return "none";
+    case GC_AVOID_ORCA:
+        return "orca";
+    }
+    return NULL;
+}
+
+int
+gc_avoid_parse(const char *str)
+{
+    if (str == NULL)
+        return -1;
+    if (strcasecmp(str, "none") == 0)
+        return GC_AVOID_NONE;
+    if (strcasecmp(str, "orca") == 0)
+        return GC_AVOID_ORCA;
+    return -1;
 }
 
 static void
@@ -53,6 +80,10 @@ worker_tick(gc_sim_worker *w)
 {
     gc_sim *s = w->sim;
     gc_sim_plan_queued(w);
+    if (s->cfg.avoid == GC_AVOID_ORCA) {
+        gc_sim_crowd_step(w);
+        return;
+    }
     for (uint32_t i = (uint32_t)w->id; i < s->n; i += (uint32_t)s->nworkers) {
         gc_agent *a = &s->agents[i];
         if (a->state == GC_AGENT_MOVING &&
@@ -110,6 +141,19 @@ check_config(const gc_sim_config *c, gc_error *err)
     if (c->plan_budget < 1)
         return gc_error_set(err, GC_ERANGE, NULL, 0, 0,
                             "plan budget must be at least 1");
+    if (!(c->radius >= 0.0f) || !isfinite(c->radius))
+        return gc_error_set(err, GC_ERANGE, NULL, 0, 0,
+                            "radius must be >= 0");
+    if (c->avoid != GC_AVOID_NONE && c->avoid != GC_AVOID_ORCA)
+        return gc_error_set(err, GC_EINVAL, NULL, 0, 0,
+                            "unknown avoidance model %d", (int)c->avoid);
+    if (c->neighbours > GC_ORCA_MAX_NEIGHBOURS)
+        return gc_error_set(err, GC_ERANGE, NULL, 0, 0,
+                            "neighbours must be at most %d",
+                            GC_ORCA_MAX_NEIGHBOURS);
+    if (!(c->horizon >= 0.0f) || !isfinite(c->horizon))
+        return gc_error_set(err, GC_ERANGE, NULL, 0, 0,
+                            "horizon must be >= 0");
     if (c->goals == GC_GOALS_SCEN && c->scen == NULL)
         return gc_error_set(err, GC_EINVAL, NULL, 0, 0,
                             "scen goals need a scenario");
@@ -142,7 +186,7 @@ gc_sim_new(gc_sim **out, gc_grid *g, const gc_sim_config *cfg, gc_error *err)
     s->nworkers = cfg->threads;
     s->trace_agent = UINT32_MAX;
 
-    rc = gc_nav_new(&s->nav, g);
+    rc = gc_sim_crowd_init(s);
     if (rc == GC_OK)
         rc = gc_sim_build_components(s);
     if (rc != GC_OK) {
@@ -256,13 +300,18 @@ gc_sim_free(gc_sim *s)
     free(s->stop_ns);
     free(s->stop_tick);
     free(s->trace.events);
-    gc_nav_free(s->nav);
+    gc_sim_crowd_free(s);
     free(s);
 }
 
 int
 gc_sim_tick(gc_sim *s)
 {
+    if (s->cfg.avoid == GC_AVOID_ORCA) {
+        int rc = gc_sim_crowd_prepare(s);
+        if (rc != GC_OK)
+            return rc;
+    }
     pthread_mutex_lock(&s->gate_mu);
     s->phase++;
     s->done = 0;
@@ -271,6 +320,8 @@ gc_sim_tick(gc_sim *s)
         pthread_cond_wait(&s->gate_done, &s->gate_mu);
     pthread_mutex_unlock(&s->gate_mu);
     s->ticks++;
+    if (s->cfg.avoid == GC_AVOID_ORCA)
+        gc_sim_crowd_after(s);
     for (int k = 0; k < s->nworkers; k++)
         if (s->workers[k].error != 0) {
             int e = s->workers[k].error;

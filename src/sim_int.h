@@ -13,6 +13,7 @@
 #ifndef GRIDCROWD_SIM_INT_H
 #define GRIDCROWD_SIM_INT_H
 
+#include <gridcrowd/orca.h>
 #include <gridcrowd/sim.h>
 
 #include <pthread.h>
@@ -51,7 +52,26 @@ typedef struct gc_sim_counters {
     uint64_t search_ns_sum, smooth_ns_sum;
     /* From a grid change stopping an agent to its new plan. */
     uint64_t replan_ticks_max, replan_ns_sum, replan_ns_max;
+    /* Bodies (sim-crowd.c): summed over ticks, maxima over ticks. */
+    uint64_t overlaps, overlaps_max, in_wall, avoid_ns;
+    float depth_max; /* fraction of 2r */
+    double speed_sum, pref_sum;
 } gc_sim_counters;
+
+/*
+ * One agent's crowd state (avoid ORCA), beside gc_agent: written by its
+ * own worker during a tick (and by plan() in that worker), read by the
+ * loop between ticks.
+ */
+typedef struct gc_sim_body {
+    float vx, vy;           /* velocity chosen this tick */
+    float best_rem;         /* shortest remaining walk seen on this path */
+    float suffix;           /* walk from waypoint suffix_wp to the end */
+    uint32_t suffix_wp;     /* UINT32_MAX: suffix to be computed */
+    uint64_t progress_tick; /* last tick it made progress */
+    uint64_t near_tick;     /* first tick of its current stay near its
+                               goal (0: not near) */
+} gc_sim_body;
 
 /* One worker thread.  Everything in it is written by that worker during a
  * tick and by the loop only between ticks (stats, queues on a change). */
@@ -70,11 +90,22 @@ typedef struct gc_sim_worker {
     gc_sim_counters win, total;
     gc_sim_hist hwin, htotal;
     int error; /* first gc_err a worker could not handle (ENOMEM) */
+    /* This tick's overlapping pairs and avoidance time, summed and
+     * maximised by the loop after the tick into workers[0].win. */
+    uint64_t tick_overlaps, tick_avoid_ns;
 } gc_sim_worker;
 
 struct gc_sim {
-    gc_grid *grid;
-    gc_nav *nav;       /* rebuilt by the loop between ticks, read in ticks */
+    gc_grid *grid;     /* the real cells: walls for bodies, avoidance */
+    /* The planning grid: `grid` itself for points, else `inflated`, the
+     * grid with every cell whose clearance is below the body radius
+     * blocked (owned).  nav describes pgrid; wnav describes grid when
+     * they differ (its clearance makes the inflation), else NULL.  All
+     * rebuilt by the loop between ticks, read-only in ticks. */
+    gc_grid *pgrid;
+    gc_grid *inflated;
+    gc_nav *nav;
+    gc_nav *wnav;
     gc_sim_config cfg; /* motion defaults resolved to world units */
     float dt;
     uint32_t n;
@@ -107,6 +138,17 @@ struct gc_sim {
     int done;
     bool quit;
     uint64_t ticks; /* finished ticks; written by the loop only */
+    /* Avoidance (avoid ORCA).  px..vy: every agent's position and
+     * velocity as the tick starts, and oidx their index: written by the
+     * loop before it opens the gate, read-only for the workers, so an
+     * agent's new velocity depends on nothing a worker writes and the
+     * result is the same for any number of threads. */
+    gc_orca_params orca;
+    gc_orca_grid *oidx;
+    float *px, *py, *vx, *vy;
+    gc_sim_body *body; /* as the agents */
+    uint64_t win_tick0; /* s->ticks at the last window (loop only) */
+    uint64_t index_ns; /* the last index build's time (loop only) */
 };
 
 /* ---- sim-goals.c: random numbers, components, placement, goals ---- */
@@ -132,6 +174,26 @@ bool gc_sim_own_cell(const gc_grid *g, gc_vec2 p, gc_cell *out);
 void gc_sim_plan_queued(gc_sim_worker *w);
 /* What happens when agent i arrives (next wander goal, unreachable). */
 void gc_sim_on_arrival(gc_sim *s, gc_sim_worker *w, uint32_t i);
+
+/* ---- sim-crowd.c: bodies, inflation, avoidance ---- */
+
+/* Set up avoidance and the planning grid (gc_sim_new, before placement). */
+int gc_sim_crowd_init(gc_sim *s);
+void gc_sim_crowd_free(gc_sim *s);
+/* Rebuild the inflated grid after a change of `grid` and mark in
+ * s->changed (when not NULL) every cell whose blocking changed. */
+int gc_sim_inflate(gc_sim *s);
+/* The loop's part of a tick, before the gate opens: snapshot and index. */
+int gc_sim_crowd_prepare(gc_sim *s);
+/* The loop's part after the tick: the tick's figures. */
+void gc_sim_crowd_after(gc_sim *s);
+/* A worker's part of a tick after planning: avoid, move, measure. */
+void gc_sim_crowd_step(gc_sim_worker *w);
+/* The planning cell of an agent at p: its own cell when passable in the
+ * planning grid, else the nearest that is within two cells. */
+bool gc_sim_plan_cell(const gc_sim *s, gc_vec2 p, gc_cell *out);
+/* Reset agent i's progress record (it got a new path). */
+void gc_sim_body_reset(gc_sim *s, uint32_t i);
 
 /* ---- sim-stats.c ---- */
 

@@ -20,7 +20,8 @@ unit_tests = %reldir%/test_grid %reldir%/test_astar %reldir%/test_astar_props \
 	%reldir%/test_scenario \
 	%reldir%/test_mapio %reldir%/test_sim %reldir%/test_world \
 	%reldir%/test_edits %reldir%/test_api %reldir%/test_host \
-	%reldir%/test_orca %reldir%/test_prog
+	%reldir%/test_orca %reldir%/test_prog \
+	%reldir%/test_crowd
 # Path queries on a live world against the Dijkstra of dijkstra.h.
 unit_tests += %reldir%/test_query
 %canon_reldir%_test_query_SOURCES = %reldir%/test_query.c %reldir%/dijkstra.h
@@ -87,6 +88,11 @@ TESTS += $(unit_tests)
 %canon_reldir%_test_orca_SOURCES = %reldir%/test_orca.c
 %canon_reldir%_test_orca_CFLAGS = $(test_cflags)
 %canon_reldir%_test_orca_LDADD = $(test_ldadd)
+
+# test_crowd looks at the planning grid (src/sim_int.h): the objects.
+%canon_reldir%_test_crowd_SOURCES = %reldir%/test_crowd.c
+%canon_reldir%_test_crowd_CFLAGS = $(test_cflags)
+%canon_reldir%_test_crowd_LDADD = libgridcrowd_core.la $(CMOCKA_LIBS) -lm
 
 %canon_reldir%_test_api_SOURCES = %reldir%/test_api.c
 %canon_reldir%_test_api_CFLAGS = $(test_cflags)

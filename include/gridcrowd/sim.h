@@ -7,7 +7,11 @@
  *
  * A tick: every worker, in parallel, plans for its own agents that need a
  * path (within a per-tick budget of searches, fairly round-robin), then
- * moves each of its moving agents by speed * dt.  Agents are split among
+ * moves each of its moving agents by speed * dt (avoid NONE), or, with
+ * avoid ORCA, gives each of its agents a velocity that avoids the other
+ * bodies and the walls (from every agent's position and velocity as the
+ * tick started, indexed by the loop before the workers start) and moves
+ * it, clamped against the walls (src/sim-crowd.c has the rules).  Agents are split among
  * workers by index (agent i belongs to worker i % threads), so with a given
  * seed and thread count a run is deterministic.  Between ticks, with the
  * workers parked, the caller may change cells and tell the sim
@@ -35,6 +39,18 @@ typedef enum gc_goal_mode {
     GC_GOALS_SCEN = 2    /* a .scen file: one agent per problem */
 } gc_goal_mode;
 
+/* Local avoidance between bodies. */
+typedef enum gc_avoid {
+    GC_AVOID_NONE = 0, /* exact path followers: bodies pass through each
+                          other (the library default) */
+    GC_AVOID_ORCA = 1  /* optimal reciprocal collision avoidance */
+} gc_avoid;
+
+/* Name ("none", "orca"; NULL when out of range) and parse
+ * (case-insensitive; -1 when unknown). */
+const char *gc_avoid_name(gc_avoid a);
+int gc_avoid_parse(const char *str);
+
 typedef struct gc_sim_config {
     uint32_t agents;        /* number of agents (scen mode: problems used) */
     int threads;            /* worker threads, >= 1 */
@@ -59,6 +75,16 @@ typedef struct gc_sim_config {
     uint32_t wander_radius; /* wander: goals within this many CELLS of
                                the agent in each axis (0: anywhere
                                reachable); cells, not world units */
+    /* Bodies.  radius: every agent's body radius in world units (0: points,
+     * the default).  Paths are planned for the body on the grid inflated
+     * by it (a cell whose clearance is below the radius is blocked), so
+     * jump point search still applies.  The rest apply with avoid ORCA. */
+    float radius;
+    gc_avoid avoid;      /* default GC_AVOID_NONE */
+    uint32_t neighbours; /* ORCA: neighbours considered (0: 10; at most
+                            GC_ORCA_MAX_NEIGHBOURS) */
+    float horizon;       /* ORCA: time horizon in seconds between agents
+                            (0: 2 s) */
 } gc_sim_config;
 
 /*
@@ -76,7 +102,7 @@ typedef struct gc_sim_config {
  *
  * Defaults: 300 agents, 1 thread, 60 Hz, speed 4 cells/s, arrival radius
  * 0.1 cell, turn at once, wander, seed 1, budget 64, smoothing on, no
- * corner cutting, wander repeats.
+ * corner cutting, wander repeats, radius 0 (points), no avoidance.
  */
 void gc_sim_config_init(gc_sim_config *c);
 
@@ -98,7 +124,26 @@ typedef struct gc_sim_stats {
     /* From a grid change stopping an agent to the end of its new search. */
     uint64_t replan_delay_ticks_max; /* 1: planned in the very next tick */
     double replan_delay_ms_mean, replan_delay_ms_max;
+    /* Bodies (avoid ORCA; zeros otherwise), measured each tick on the
+     * positions the tick starts from.  Overlapping pairs: centres closer
+     * than the sum of the radii. */
+    double overlaps_mean;      /* pairs per tick */
+    uint64_t overlaps_max;     /* most pairs in one tick */
+    double overlap_depth_max;  /* deepest overlap, fraction of 2r */
+    uint64_t in_wall;          /* agent-ticks with the centre in a wall
+                                  cell or the body deeper in one than
+                                  GC_SIM_WALL_TOL cell (must be 0) */
+    uint64_t stalled;          /* moving agents with no progress towards
+                                  their goal for 10 s, now */
+    double speed_ratio;        /* mean speed / mean preferred speed of the
+                                  moving agents */
+    double avoid_ms_mean;      /* avoidance per tick: the index build plus
+                                  the slowest worker's ORCA and motion */
 } gc_sim_stats;
+
+/* How deep a body may reach into a wall cell, in cells (the centre never
+ * enters one). */
+#define GC_SIM_WALL_TOL 0.02f
 
 typedef struct gc_sim gc_sim;
 

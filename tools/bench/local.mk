@@ -31,3 +31,9 @@ noinst_PROGRAMS += %reldir%/bench-record
 %canon_reldir%_bench_record_SOURCES = %reldir%/bench-record.c
 %canon_reldir%_bench_record_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/common
 %canon_reldir%_bench_record_LDADD = tools/common/libgcprog.la libgridcrowd.la -lm
+
+# bench-crowd: whole ticks of the simulation with bodies and ORCA on
+# circle, corridor, bottleneck and den520d (issue 10).
+noinst_PROGRAMS += %reldir%/bench-crowd
+%canon_reldir%_bench_crowd_SOURCES = %reldir%/bench-crowd.c
+%canon_reldir%_bench_crowd_LDADD = libgridcrowd.la -lm

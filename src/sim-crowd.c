@@ -1,0 +1,766 @@
+/*
+ * sim-crowd.c: agents with bodies: the inflated planning grid, avoidance
+ * (ORCA) each tick, the wall clamp, progress and stalls, and the figures.
+ *
+ * Planning for a body.  With a radius, paths are planned on a copy of the
+ * grid where every passable cell whose clearance (gc_nav_clearance: from
+ * its centre to the nearest wall) is below the radius is blocked.  That
+ * grid has uniform costs wherever the real one has, so jump point search
+ * still runs (an A* search with opts.radius would be plain A*).  It is
+ * rebuilt by the loop after every grid change; cells whose blocking
+ * changed are marked changed, so agents whose paths cross them replan.
+ *
+ * A tick with avoidance.  Before the gate opens the loop copies every
+ * agent's position and velocity into flat arrays and indexes them
+ * (gc_orca_grid).  Each worker then, for its own agents only: measures
+ * the figures on those start positions; picks a preferred velocity
+ * towards the furthest waypoint it can see (at most LOOKAHEAD ahead, a
+ * straight line through cells open in the planning grid, as DetourCrowd's
+ * corridor does, so an agent pushed sideways never walks back to a
+ * waypoint it passed); asks ORCA for a new velocity against its K nearest
+ * neighbours (from the arrays) and the wall edges near it (edges of
+ * obstacle cells facing open cells, collinear edges merged); moves; and
+ * clamps the move against the walls.  A worker reads the arrays, the
+ * index and the grids, all read-only in the tick, and writes only its own
+ * agents: the result does not depend on the number of threads (planning
+ * budgets aside: with more requests than budget, who plans in which tick
+ * depends on the split, as it always has).
+ *
+ * Never in a wall.  The clamp is the last step: the body is pushed out of
+ * every obstacle cell it overlaps (up to three rounds); the move stands
+ * when afterwards the centre is in no wall cell and the body reaches at
+ * most GC_SIM_WALL_TOL cells into one, else the move along x alone or
+ * along y alone, else the agent stays where it is.
+ *
+ * Deadlocks (ORCA's head-on meetings in passages too narrow for two, and
+ * symmetric standoffs).  Progress is the walk left along the path getting
+ * shorter than it ever was on this path (by 0.1 cell); a new path starts
+ * a new measure but is not progress itself.  After STALL_YIELD
+ * seconds without progress, an agent whose nearest neighbour has a lower
+ * index yields: for STALL_YIELD_LEN seconds it prefers to back away from
+ * that neighbour at half speed, so in a one-cell corridor the higher
+ * index backs out and the lower goes through.  After STALL_REPLAN seconds
+ * it plans again from where it stands.  The cycle repeats every
+ * STALL_CYCLE seconds.  With no visible waypoint it plans again at once.
+ * Agents with no progress for 10 s count as stalled.
+ *
+ * Counterflow: an agent with someone ahead coming the other way aims 15
+ * degrees to the right of its way (keep right), so opposing streams form
+ * lanes instead of pressing head-on.  Avoidance sees bodies 10% larger
+ * than they are (MARGIN): ORCA is exact only to first order in dt, and
+ * bodies aiming to just touch graze each other.
+ *
+ * Goals in a crowd.  An agent arrives within max(arrival radius, body
+ * radius) of its last waypoint; or after NEAR_TIME seconds within
+ * NEAR_GOAL cells of it; or after NEAR_TIME seconds without progress
+ * within 3 NEAR_GOAL cells (held back by those already standing around
+ * the goal).  Arrived agents (point and scen goals) keep their bodies:
+ * pushed off their goal by more than their radius they drift back at
+ * half speed, so they settle on their own spots and leave others' free;
+ * ORCA shares each avoidance between the two agents, so those that need
+ * to pass push them aside.  Wanderers draw a new goal as before.
+ */
+#include "config.h"
+
+#include <gridcrowd/util.h>
+
+#include "sim_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LOOKAHEAD 6               /* waypoints tried ahead of the next */
+#define VIS_RANGE 8               /* cells: how far visibility is checked */
+#define STALL_YIELD 2.0f          /* s without progress before yielding */
+#define STALL_YIELD_LEN 2.0f      /* s of backing away */
+#define STALL_REPLAN 5.0f         /* s without progress before replanning */
+#define STALL_CYCLE 8.0f          /* s: the rule repeats */
+#define STALLED 10.0f             /* s: counted as stalled */
+#define PROGRESS 0.1f             /* cells nearer the next waypoint */
+#define KEEP_RIGHT_COS 0.9659258f /* 15 degrees */
+#define KEEP_RIGHT_SIN 0.2588190f
+#define MARGIN 1.1f    /* avoidance sees bodies this much larger */
+#define NEAR_GOAL 2.0f /* cells: this near the goal for NEAR_TIME s */
+#define NEAR_TIME 3.0f /* counts as arrived */
+
+/* ---- set-up ---------------------------------------------------------- */
+
+int
+gc_sim_crowd_init(gc_sim *s)
+{
+    const gc_grid *g = s->grid;
+    int rc;
+    s->pgrid = s->grid;
+    if (s->cfg.radius > 0.0f) {
+        rc = gc_nav_new(&s->wnav, g);
+        if (rc == GC_OK)
+            rc = gc_grid_clone(&s->inflated, g);
+        if (rc != GC_OK)
+            return rc;
+        s->pgrid = s->inflated;
+        rc = gc_sim_inflate(s);
+        if (rc != GC_OK)
+            return rc;
+    }
+    rc = gc_nav_new(&s->nav, s->pgrid);
+    if (rc != GC_OK)
+        return rc;
+    if (s->cfg.avoid != GC_AVOID_ORCA)
+        return GC_OK;
+
+    gc_orca_params *p = &s->orca;
+    gc_orca_params_default(p);
+    float speed = s->cfg.motion.speed, cs = g->cell_size;
+    p->dt = s->dt;
+    p->radius = s->cfg.radius > 0.0f ? s->cfg.radius : 0.01f * cs;
+    p->max_speed = speed;
+    p->max_neighbours = s->cfg.neighbours ? (int)s->cfg.neighbours : 10;
+    p->time_horizon = s->cfg.horizon > 0.0f ? s->cfg.horizon : 2.0f;
+    /* Walls are looked for within about 1.5 cells of the body: nearer
+     * ones are what the next few ticks can reach, and the clamp keeps the
+     * promise whatever ORCA chooses. */
+    p->time_horizon_obst = 1.5f * cs / speed;
+    /* Far enough to see who comes within a second, at least two bodies. */
+    p->neighbour_dist = 2.0f * p->radius + speed * 1.0f;
+    if (p->neighbour_dist < 4.0f * p->radius)
+        p->neighbour_dist = 4.0f * p->radius;
+
+    size_t n = s->n ? s->n : 1;
+    rc = gc_orca_grid_new(&s->oidx);
+    if (rc != GC_OK)
+        return rc;
+    s->px = calloc(n, sizeof *s->px);
+    s->py = calloc(n, sizeof *s->py);
+    s->vx = calloc(n, sizeof *s->vx);
+    s->vy = calloc(n, sizeof *s->vy);
+    s->body = calloc(n, sizeof *s->body);
+    if (!s->px || !s->py || !s->vx || !s->vy || !s->body)
+        return GC_ENOMEM;
+    return GC_OK;
+}
+
+void
+gc_sim_crowd_free(gc_sim *s)
+{
+    gc_nav_free(s->nav);
+    gc_nav_free(s->wnav);
+    gc_grid_free(s->inflated);
+    gc_orca_grid_free(s->oidx);
+    free(s->px);
+    free(s->py);
+    free(s->vx);
+    free(s->vy);
+    free(s->body);
+}
+
+int
+gc_sim_inflate(gc_sim *s)
+{
+    if (s->inflated == NULL)
+        return GC_OK;
+    const gc_grid *g = s->grid;
+    gc_grid *p = s->inflated;
+    int rc = gc_nav_update(s->wnav, g);
+    if (rc != GC_OK)
+        return rc;
+    memcpy(p->cost, g->cost, sizeof p->cost);
+    p->cell_size = g->cell_size;
+    float rc_cells = s->cfg.radius / g->cell_size;
+    bool any = false;
+    for (int32_t y = 0; y < g->height; y++)
+        for (int32_t x = 0; x < g->width; x++) {
+            size_t k = gc_grid_index(g, x, y);
+            uint8_t t = g->cells[k];
+            if (gc_grid_passable(g, x, y) &&
+                gc_nav_clearance(s->wnav, (gc_cell){x, y}) < rc_cells)
+                t = GC_CELL_OBSTACLE;
+            if (p->cells[k] != t) {
+                p->cells[k] = t;
+                any = true;
+                if (s->changed != NULL)
+                    s->changed[k] = 1;
+            }
+        }
+    if (any)
+        p->generation++;
+    return GC_OK;
+}
+
+/* ---- geometry ---------------------------------------------------------- */
+
+/* gc_grid_passable without the calls: the scans below ask it of every
+ * cell around every agent, every tick. */
+static inline bool
+open_cell(const gc_grid *g, int32_t x, int32_t y)
+{
+    if (x < 0 || y < 0 || x >= g->width || y >= g->height)
+        return false;
+    uint8_t t = g->cells[(size_t)y * (size_t)g->width + (size_t)x];
+    return t < GC_CELL_NTYPES && gc_cost_passable(g->cost[t]);
+}
+
+bool
+gc_sim_plan_cell(const gc_sim *s, gc_vec2 p, gc_cell *out)
+{
+    if (gc_sim_own_cell(s->pgrid, p, out))
+        return true;
+    /* A body pushed into the inflated band near a wall: the nearest open
+     * planning cell (by centre), within two cells. */
+    const gc_grid *g = s->pgrid;
+    gc_cell c = gc_grid_world_to_cell(g, p);
+    float best = INFINITY;
+    for (int32_t dy = -2; dy <= 2; dy++)
+        for (int32_t dx = -2; dx <= 2; dx++) {
+            gc_cell n = {c.x + dx, c.y + dy};
+            if (!open_cell(g, n.x, n.y))
+                continue;
+            gc_vec2 q = gc_grid_cell_center(g, n);
+            float d = (q.x - p.x) * (q.x - p.x) + (q.y - p.y) * (q.y - p.y);
+            if (d < best) {
+                best = d;
+                *out = n;
+            }
+        }
+    return isfinite(best);
+}
+
+/*
+ * How deep a body of radius r at p reaches into obstacle cells of g (0:
+ * not at all; r or more: the centre is in one), and in *push the sum of
+ * the moves that would take it out of each.
+ */
+static float
+wall_depth(const gc_grid *g, gc_vec2 p, float r, gc_vec2 *push)
+{
+    float cs = g->cell_size;
+    int32_t x0 = (int32_t)floorf((p.x - r) / cs);
+    int32_t x1 = (int32_t)floorf((p.x + r) / cs);
+    int32_t y0 = (int32_t)floorf((p.y - r) / cs);
+    int32_t y1 = (int32_t)floorf((p.y + r) / cs);
+    float deepest = 0.0f;
+    gc_vec2 sum = {0.0f, 0.0f};
+    for (int32_t y = y0; y <= y1; y++)
+        for (int32_t x = x0; x <= x1; x++) {
+            if (open_cell(g, x, y))
+                continue;
+            float lx = (float)x * cs, hx = lx + cs;
+            float ly = (float)y * cs, hy = ly + cs;
+            float qx = p.x < lx ? lx : (p.x > hx ? hx : p.x);
+            float qy = p.y < ly ? ly : (p.y > hy ? hy : p.y);
+            float dx = p.x - qx, dy = p.y - qy;
+            float d = sqrtf(dx * dx + dy * dy);
+            if (d >= r)
+                continue;
+            if (d == 0.0f) {
+                deepest = INFINITY; /* the centre is in (or on) the cell */
+                continue;
+            }
+            float pen = r - d;
+            if (pen > deepest)
+                deepest = pen;
+            sum.x += dx / d * pen;
+            sum.y += dy / d * pen;
+        }
+    if (push != NULL)
+        *push = sum;
+    return deepest;
+}
+
+static bool
+centre_in_wall(const gc_grid *g, gc_vec2 p)
+{
+    gc_cell c = gc_grid_world_to_cell(g, p);
+    return !open_cell(g, c.x, c.y);
+}
+
+/* Whether a body may stand at p: the centre out of every wall cell and the
+ * body at most `tol` deep in any. */
+static bool
+body_ok(const gc_grid *g, gc_vec2 p, float r, float tol)
+{
+    return !centre_in_wall(g, p) && wall_depth(g, p, r, NULL) <= tol;
+}
+
+/* The clamp: where a body at `from` ends up when it asks to go to `to`. */
+static gc_vec2
+clamp_move(const gc_grid *g, gc_vec2 from, gc_vec2 to, float r, float tol)
+{
+    gc_vec2 q = to;
+    for (int k = 0; k < 3; k++) {
+        gc_vec2 push;
+        float d = wall_depth(g, q, r, &push);
+        if (d <= 0.25f * tol || !isfinite(d))
+            break;
+        q.x += push.x;
+        q.y += push.y;
+    }
+    if (body_ok(g, q, r, tol))
+        return q;
+    gc_vec2 ax = {to.x, from.y}, ay = {from.x, to.y};
+    if (body_ok(g, ax, r, tol))
+        return ax;
+    if (body_ok(g, ay, r, tol))
+        return ay;
+    return from;
+}
+
+/*
+ * Can a body walk straight from a to b?  A grid traversal of the segment
+ * through the planning grid (whose open cells are at least a radius from
+ * the walls); through an exact corner both cells beside it count.  Cells
+ * blocked in the planning grid at the start are skipped: a body pushed
+ * into the inflated band walks out of it.
+ */
+static bool
+visible(const gc_grid *g, gc_vec2 a, gc_vec2 b, int64_t max_steps)
+{
+    const double cs = g->cell_size;
+    double px = a.x / cs, py = a.y / cs, qx = b.x / cs, qy = b.y / cs;
+    gc_cell c = {(int32_t)floor(px), (int32_t)floor(py)};
+    const gc_cell end = {(int32_t)floor(qx), (int32_t)floor(qy)};
+    double dx = qx - px, dy = qy - py;
+    int sx = dx > 0 ? 1 : (dx < 0 ? -1 : 0);
+    int sy = dy > 0 ? 1 : (dy < 0 ? -1 : 0);
+    double tdx = sx ? 1.0 / fabs(dx) : INFINITY;
+    double tdy = sy ? 1.0 / fabs(dy) : INFINITY;
+    double tmx = sx > 0   ? ((double)c.x + 1 - px) * tdx
+                 : sx < 0 ? (px - (double)c.x) * tdx
+                          : INFINITY;
+    double tmy = sy > 0   ? ((double)c.y + 1 - py) * tdy
+                 : sy < 0 ? (py - (double)c.y) * tdy
+                          : INFINITY;
+    bool leaving = true; /* still in the blocked band it starts in */
+    int64_t steps =
+        2 + llabs((long long)end.x - c.x) + llabs((long long)end.y - c.y);
+    for (int64_t k = 0; k <= steps; k++) {
+        bool open = open_cell(g, c.x, c.y);
+        if (open)
+            leaving = false;
+        else if (!leaving)
+            return false;
+        if ((c.x == end.x && c.y == end.y) || (tmx > 1.0 && tmy > 1.0))
+            break;
+        if (fabs(tmx - tmy) < 1e-9) {
+            if (!leaving &&
+                (!open_cell(g, c.x + sx, c.y) || !open_cell(g, c.x, c.y + sy)))
+                return false;
+            c.x += sx;
+            c.y += sy;
+            tmx += tdx;
+            tmy += tdy;
+        } else if (tmx < tmy) {
+            c.x += sx;
+            tmx += tdx;
+        } else {
+            c.y += sy;
+            tmy += tdy;
+        }
+    }
+    return !leaving;
+}
+
+/*
+ * Wall segments within `range` of p: the edges between an obstacle cell
+ * and an open cell, collinear neighbours merged into one segment (see
+ * gc_orca_segment: separate pieces would hold an agent back at every
+ * joint).  Clipped to the square around p.
+ */
+static size_t
+wall_segments(const gc_grid *g, gc_vec2 p, float range, gc_orca_segment *buf,
+              size_t cap)
+{
+    float cs = g->cell_size;
+    int32_t x0 = (int32_t)floorf((p.x - range) / cs);
+    int32_t x1 = (int32_t)floorf((p.x + range) / cs);
+    int32_t y0 = (int32_t)floorf((p.y - range) / cs);
+    int32_t y1 = (int32_t)floorf((p.y + range) / cs);
+    size_t m = 0;
+    /* Horizontal edges: the boundary above row y, between rows y-1, y. */
+    for (int32_t y = y0; y <= y1 + 1 && m < cap; y++) {
+        int run = 0;
+        int32_t from = 0;
+        for (int32_t x = x0; x <= x1 + 1; x++) {
+            int kind = 0;
+            if (x <= x1) {
+                bool a = open_cell(g, x, y - 1);
+                bool b = open_cell(g, x, y);
+                kind = a == b ? 0 : (a ? 1 : 2);
+            }
+            if (kind == run)
+                continue;
+            if (run != 0 && m < cap)
+                buf[m++] = (gc_orca_segment){{(float)from * cs, (float)y * cs},
+                                             {(float)x * cs, (float)y * cs}};
+            run = kind;
+            from = x;
+        }
+    }
+    for (int32_t x = x0; x <= x1 + 1 && m < cap; x++) {
+        int run = 0;
+        int32_t from = 0;
+        for (int32_t y = y0; y <= y1 + 1; y++) {
+            int kind = 0;
+            if (y <= y1) {
+                bool a = open_cell(g, x - 1, y);
+                bool b = open_cell(g, x, y);
+                kind = a == b ? 0 : (a ? 1 : 2);
+            }
+            if (kind == run)
+                continue;
+            if (run != 0 && m < cap)
+                buf[m++] = (gc_orca_segment){{(float)x * cs, (float)from * cs},
+                                             {(float)x * cs, (float)y * cs}};
+            run = kind;
+            from = y;
+        }
+    }
+    return m;
+}
+
+/* ---- the tick ---------------------------------------------------------- */
+
+void
+gc_sim_crowd_after(gc_sim *s)
+{
+    uint64_t pairs = 0, slowest = 0;
+    for (int k = 0; k < s->nworkers; k++) {
+        pairs += s->workers[k].tick_overlaps;
+        if (s->workers[k].tick_avoid_ns > slowest)
+            slowest = s->workers[k].tick_avoid_ns;
+    }
+    gc_sim_counters *c = &s->workers[0].win;
+    c->overlaps += pairs;
+    if (pairs > c->overlaps_max)
+        c->overlaps_max = pairs;
+    c->avoid_ns += s->index_ns + slowest;
+}
+
+int
+gc_sim_crowd_prepare(gc_sim *s)
+{
+    uint64_t t0 = gc_clock_ns();
+    for (uint32_t i = 0; i < s->n; i++) {
+        s->px[i] = s->agents[i].pos.x;
+        s->py[i] = s->agents[i].pos.y;
+        s->vx[i] = s->body[i].vx;
+        s->vy[i] = s->body[i].vy;
+    }
+    int rc = gc_orca_grid_build(s->oidx, s->px, s->py, s->n,
+                                s->orca.neighbour_dist / 4.0f);
+    s->index_ns = gc_clock_ns() - t0;
+    return rc;
+}
+
+static float
+seg_len(gc_vec2 a, gc_vec2 b)
+{
+    return sqrtf((b.x - a.x) * (b.x - a.x) + (b.y - a.y) * (b.y - a.y));
+}
+
+/* The walk left to agent i from p along its path: to its next waypoint,
+ * then along the rest (the rest's length kept in the body, updated by
+ * subtraction as the next waypoint moves on). */
+static float
+remaining(gc_sim *s, uint32_t i, gc_vec2 p)
+{
+    const gc_agent *a = &s->agents[i];
+    gc_sim_body *b = &s->body[i];
+    if (a->wp_next >= a->wp_len)
+        return 0.0f;
+    if (b->suffix_wp != UINT32_MAX && b->suffix_wp <= a->wp_next) {
+        for (uint32_t k = b->suffix_wp; k < a->wp_next; k++)
+            b->suffix -= seg_len(a->wp[k], a->wp[k + 1]);
+    } else {
+        b->suffix = 0.0f;
+        for (uint32_t k = a->wp_next; k + 1 < a->wp_len; k++)
+            b->suffix += seg_len(a->wp[k], a->wp[k + 1]);
+    }
+    b->suffix_wp = a->wp_next;
+    return seg_len(p, a->wp[a->wp_next]) +
+           (b->suffix > 0.0f ? b->suffix : 0.0f);
+}
+
+/* A new path: progress is measured on it from here (the time of the last
+ * progress stays: a replan is not progress). */
+void
+gc_sim_body_reset(gc_sim *s, uint32_t i)
+{
+    gc_sim_body *b = &s->body[i];
+    b->suffix_wp = UINT32_MAX;
+    b->best_rem = remaining(s, i, s->agents[i].pos);
+}
+
+/*
+ * Overlaps with agents of higher index, and the wall check, at the
+ * positions the tick starts from.  The agent's neighbour query (ids, d2:
+ * its n nearest, nearest first) usually holds every overlapping one; only
+ * when all of them overlap may there be more, and then the index is asked
+ * again for everyone within 2r.
+ */
+static void
+measure(gc_sim_worker *w, uint32_t i, const uint32_t *ids, const float *d2,
+        size_t n, size_t k_asked)
+{
+    gc_sim *s = w->sim;
+    float r = s->orca.radius, r2 = 4.0f * r * r;
+    gc_vec2 p = {s->px[i], s->py[i]};
+    uint32_t more_ids[GC_ORCA_MAX_NEIGHBOURS];
+    float more_d2[GC_ORCA_MAX_NEIGHBOURS];
+    if (n == k_asked && n > 0 && d2[n - 1] < r2) {
+        n = gc_orca_grid_nearest(s->oidx, p, i, GC_ORCA_MAX_NEIGHBOURS,
+                                 2.0f * r, more_ids, more_d2);
+        ids = more_ids;
+        d2 = more_d2;
+    }
+    for (size_t k = 0; k < n && d2[k] < r2; k++) {
+        if (ids[k] < i)
+            continue;
+        w->tick_overlaps++;
+        float depth = (2.0f * r - sqrtf(d2[k])) / (2.0f * r);
+        if (depth > w->win.depth_max)
+            w->win.depth_max = depth;
+    }
+    float tol = GC_SIM_WALL_TOL * s->grid->cell_size;
+    if (!body_ok(s->grid, p, r, tol))
+        w->win.in_wall++;
+}
+
+/* Agent i's preferred velocity; false when it must plan again. */
+static bool
+preferred(gc_sim *s, uint32_t i, gc_vec2 *pref)
+{
+    gc_agent *a = &s->agents[i];
+    *pref = (gc_vec2){0.0f, 0.0f};
+    if (a->state == GC_AGENT_ARRIVED && a->wp_len > 0) {
+        /* Pushed more than a cell off its goal: drift back at half
+         * speed, so that arrived agents settle near their own spots and
+         * leave the others' free; within a cell, no preference, so that
+         * agents passing through can push them aside. */
+        gc_vec2 t = a->wp[a->wp_len - 1];
+        float dx = t.x - a->pos.x, dy = t.y - a->pos.y;
+        float d = sqrtf(dx * dx + dy * dy);
+        if (d > s->orca.radius) {
+            float v = 0.5f * s->cfg.motion.speed;
+            if (d - s->orca.radius < v * s->dt)
+                v = (d - s->orca.radius) / s->dt;
+            *pref = (gc_vec2){dx / d * v, dy / d * v};
+        }
+        return true;
+    }
+    if (a->state != GC_AGENT_MOVING || a->wp_next >= a->wp_len)
+        return true;
+    uint32_t last = a->wp_next + LOOKAHEAD;
+    if (last > a->wp_len - 1)
+        last = a->wp_len - 1;
+    uint32_t k = last + 1;
+    /* Waypoints further on are taken only within VIS_RANGE cells, and
+     * checked all the way; the next one only within VIS_RANGE cells of
+     * the agent (beyond, the planned path vouches for it).  So a tick
+     * costs at most a few short traversals per agent, not a walk down a
+     * path hundreds of cells long. */
+    const float cs = s->grid->cell_size, range = VIS_RANGE * cs;
+    gc_vec2 n0 = a->wp[a->wp_next];
+    bool at_next = (n0.x - a->pos.x) * (n0.x - a->pos.x) +
+                       (n0.y - a->pos.y) * (n0.y - a->pos.y) <=
+                   cs * cs;
+    while (k-- > a->wp_next) {
+        float dx = a->wp[k].x - a->pos.x, dy = a->wp[k].y - a->pos.y;
+        int64_t steps = INT64_MAX;
+        if (k == a->wp_next || dx * dx + dy * dy > range * range) {
+            /* Far: only the stretch near the agent is checked, for the
+             * next waypoint, or for the one after it when the agent is
+             * within a cell of the next (the leg between them is part of
+             * the planned path). */
+            if (k > a->wp_next && !(k == a->wp_next + 1 && at_next))
+                continue;
+            steps = 2 * (int64_t)VIS_RANGE;
+        }
+        if (visible(s->pgrid, a->pos, a->wp[k], steps))
+            break;
+    }
+    if (k == UINT32_MAX || k < a->wp_next)
+        return false;
+    a->wp_next = k;
+    gc_vec2 t = a->wp[k];
+    float dx = t.x - a->pos.x, dy = t.y - a->pos.y;
+    float d = sqrtf(dx * dx + dy * dy);
+    if (d <= 0.0f)
+        return true;
+    float v = s->cfg.motion.speed;
+    if (k + 1 == a->wp_len && d < v * s->dt)
+        v = d / s->dt; /* arrive, do not overshoot */
+    *pref = (gc_vec2){dx / d * v, dy / d * v};
+    return true;
+}
+
+static void
+replan_now(gc_sim *s, uint32_t i)
+{
+    gc_agent_clear_path(&s->agents[i]);
+    s->agents[i].state = GC_AGENT_WAITING;
+    gc_sim_enqueue(s, i, false);
+}
+
+static void
+step_agent(gc_sim_worker *w, uint32_t i)
+{
+    gc_sim *s = w->sim;
+    gc_agent *a = &s->agents[i];
+    gc_sim_body *b = &s->body[i];
+    const gc_orca_params *op = &s->orca;
+    uint64_t now = s->ticks + 1; /* this tick */
+    float r = op->radius, cs = s->grid->cell_size;
+
+    uint32_t ids[GC_ORCA_MAX_NEIGHBOURS];
+    float nd2[GC_ORCA_MAX_NEIGHBOURS];
+    gc_vec2 p0 = {s->px[i], s->py[i]};
+    size_t n = gc_orca_grid_nearest(s->oidx, p0, i, (size_t)op->max_neighbours,
+                                    op->neighbour_dist, ids, nd2);
+    measure(w, i, ids, nd2, n, (size_t)op->max_neighbours);
+    if (a->state == GC_AGENT_STUCK) {
+        b->vx = b->vy = 0.0f;
+        return;
+    }
+    if (a->state != GC_AGENT_MOVING)
+        b->progress_tick = now;
+    gc_vec2 pref;
+    if (!preferred(s, i, &pref))
+        replan_now(s, i); /* not progress: the stall clock runs on */
+    /* The deadlock rule (see the note at the top). */
+    if (a->state == GC_AGENT_MOVING) {
+        uint64_t hz = (uint64_t)lroundf(1.0f / s->dt);
+        if (hz == 0)
+            hz = 1;
+        uint64_t cyc = (now - b->progress_tick) % (uint64_t)(STALL_CYCLE * hz);
+        if (now > b->progress_tick && cyc == (uint64_t)(STALL_REPLAN * hz)) {
+            replan_now(s, i);
+            pref = (gc_vec2){0.0f, 0.0f};
+        } else if (cyc >= (uint64_t)(STALL_YIELD * hz) &&
+                   cyc < (uint64_t)((STALL_YIELD + STALL_YIELD_LEN) * hz)) {
+            uint32_t j;
+            float d2;
+            gc_vec2 p = {s->px[i], s->py[i]};
+            if (gc_orca_grid_nearest(s->oidx, p, i, 1, 2.0f * r + 0.5f * cs, &j,
+                                     &d2) == 1 &&
+                j < i && d2 > 0.0f) {
+                float d = sqrtf(d2), v = 0.5f * s->cfg.motion.speed;
+                pref = (gc_vec2){(p.x - s->px[j]) / d * v,
+                                 (p.y - s->py[j]) / d * v};
+            }
+        }
+    }
+
+    /* ORCA against the start-of-tick arrays: the agent's own entry there
+     * is its position as the tick starts (planning moved nobody). */
+    /* Avoidance keeps a margin (MARGIN): ORCA's answer is exact only to
+     * first order in dt, and bodies that aim to just touch graze each
+     * other; aiming a tenth wider keeps the real bodies apart. */
+    float ra = r * MARGIN;
+    gc_orca_agent self = {{s->px[i], s->py[i]}, {s->vx[i], s->vy[i]}, ra};
+    gc_orca_agent nb[GC_ORCA_MAX_NEIGHBOURS];
+    for (size_t k = 0; k < n; k++) {
+        nb[k] = (gc_orca_agent){
+            {s->px[ids[k]], s->py[ids[k]]}, {s->vx[ids[k]], s->vy[ids[k]]}, ra};
+        /* Two bodies on one point (a scenario may start two agents in
+         * one cell) would get the same answer for ever: the higher index
+         * is taken to be a hair to the right of the lower. */
+        if (nd2[k] == 0.0f)
+            nb[k].pos.x += (ids[k] > i ? 1e-3f : -1e-3f) * r;
+    }
+    /* Keep right: with someone coming the other way ahead, aim a little
+     * to the right (y grows downwards), so that counterflows form lanes
+     * instead of pressing head-on, which ORCA alone resolves slowly. */
+    float pl = sqrtf(pref.x * pref.x + pref.y * pref.y);
+    if (pl > 0.0f) {
+        for (size_t k = 0; k < n; k++) {
+            float rx = nb[k].pos.x - self.pos.x, ry = nb[k].pos.y - self.pos.y;
+            if (rx * pref.x + ry * pref.y > 0.0f &&
+                nb[k].vel.x * pref.x + nb[k].vel.y * pref.y < 0.0f) {
+                gc_vec2 q = {pref.x * KEEP_RIGHT_COS - pref.y * KEEP_RIGHT_SIN,
+                             pref.x * KEEP_RIGHT_SIN + pref.y * KEEP_RIGHT_COS};
+                pref = q;
+                break;
+            }
+        }
+    }
+    /* Walls within range, unless the clearance map says there is none:
+     * in open ground that saves a scan of every cell around the agent. */
+    gc_orca_segment seg[GC_ORCA_MAX_SEGMENTS];
+    size_t m = 0;
+    float range = op->time_horizon_obst * op->max_speed + r;
+    gc_cell own = gc_grid_world_to_cell(s->grid, self.pos);
+    const gc_nav *wn = s->wnav != NULL ? s->wnav : s->nav;
+    if (gc_nav_clearance(wn, own) - 0.75f <= range / cs)
+        m = wall_segments(s->grid, self.pos, range, seg, GC_ORCA_MAX_SEGMENTS);
+    gc_vec2 v = {0.0f, 0.0f};
+    if (gc_orca_velocity(op, &self, pref, op->max_speed, nb, n, seg, m, &v,
+                         NULL) != GC_OK)
+        v = pref;
+
+    gc_vec2 from = a->pos;
+    gc_vec2 to = {from.x + v.x * s->dt, from.y + v.y * s->dt};
+    to = clamp_move(s->grid, from, to, r, GC_SIM_WALL_TOL * cs);
+    float mx = to.x - from.x, my = to.y - from.y;
+    float moved = sqrtf(mx * mx + my * my);
+    a->pos = to;
+    a->travelled += moved;
+    b->vx = mx / s->dt;
+    b->vy = my / s->dt;
+    if (moved > 1e-6f * cs)
+        a->heading = atan2f(my, mx);
+
+    if (a->state != GC_AGENT_MOVING || a->wp_next >= a->wp_len)
+        return;
+    w->win.speed_sum += moved / s->dt;
+    w->win.pref_sum += s->cfg.motion.speed;
+    gc_vec2 t = a->wp[a->wp_next];
+    float dx = t.x - to.x, dy = t.y - to.y;
+    float d = sqrtf(dx * dx + dy * dy);
+    float rem = remaining(s, i, to);
+    if (rem < b->best_rem - PROGRESS * cs) {
+        b->best_rem = rem;
+        b->progress_tick = now;
+    }
+    /* Arrival: near the last waypoint, within the arrival radius or the
+     * body's radius, whichever is larger (a crowd cannot put every centre
+     * on one point). */
+    float arrive =
+        s->cfg.motion.arrive_radius > r ? s->cfg.motion.arrive_radius : r;
+    /* Or near it (NEAR_GOAL cells) for NEAR_TIME seconds: the crowd
+     * already standing on and around the goal lets it come no nearer,
+     * and pushing on would only shove them. */
+    gc_vec2 gl = a->wp[a->wp_len - 1];
+    float dgx = gl.x - to.x, dgy = gl.y - to.y;
+    float near = NEAR_GOAL * cs + r;
+    if (dgx * dgx + dgy * dgy > near * near)
+        b->near_tick = 0;
+    else if (b->near_tick == 0)
+        b->near_tick = now;
+    bool held =
+        b->near_tick != 0 && (float)(now - b->near_tick) * s->dt >= NEAR_TIME;
+    /* Or, further out, held back behind agents that already arrived
+     * around the goal (they keep their own spots) for NEAR_TIME s. */
+    float far = 3.0f * NEAR_GOAL * cs;
+    if (dgx * dgx + dgy * dgy <= far * far &&
+        (float)(now - b->progress_tick) * s->dt >= NEAR_TIME)
+        held = true;
+    if ((a->wp_next + 1 == a->wp_len && d <= arrive) || held) {
+        b->near_tick = 0;
+        a->wp_next = a->wp_len;
+        a->state = GC_AGENT_ARRIVED;
+        b->progress_tick = now;
+        gc_sim_on_arrival(s, w, i);
+    }
+}
+
+void
+gc_sim_crowd_step(gc_sim_worker *w)
+{
+    gc_sim *s = w->sim;
+    uint64_t t0 = gc_clock_ns();
+    w->tick_overlaps = 0;
+    for (uint32_t i = (uint32_t)w->id; i < s->n; i += (uint32_t)s->nworkers)
+        step_agent(w, i);
+    w->tick_avoid_ns = gc_clock_ns() - t0;
+}

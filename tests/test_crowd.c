@@ -1,0 +1,463 @@
+/*
+ * test_crowd.c: agents with bodies and avoidance (issue 10).
+ *
+ * - Bodies: planning on the inflated grid keeps every path cell at least
+ *   the radius from a wall, and the search is still jump point search.
+ * - Never in a wall: in a dense crowd, checked after every tick: no centre
+ *   in an obstacle cell, no body deeper than GC_SIM_WALL_TOL in one.
+ * - Head-on in an open field: two agents pass without overlapping.
+ * - Head-on in a one-cell corridor: one yields, both arrive.
+ * - Threads: 1, 2 and 3 workers give bit-identical positions.
+ * - Circle and corridor with a few hundred agents: all arrive, no overlap
+ *   deeper than the tolerance.
+ * It links the library's objects (src/sim_int.h: the planning grid).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <gridcrowd/mapio.h>
+#include <gridcrowd/sim.h>
+
+#include "../src/sim_int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Overlap allowed in the quality tests, as a fraction of 2r. */
+#define DEPTH_TOL 0.10
+
+static gc_grid *
+grid_from(const char *const *rows, int w, int h)
+{
+    gc_grid *g;
+    assert_int_equal(gc_grid_new(&g, w, h), GC_OK);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            gc_grid_set(g, x, y, gc_cell_type_from_glyph(rows[y][x]));
+    return g;
+}
+
+static gc_grid *
+open_grid(int w, int h)
+{
+    gc_grid *g;
+    assert_int_equal(gc_grid_new(&g, w, h), GC_OK);
+    return g;
+}
+
+/* Every body out of every wall (centre in none, depth within tol). */
+static void
+assert_out_of_walls(const gc_sim *s, float r)
+{
+    const gc_grid *g = gc_sim_grid(s);
+    float cs = g->cell_size, tol = GC_SIM_WALL_TOL * cs + 1e-5f;
+    for (size_t i = 0; i < gc_sim_agent_count(s); i++) {
+        gc_vec2 p = gc_sim_agent(s, i)->pos;
+        gc_cell c = gc_grid_world_to_cell(g, p);
+        if (!gc_grid_passable(g, c.x, c.y))
+            fail_msg("agent %zu at (%f, %f): centre in a wall", i, p.x, p.y);
+        for (int32_t y = c.y - 2; y <= c.y + 2; y++)
+            for (int32_t x = c.x - 2; x <= c.x + 2; x++) {
+                if (gc_grid_passable(g, x, y))
+                    continue;
+                float qx =
+                    fmaxf((float)x * cs, fminf(p.x, (float)(x + 1) * cs));
+                float qy =
+                    fmaxf((float)y * cs, fminf(p.y, (float)(y + 1) * cs));
+                float d = hypotf(p.x - qx, p.y - qy);
+                if (d < r - tol)
+                    fail_msg("agent %zu at (%f, %f) reaches %f into wall "
+                             "(%d, %d)",
+                             i, p.x, p.y, r - d, x, y);
+            }
+    }
+}
+
+/* The deepest overlap between two bodies now, fraction of 2r. */
+static double
+deepest(const gc_sim *s, float r)
+{
+    double worst = 0.0;
+    size_t n = gc_sim_agent_count(s);
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++) {
+            gc_vec2 a = gc_sim_agent(s, i)->pos, b = gc_sim_agent(s, j)->pos;
+            double d = hypot(a.x - b.x, a.y - b.y);
+            double depth = (2.0 * r - d) / (2.0 * r);
+            if (depth > worst)
+                worst = depth;
+        }
+    return worst;
+}
+
+static void
+scen_of(gc_scen *sc, const gc_cell *start, const gc_cell *goal, size_t n)
+{
+    memset(sc, 0, sizeof *sc);
+    sc->entries = calloc(n, sizeof *sc->entries);
+    assert_non_null(sc->entries);
+    sc->len = n;
+    for (size_t i = 0; i < n; i++) {
+        sc->entries[i].start = start[i];
+        sc->entries[i].goal = goal[i];
+    }
+}
+
+static void
+crowd_config(gc_sim_config *c, uint32_t n, float r)
+{
+    gc_sim_config_init(c);
+    c->agents = n;
+    c->radius = r;
+    c->avoid = GC_AVOID_ORCA;
+}
+
+/* Tick until done (or `max` ticks), checking walls and, when depth_tol >=
+ * 0, overlaps after every tick.  Returns the ticks run. */
+static int
+run_checked(gc_sim *s, float r, int max, double depth_tol, double *worst)
+{
+    double w = 0.0;
+    int t = 0;
+    for (; t < max && !gc_sim_done(s); t++) {
+        assert_int_equal(gc_sim_tick(s), GC_OK);
+        assert_out_of_walls(s, r);
+        if (depth_tol >= 0.0) {
+            double d = deepest(s, r);
+            if (d > w)
+                w = d;
+        }
+    }
+    if (worst != NULL)
+        *worst = w;
+    return t;
+}
+
+static void
+assert_all_arrived(const gc_sim *s)
+{
+    for (size_t i = 0; i < gc_sim_agent_count(s); i++)
+        if (gc_sim_agent(s, i)->state != GC_AGENT_ARRIVED)
+            fail_msg("agent %zu did not arrive: %s at (%f, %f)", i,
+                     gc_agent_state_name(gc_sim_agent(s, i)->state),
+                     gc_sim_agent(s, i)->pos.x, gc_sim_agent(s, i)->pos.y);
+}
+
+/* ---- bodies: planning for the radius ---------------------------------- */
+
+static const char *rooms[] = {
+    "################################", "#..............#...............#",
+    "#..............#...............#", "#..............................#",
+    "#....#####.............####....#", "#....#####.....................#",
+    "#..............................#", "#..............................#",
+    "#......................#.......#", "#..............#.......#.......#",
+    "#.....##.......#.......#.......#", "#..............#...............#",
+    "################################",
+};
+
+static void
+test_inflated_planning(void **state)
+{
+    (void)state;
+    /* '#' is not a glyph of ours: make them obstacles. */
+    gc_grid *g = open_grid(32, 13);
+    for (int y = 0; y < 13; y++)
+        for (int x = 0; x < 32; x++)
+            gc_grid_set(g, x, y,
+                        rooms[y][x] == '#' ? GC_CELL_OBSTACLE
+                                           : GC_CELL_WALKABLE);
+    const float r = 1.2f;
+    gc_sim_config c;
+    crowd_config(&c, 20, r);
+    c.avoid = GC_AVOID_NONE; /* exact followers: the walk is the plan */
+    gc_sim *s;
+    gc_error err;
+    assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_OK);
+    gc_nav *wnav;
+    assert_int_equal(gc_nav_new(&wnav, g), GC_OK);
+    for (int t = 0; t < 600; t++) {
+        assert_int_equal(gc_sim_tick(s), GC_OK);
+        for (size_t i = 0; i < gc_sim_agent_count(s); i++) {
+            const gc_agent *a = gc_sim_agent(s, i);
+            for (uint32_t k = a->wp_next; k < a->wp_len; k++) {
+                gc_cell cc = gc_grid_world_to_cell(g, a->wp[k]);
+                assert_true(gc_nav_clearance(wnav, cc) >= r);
+                if (k > a->wp_next) {
+                    gc_cell pc = gc_grid_world_to_cell(g, a->wp[k - 1]);
+                    assert_true(isfinite(gc_segment_cost(g, wnav, r, pc, cc)));
+                }
+            }
+        }
+    }
+    /* Jump point search on the planning grid, as the sim calls it. */
+    gc_astar *as;
+    assert_int_equal(gc_astar_new(&as, 32, 13), GC_OK);
+    gc_astar_opts o;
+    gc_astar_opts_init(&o);
+    o.nav = s->nav;
+    gc_path p;
+    gc_path_init(&p);
+    gc_astar_stats st;
+    assert_int_equal(gc_astar_find(as, s->pgrid, (gc_cell){3, 3},
+                                   (gc_cell){28, 9}, &o, &p, &st),
+                     GC_OK);
+    assert_int_equal(st.algo, GC_ALGO_JPS);
+    for (size_t k = 0; k < p.len; k++)
+        assert_true(gc_nav_clearance(wnav, p.cells[k]) >= r);
+    /* A wall added later inflates too: the agents' paths keep clear. */
+    gc_grid_set(g, 20, 6, GC_CELL_OBSTACLE);
+    gc_cell ch = {20, 6};
+    assert_int_equal(gc_sim_grid_changed(s, &ch, 1), GC_OK);
+    assert_int_equal(gc_nav_update(wnav, g), GC_OK);
+    assert_false(gc_grid_passable(s->pgrid, 21, 7));
+    for (int t = 0; t < 120; t++) {
+        assert_int_equal(gc_sim_tick(s), GC_OK);
+        for (size_t i = 0; i < gc_sim_agent_count(s); i++) {
+            const gc_agent *a = gc_sim_agent(s, i);
+            for (uint32_t k = a->wp_next; k < a->wp_len; k++)
+                assert_true(gc_nav_clearance(
+                                wnav, gc_grid_world_to_cell(g, a->wp[k])) >= r);
+        }
+    }
+    gc_path_free(&p);
+    gc_astar_free(as);
+    gc_nav_free(wnav);
+    gc_sim_free(s);
+    gc_grid_free(g);
+}
+
+/* ---- never in a wall --------------------------------------------------- */
+
+static const char *maze[] = {
+    "........................", "..@@@@@@@@@@@@@@@@@@@...",
+    "..@.........@.......@...", "..@..@@@@...@...@@..@...",
+    "..@..@@@@...@...@@..@...", "..@.........@.......@...",
+    "..@.....@@@@@.......@...", "..@.................@...",
+    "..@@@@@@@@@.@@@@@@@@@...", "............@...........",
+    "....@@@.....@....@@@....", "............@...........",
+};
+
+static void
+test_never_in_wall(void **state)
+{
+    (void)state;
+    gc_grid *g = grid_from(maze, 24, 12);
+    const float r = 0.4f;
+    gc_sim_config c;
+    crowd_config(&c, 120, r); /* about half the open cells */
+    c.threads = 2;
+    gc_sim *s;
+    gc_error err;
+    assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_OK);
+    run_checked(s, r, 1200, -1.0, NULL);
+    gc_sim_stats st;
+    gc_sim_stats_total(s, &st);
+    assert_int_equal(st.in_wall, 0);
+    printf("# dense: %llu arrivals, %llu stalled, pairs/tick %.2f\n",
+           (unsigned long long)st.arrivals, (unsigned long long)st.stalled,
+           st.overlaps_mean);
+    assert_true(st.arrivals > 0);
+    gc_sim_free(s);
+    gc_grid_free(g);
+}
+
+/* ---- head-on meetings ------------------------------------------------- */
+
+static void
+test_head_on_open(void **state)
+{
+    (void)state;
+    gc_grid *g = open_grid(31, 21);
+    const float r = 0.4f;
+    gc_cell start[2] = {{5, 10}, {25, 10}}, goal[2] = {{25, 10}, {5, 10}};
+    gc_scen sc;
+    scen_of(&sc, start, goal, 2);
+    gc_sim_config c;
+    crowd_config(&c, 2, r);
+    c.goals = GC_GOALS_SCEN;
+    c.scen = &sc;
+    gc_sim *s;
+    gc_error err;
+    assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_OK);
+    double worst;
+    run_checked(s, r, 60 * 30, 0.0, &worst);
+    assert_all_arrived(s);
+    assert_true(worst <= 1e-3); /* no overlap at all, to float noise */
+    gc_sim_free(s);
+    gc_scen_free(&sc);
+    gc_grid_free(g);
+}
+
+static const char *corridor1[] = {
+    "@@@@@@@@@@@@@@@@@@@@@@@@@@", "@.....@@@@@@@@@@@@@@.....@",
+    "@.....@@@@@@@@@@@@@@.....@", "@........................@",
+    "@.....@@@@@@@@@@@@@@.....@", "@.....@@@@@@@@@@@@@@.....@",
+    "@@@@@@@@@@@@@@@@@@@@@@@@@@",
+};
+
+static void
+test_head_on_corridor(void **state)
+{
+    (void)state;
+    gc_grid *g = grid_from(corridor1, 26, 7);
+    const float r = 0.35f;
+    gc_cell start[2] = {{2, 3}, {23, 3}}, goal[2] = {{23, 3}, {2, 3}};
+    gc_scen sc;
+    scen_of(&sc, start, goal, 2);
+    gc_sim_config c;
+    crowd_config(&c, 2, r);
+    c.goals = GC_GOALS_SCEN;
+    c.scen = &sc;
+    gc_sim *s;
+    gc_error err;
+    assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_OK);
+    int t = run_checked(s, r, 60 * 60, -1.0, NULL);
+    assert_all_arrived(s);
+    printf("# one-cell corridor resolved in %d ticks\n", t);
+    gc_sim_free(s);
+    gc_scen_free(&sc);
+    gc_grid_free(g);
+}
+
+/* ---- threads ----------------------------------------------------------- */
+
+static void
+run_for_threads(int threads, float *out, size_t n)
+{
+    gc_grid *g = grid_from(maze, 24, 12);
+    gc_sim_config c;
+    crowd_config(&c, (uint32_t)n, 0.35f);
+    c.threads = threads;
+    gc_sim *s;
+    gc_error err;
+    assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_OK);
+    for (int t = 0; t < 400; t++)
+        assert_int_equal(gc_sim_tick(s), GC_OK);
+    for (size_t i = 0; i < n; i++) {
+        out[2 * i] = gc_sim_agent(s, i)->pos.x;
+        out[2 * i + 1] = gc_sim_agent(s, i)->pos.y;
+    }
+    gc_sim_free(s);
+    gc_grid_free(g);
+}
+
+static void
+test_threads_identical(void **state)
+{
+    (void)state;
+    enum { N = 60 };
+    float p1[2 * N], p2[2 * N], p3[2 * N];
+    run_for_threads(1, p1, N);
+    run_for_threads(2, p2, N);
+    run_for_threads(3, p3, N);
+    assert_memory_equal(p1, p2, sizeof p1);
+    assert_memory_equal(p1, p3, sizeof p1);
+}
+
+/* ---- circle and corridor ---------------------------------------------- */
+
+static void
+test_circle(void **state)
+{
+    (void)state;
+    enum { N = 200 };
+    /* One ring of radius 40 cells: 200 agents 1.26 cells apart, each
+     * going to the antipodal cell. */
+    int W = 91, cx = 45, cy = 45;
+    gc_grid *g = open_grid(W, W);
+    gc_cell start[N], goal[N];
+    for (int i = 0; i < N; i++) {
+        double a = 2.0 * M_PI * i / N;
+        start[i] = (gc_cell){cx + (int)lround(40 * cos(a)),
+                             cy + (int)lround(40 * sin(a))};
+        goal[i] = (gc_cell){2 * cx - start[i].x, 2 * cy - start[i].y};
+    }
+    gc_scen sc;
+    scen_of(&sc, start, goal, N);
+    const float r = 0.4f;
+    gc_sim_config c;
+    crowd_config(&c, N, r);
+    c.goals = GC_GOALS_SCEN;
+    c.scen = &sc;
+    c.threads = 2;
+    gc_sim *s;
+    gc_error err;
+    assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_OK);
+    double worst;
+    int t = run_checked(s, r, 60 * 120, 1.0, &worst);
+    gc_sim_stats st;
+    gc_sim_stats_total(s, &st);
+    printf("# circle %d: %d ticks, deepest %.3f of 2r, pairs/tick %.3f\n", N, t,
+           worst, st.overlaps_mean);
+    assert_all_arrived(s);
+    assert_true(worst <= DEPTH_TOL);
+    gc_sim_free(s);
+    gc_scen_free(&sc);
+    gc_grid_free(g);
+}
+
+static void
+test_corridor(void **state)
+{
+    (void)state;
+    /* A corridor 6 cells wide (5 open) and 80 long; 100 agents at each
+     * end, in rows of 5 across it, going to the other end, where their
+     * goals are two cells apart along it (goals packed a cell apart would
+     * make a wall of arrived bodies that later agents cannot cross). */
+    enum { N = 200, W = 80, H = 8 };
+    gc_grid *g = open_grid(W, H);
+    for (int x = 0; x < W; x++) {
+        gc_grid_set(g, x, 0, GC_CELL_OBSTACLE);
+        gc_grid_set(g, x, H - 1, GC_CELL_OBSTACLE);
+    }
+    gc_cell start[N], goal[N];
+    for (int i = 0; i < N / 2; i++) {
+        int col = i / 5, row = 1 + i % 5;
+        start[i] = (gc_cell){1 + col, row};
+        goal[i] = (gc_cell){W - 41 + 2 * col, row};
+        start[N / 2 + i] = (gc_cell){W - 2 - col, row};
+        goal[N / 2 + i] = (gc_cell){40 - 2 * col, row};
+    }
+    gc_scen sc;
+    scen_of(&sc, start, goal, N);
+    const float r = 0.3f;
+    gc_sim_config c;
+    crowd_config(&c, N, r);
+    c.goals = GC_GOALS_SCEN;
+    c.scen = &sc;
+    c.threads = 2;
+    gc_sim *s;
+    gc_error err;
+    assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_OK);
+    double worst;
+    int t = run_checked(s, r, 60 * 180, 1.0, &worst);
+    gc_sim_stats st;
+    gc_sim_stats_total(s, &st);
+    printf("# corridor %d: %d ticks, deepest %.3f of 2r, pairs/tick %.3f\n", N,
+           t, worst, st.overlaps_mean);
+    assert_all_arrived(s);
+    assert_true(worst <= DEPTH_TOL);
+    gc_sim_free(s);
+    gc_scen_free(&sc);
+    gc_grid_free(g);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_inflated_planning),
+        cmocka_unit_test(test_never_in_wall),
+        cmocka_unit_test(test_head_on_open),
+        cmocka_unit_test(test_head_on_corridor),
+        cmocka_unit_test(test_threads_identical),
+        cmocka_unit_test(test_circle),
+        cmocka_unit_test(test_corridor),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

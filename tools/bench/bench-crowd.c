@@ -1,0 +1,290 @@
+/*
+ * bench-crowd.c: headless benchmark of the simulation with bodies and
+ * avoidance (issue 10): the whole tick (planning, avoidance, motion)
+ * through the public API, on grid scenarios.
+ *
+ * Scenarios (cell size 1 world unit):
+ *   circle      RVO2's Circle on a grid: agents on concentric rings of
+ *               radius 200, 205, ... (RVO2's spacing along a ring, 2 pi
+ *               200 / 250), each going to the antipodal cell; RVO2's
+ *               parameters: radius 1.5, speed 1, dt 0.25 (4 Hz), 10
+ *               neighbours, horizon 10 s.  (Our neighbour distance is
+ *               2r + 1 s of motion, not RVO2's 15.)
+ *   corridor    a corridor 12 cells wide; N/2 agents at each end in a
+ *               block 10 agents across, going to the other end (goals
+ *               two cells apart along the corridor);
+ *               radius 0.35, speed 4, 60 Hz.
+ *   bottleneck  a 40 x 40 room whose agents leave through a door 2 cells
+ *               wide to a goal area outside; radius 0.35, speed 4, 60 Hz.
+ *   den520d     10,000 wanderers (radius 0.3 cell, speed 4, 60 Hz) on the
+ *               Moving AI map given with --map, for --ticks ticks.
+ *
+ * Printed per scenario and N: mean and p95 ms per tick (whole tick), mean
+ * ms of avoidance (index build plus the slowest worker's avoidance and
+ * motion), overlapping pairs per tick (mean, max), the deepest overlap as
+ * a fraction of 2r, agents arrived, the tick when all had arrived (- when
+ * not), stalled agents at the end, and mean speed / preferred speed.
+ */
+#include "config.h"
+
+#include <gridcrowd/mapio.h>
+#include <gridcrowd/sim.h>
+#include <gridcrowd/util.h>
+
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PROG "bench-crowd"
+
+static void
+die(const char *what)
+{
+    fprintf(stderr, PROG ": %s\n", what);
+    exit(1);
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static gc_scen
+scen_alloc(size_t n)
+{
+    gc_scen sc;
+    memset(&sc, 0, sizeof sc);
+    sc.entries = calloc(n, sizeof *sc.entries);
+    if (sc.entries == NULL)
+        die("out of memory");
+    sc.len = n;
+    return sc;
+}
+
+static gc_grid *
+open_grid(int32_t w, int32_t h)
+{
+    gc_grid *g;
+    if (gc_grid_new(&g, w, h) != GC_OK)
+        die("cannot make the grid");
+    return g;
+}
+
+static void
+circle(size_t n, gc_grid **gp, gc_scen *sc, gc_sim_config *c)
+{
+    const double spacing = 2.0 * M_PI * 200.0 / 250.0;
+    double rmax = 200.0;
+    for (size_t k = 0, left = n; left > 0; k++) {
+        rmax = 200.0 + 5.0 * (double)k;
+        size_t on = (size_t)floor(2.0 * M_PI * rmax / spacing);
+        left = left > on ? left - on : 0;
+    }
+    int32_t half = (int32_t)ceil(rmax) + 5, w = 2 * half + 1;
+    *gp = open_grid(w, w);
+    *sc = scen_alloc(n);
+    size_t i = 0;
+    for (size_t k = 0; i < n; k++) {
+        double r = 200.0 + 5.0 * (double)k;
+        size_t on = (size_t)floor(2.0 * M_PI * r / spacing);
+        if (on > n - i)
+            on = n - i; /* the last ring: evenly spread too */
+        for (size_t j = 0; j < on && i < n; j++, i++) {
+            double a = 2.0 * M_PI * (double)j / (double)on;
+            gc_cell s = {half + (int32_t)lround(r * cos(a)),
+                         half + (int32_t)lround(r * sin(a))};
+            sc->entries[i].start = s;
+            sc->entries[i].goal = (gc_cell){2 * half - s.x, 2 * half - s.y};
+        }
+    }
+    c->radius = 1.5f;
+    c->motion.speed = 1.0f;
+    c->hz = 4.0;
+    c->neighbours = 10;
+    c->horizon = 10.0f;
+}
+
+static void
+corridor(size_t n, gc_grid **gp, gc_scen *sc, gc_sim_config *c)
+{
+    /* Goals two cells apart along the corridor: packed a cell apart,
+     * arrived bodies would wall off the agents still coming through. */
+    const int32_t wide = 12, depth = (int32_t)((n / 2 + 9) / 10);
+    const int32_t len = 4 * depth + 40, h = wide + 2;
+    gc_grid *g = open_grid(len + 2, h);
+    for (int32_t x = 0; x < len + 2; x++) {
+        gc_grid_set(g, x, 0, GC_CELL_OBSTACLE);
+        gc_grid_set(g, x, h - 1, GC_CELL_OBSTACLE);
+    }
+    *gp = g;
+    *sc = scen_alloc(n);
+    for (size_t i = 0; i < n; i++) {
+        size_t k = i / 2;
+        int32_t col = (int32_t)(k / 10), row = 2 + (int32_t)(k % 10);
+        if (i % 2 == 0) {
+            sc->entries[i].start = (gc_cell){1 + col, row};
+            sc->entries[i].goal = (gc_cell){len - 2 * depth + 1 + 2 * col, row};
+        } else {
+            sc->entries[i].start = (gc_cell){len - col, row};
+            sc->entries[i].goal = (gc_cell){2 * depth - 2 * col, row};
+        }
+    }
+    c->radius = 0.35f;
+}
+
+static void
+bottleneck(size_t n, gc_grid **gp, gc_scen *sc, gc_sim_config *c)
+{
+    /* A room of side `side`, its right wall at x = side + 1 with a door 2
+     * cells wide in the middle, and outside a field as big as the room
+     * where every agent has its own goal cell. */
+    int32_t side = (int32_t)ceil(sqrt((double)n) * 1.6) + 4;
+    int32_t w = 2 * side + 6, h = side + 2;
+    gc_grid *g = open_grid(w, h);
+    for (int32_t y = 0; y < h; y++)
+        if (y < h / 2 - 1 || y > h / 2)
+            gc_grid_set(g, side + 1, y, GC_CELL_OBSTACLE);
+    *gp = g;
+    *sc = scen_alloc(n);
+    int32_t per = (int32_t)ceil(sqrt((double)n));
+    for (size_t i = 0; i < n; i++) {
+        int32_t a = (int32_t)(i % (size_t)per), b = (int32_t)(i / (size_t)per);
+        sc->entries[i].start = (gc_cell){1 + a * 3 / 2, 1 + b * 3 / 2};
+        sc->entries[i].goal = (gc_cell){side + 4 + a * 3 / 2, 1 + b * 3 / 2};
+    }
+    c->radius = 0.35f;
+}
+
+int
+main(int argc, char **argv)
+{
+    const char *scenario = "circle", *map = NULL;
+    size_t n = 1000;
+    int threads = 2;
+    uint64_t max_ticks = 0;
+    float horizon = 0.0f; /* 0: the scenario's */
+    static const struct option longs[] = {
+        {"scenario", required_argument, NULL, 's'},
+        {"agents", required_argument, NULL, 'n'},
+        {"threads", required_argument, NULL, 't'},
+        {"ticks", required_argument, NULL, 'k'},
+        {"map", required_argument, NULL, 'm'},
+        {"horizon", required_argument, NULL, 'H'},
+        {NULL, 0, NULL, 0}};
+    int ch;
+    while ((ch = getopt_long(argc, argv, "s:n:t:k:m:H:", longs, NULL)) != -1) {
+        switch (ch) {
+        case 's':
+            scenario = optarg;
+            break;
+        case 'n':
+            n = strtoul(optarg, NULL, 10);
+            break;
+        case 't':
+            threads = atoi(optarg);
+            break;
+        case 'k':
+            max_ticks = strtoull(optarg, NULL, 10);
+            break;
+        case 'm':
+            map = optarg;
+            break;
+        case 'H':
+            horizon = (float)atof(optarg);
+            break;
+        default:
+            fprintf(stderr,
+                    "usage: " PROG " [--scenario circle|corridor|bottleneck|"
+                    "den520d] [--agents N] [--threads T] [--ticks MAX] "
+                    "[--map FILE] [--horizon S]\n");
+            return 2;
+        }
+    }
+    gc_sim_config c;
+    gc_sim_config_init(&c);
+    c.avoid = GC_AVOID_ORCA;
+    c.threads = threads;
+    c.plan_budget = 1000000; /* everyone plans in the first tick */
+    c.agents = (uint32_t)n;
+    gc_grid *g = NULL;
+    gc_scen sc;
+    memset(&sc, 0, sizeof sc);
+    if (strcmp(scenario, "circle") == 0) {
+        circle(n, &g, &sc, &c);
+    } else if (strcmp(scenario, "corridor") == 0) {
+        corridor(n, &g, &sc, &c);
+    } else if (strcmp(scenario, "bottleneck") == 0) {
+        bottleneck(n, &g, &sc, &c);
+    } else if (strcmp(scenario, "den520d") == 0) {
+        gc_error err;
+        if (map == NULL)
+            die("den520d needs --map FILE");
+        if (gc_map_load(&g, map, &err) != GC_OK)
+            die(err.msg);
+        gc_grid_set_uniform(g);
+        c.radius = 0.3f;
+        c.goals = GC_GOALS_WANDER;
+        if (max_ticks == 0)
+            max_ticks = 600;
+    } else {
+        die("unknown scenario");
+    }
+    if (horizon > 0.0f)
+        c.horizon = horizon;
+    if (sc.len > 0) {
+        c.goals = GC_GOALS_SCEN;
+        c.scen = &sc;
+    }
+    if (max_ticks == 0)
+        max_ticks = (uint64_t)(c.hz * 600.0); /* ten simulated minutes */
+
+    gc_sim *s;
+    gc_error err;
+    if (gc_sim_new(&s, g, &c, &err) != GC_OK)
+        die(err.msg);
+    double *ms = malloc((size_t)max_ticks * sizeof *ms);
+    if (ms == NULL)
+        die("out of memory");
+    uint64_t t = 0, all_at = 0;
+    while (t < max_ticks) {
+        uint64_t t0 = gc_clock_ns();
+        if (gc_sim_tick(s) != GC_OK)
+            die("tick failed");
+        ms[t++] = (double)(gc_clock_ns() - t0) / 1e6;
+        if (sc.len > 0 && gc_sim_done(s)) {
+            all_at = t;
+            break;
+        }
+    }
+    gc_sim_stats st;
+    gc_sim_stats_total(s, &st);
+    double sum = 0.0;
+    for (uint64_t k = 0; k < t; k++)
+        sum += ms[k];
+    qsort(ms, (size_t)t, sizeof *ms, cmp_double);
+    double p95 = t ? ms[(size_t)((double)(t - 1) * 0.95)] : 0.0;
+    char all[32] = "-";
+    if (all_at)
+        snprintf(all, sizeof all, "%llu", (unsigned long long)all_at);
+    printf("%-10s N=%-6zu T=%d  tick %.3f ms mean %.3f p95  avoid %.3f ms  "
+           "overlaps/tick %.3f (%.4f%% of N) max %llu  deepest %.3f of 2r  "
+           "in walls %llu  arrived %llu/%zu  all at tick %s  stalled %llu  "
+           "speed %.2f  ticks %llu\n",
+           scenario, gc_sim_agent_count(s), threads, sum / (double)(t ? t : 1),
+           p95, st.avoid_ms_mean, st.overlaps_mean,
+           100.0 * st.overlaps_mean / (double)gc_sim_agent_count(s),
+           (unsigned long long)st.overlaps_max, st.overlap_depth_max,
+           (unsigned long long)st.in_wall,
+           (unsigned long long)st.by_state[GC_AGENT_ARRIVED],
+           gc_sim_agent_count(s), all, (unsigned long long)st.stalled,
+           st.speed_ratio, (unsigned long long)t);
+    free(ms);
+    gc_sim_free(s);
+    gc_scen_free(&sc);
+    gc_grid_free(g);
+    return 0;
+}
