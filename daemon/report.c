@@ -196,7 +196,7 @@ warn_behind(const options *o, run_figures *fig, double secs,
 
 void
 print_second(const options *o, const gc_sim_stats *st, double secs,
-             uint64_t ticks_in_window)
+             uint64_t ticks_in_window, const gc_record_stats *rec)
 {
     if (o->quiet)
         return;
@@ -205,7 +205,7 @@ print_second(const options *o, const gc_sim_stats *st, double secs,
             "%s: tick %llu  %.1f ticks/s  agents: %llu moving %llu waiting "
             "%llu arrived %llu stuck %llu unreachable  %.0f arrivals/s  "
             "%.0f paths/s  path %.1f us mean (search %.1f + smooth %.1f) "
-            "%.1f us p99  %.0f expanded/path\n",
+            "%.1f us p99  %.0f expanded/path",
             prog_name(), (unsigned long long)st->ticks,
             (double)ticks_in_window * per_s,
             (unsigned long long)st->by_state[GC_AGENT_MOVING],
@@ -217,6 +217,12 @@ print_second(const options *o, const gc_sim_stats *st, double secs,
             st->search_us_mean, st->search_only_us_mean, st->smooth_us_mean,
             st->search_us_p99,
             st->searches ? (double)st->expanded / (double)st->searches : 0.0);
+    if (rec != NULL)
+        fprintf(stderr, "  record: %llu frames written %llu dropped%s",
+                (unsigned long long)rec->written,
+                (unsigned long long)rec->dropped,
+                rec->status != GC_OK ? " (stopped)" : "");
+    fputc('\n', stderr);
 }
 
 void
@@ -263,6 +269,23 @@ max_rss_kb(void)
     return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : 0;
 }
 
+/* A JSON string (the stop reason comes from the system and the path). */
+static void
+json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
 void
 write_summary(FILE *f, bool json, const options *o, const run_figures *fig,
               size_t agents)
@@ -284,7 +307,7 @@ write_summary(FILE *f, bool json, const options *o, const run_figures *fig,
                 "\"replan_delay_ticks_max\": %llu, "
                 "\"replan_delay_ms_mean\": %.3f, "
                 "\"replan_delay_ms_max\": %.3f, \"threads\": %d, "
-                "\"batch\": %s, \"hz\": %.3f, \"max_rss_kb\": %ld}\n",
+                "\"batch\": %s, \"hz\": %.3f, \"max_rss_kb\": %ld",
                 (unsigned long long)fig->ticks, fig->wall_s, tps, agents,
                 (unsigned long long)t->by_state[GC_AGENT_ARRIVED],
                 (unsigned long long)t->by_state[GC_AGENT_UNREACHABLE],
@@ -302,6 +325,20 @@ write_summary(FILE *f, bool json, const options *o, const run_figures *fig,
                 (unsigned long long)t->replan_delay_ticks_max,
                 t->replan_delay_ms_mean, t->replan_delay_ms_max, o->sim.threads,
                 o->batch ? "true" : "false", o->sim.hz, max_rss_kb());
+        if (fig->recording) {
+            fprintf(f,
+                    ", \"record\": {\"frames\": %llu, \"dropped\": %llu, "
+                    "\"bytes\": %llu, \"stopped\": ",
+                    (unsigned long long)fig->rec.written,
+                    (unsigned long long)fig->rec.dropped,
+                    (unsigned long long)fig->rec_bytes);
+            if (fig->rec.status == GC_OK)
+                fputs("null", f);
+            else
+                json_string(f, fig->rec.msg);
+            fputc('}', f);
+        }
+        fputs("}\n", f);
         return;
     }
     fprintf(f,
@@ -319,4 +356,15 @@ write_summary(FILE *f, bool json, const options *o, const run_figures *fig,
             (unsigned long long)t->arrivals, (unsigned long long)t->searches,
             sps, t->search_us_mean, t->search_only_us_mean, t->smooth_us_mean,
             t->search_us_p99, (unsigned long long)fig->overruns, max_rss_kb());
+    if (fig->recording) {
+        fprintf(f, "%s: record: %s: %llu frames, %llu dropped, %llu bytes",
+                prog_name(), o->record, (unsigned long long)fig->rec.written,
+                (unsigned long long)fig->rec.dropped,
+                (unsigned long long)fig->rec_bytes);
+        if (fig->rec.status != GC_OK)
+            fprintf(f, "; the recording stopped: %s", fig->rec.msg);
+        fputc('\n', f);
+    }
 }
+
+
