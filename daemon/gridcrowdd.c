@@ -554,7 +554,6 @@ record_open(const options *o, const gc_grid *map, recording *r)
 static void
 record_close(const options *o, recording *r, run_figures *fig)
 {
-    (void)o;
     gc_record_stats st;
     gc_recorder_stats(r->rec, &st);
     gc_error err;
