@@ -8,6 +8,7 @@
 
 #include <gridcrowd/agent.h>
 #include <gridcrowd/edits.h>
+#include <gridcrowd/record.h>
 #include <gridcrowd/sim.h>
 
 #include <limits.h>
@@ -24,7 +25,7 @@ enum {
     EXIT_USAGE = 2,
     EXIT_INPUT = 3,
     EXIT_SHM = 4,
-    EXIT_STATS = 5
+    EXIT_STATS = 5 /* also the --record file */
 };
 
 /* ---- options --------------------------------------------------------------
@@ -67,6 +68,9 @@ enum opt_id {
     O_SHM_MODE,
     O_EDIT_GROUP,
     O_STATS,
+    O_RECORD,
+    O_RECORD_EVERY,
+    O_RECORD_OVERWRITE,
     O_QUIET,
     O_HELP,
     O_VERSION,
@@ -89,6 +93,9 @@ typedef struct options {
     const char *edit_group; /* as given, for messages */
     gid_t edit_gid;
     const char *stats_json;
+    const char *record;     /* --record FILE, NULL: no recording */
+    uint32_t record_every;  /* ticks per frame; 0: main computes it */
+    bool record_overwrite;
     bool quiet;
     /* The argument each option was last given with ("" for a flag), NULL
      * when it was not given (or was overridden by another option that sets
@@ -102,6 +109,11 @@ void options_init(options *o);
 /* Parse the command line into `o` (after options_init).  Returns -1 to go
  * on, else the exit code (0 after --help or --version). */
 int options_parse(options *o, int argc, char **argv);
+
+/* The options given, as name/argument pairs ("" for a flag) into
+ * out[0..cap), for the recording; returns how many.  The strings live as
+ * long as argv. */
+size_t options_given(const options *o, gc_record_kv *out, size_t cap);
 
 /* What a file that is not a regular one is, for messages. */
 const char *file_kind(mode_t m);
@@ -135,15 +147,20 @@ typedef struct run_figures {
     uint64_t edit_batches;    /* ticks whose edits changed cells */
     uint64_t overruns_before; /* overruns when the window began */
     bool said_behind;         /* the falling-behind warning was given */
+    /* --record: the recorder's figures at the end, the file's size. */
+    bool recording;
+    gc_record_stats rec;
+    uint64_t rec_bytes;
 } run_figures;
 
 /* The falling-behind warning, once, for a window of `secs` seconds. */
 void warn_behind(const options *o, run_figures *fig, double secs,
                  uint64_t ticks_in_window, bool first_window);
 
-/* The per-second line (not with --quiet). */
+/* The per-second line (not with --quiet); rec: the recorder's figures
+ * (NULL: not recording). */
 void print_second(const options *o, const gc_sim_stats *st, double secs,
-                  uint64_t ticks_in_window);
+                  uint64_t ticks_in_window, const gc_record_stats *rec);
 
 /* The batch run's progress line on a terminal; done clears it. */
 void progress(const options *o, uint64_t tick, bool done);

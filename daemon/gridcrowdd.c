@@ -19,7 +19,8 @@
  *   4  shared memory: the name is taken by a live daemon, or by an object
  *      that is not a gridcrowd one; permission denied (--edit-group: the
  *      group cannot be given)
- *   5  the --stats-json file cannot be written
+ *   5  the --stats-json file or the --record file cannot be written (or
+ *      the --record file exists and --record-overwrite was not given)
  * On every exit after the shared-memory objects were created, they are
  * removed.  A stats file that is a regular file (or absent) is written
  * atomically (temp file + rename) and no temp file is left behind; a FIFO
@@ -33,12 +34,14 @@
 #include <gridcrowd/grid.h>
 #include <gridcrowd/host.h>
 #include <gridcrowd/mapio.h>
+#include <gridcrowd/record.h>
 #include <gridcrowd/sim.h>
 #include <gridcrowd/util.h>
 #include <gridcrowd/world.h>
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,11 +118,89 @@ host_report(void *arg, const char *line)
     prog_msg("%s", line);
 }
 
+/* ---- recording (--record) ------------------------------------------------
+ *
+ * The recorder (gridcrowd/record.h) has its own writer thread; this loop
+ * only hands it a frame every `every` ticks, between ticks and after
+ * publishing, and each edit as the host applies it.  Everything here is
+ * the simulation thread's alone.  Tick 0 (the start) is frame 0.  When
+ * the recording stops (a full disk, a file-size limit) the simulation goes
+ * on: one message then, and the summary says why.
+ */
+typedef struct recording {
+    gc_recorder *rec;        /* NULL: not recording */
+    uint32_t every;          /* ticks per frame */
+    gc_record_agent *agents; /* one frame's agents (scratch) */
+    size_t cap;
+    uint64_t tick;           /* ticks run so far */
+    bool said_stop;          /* the stop message was given */
+} recording;
+
+static void
+record_said_stop(recording *r)
+{
+    if (r->said_stop)
+        return;
+    gc_record_stats st;
+    gc_recorder_stats(r->rec, &st);
+    prog_msg("recording stopped: %s; the simulation goes on",
+             st.msg[0] ? st.msg : gc_strerror(st.status));
+    r->said_stop = true;
+}
+
+/* The host's edit hook: an edit takes effect in the next tick, so it is
+ * recorded with that tick's number (frames of that tick and later show
+ * it). */
+static void
+record_edit(void *arg, const gc_edit *e)
+{
+    recording *r = arg;
+    if (r->rec == NULL)
+        return;
+    gc_record_edit re = {r->tick + 1, e->op, e->type, e->x0, e->y0, e->x1,
+                         e->y1};
+    if (gc_recorder_edit(r->rec, &re) == GC_EIO)
+        record_said_stop(r);
+}
+
+/* Hand the sim's agents and the live grid to the recorder as the frame
+ * of tick r->tick.  Fails only for lack of memory (the run goes on). */
+static void
+record_frame(recording *r, const gc_sim *sim, const gc_grid *grid)
+{
+    size_t n = gc_sim_agent_count(sim);
+    if (n > r->cap) {
+        gc_record_agent *p = realloc(r->agents, n * sizeof *p);
+        if (p == NULL)
+            return;
+        r->agents = p;
+        r->cap = n;
+    }
+    float speed = gc_sim_motion(sim)->speed;
+    for (size_t i = 0; i < n; i++) {
+        const gc_agent *a = gc_sim_agent(sim, i);
+        /* Radius and velocity stay 0 until agents have them. */
+        r->agents[i] = (gc_record_agent){
+            .id = (uint32_t)i,
+            .state = (uint8_t)a->state,
+            .x = a->pos.x,
+            .y = a->pos.y,
+            .heading = a->heading,
+            .goal_x = a->goal.x,
+            .goal_y = a->goal.y,
+            .speed = a->state == GC_AGENT_MOVING ? speed : 0.0f};
+    }
+    gc_record_frame f = {r->tick, r->agents, n, grid};
+    if (gc_recorder_push(r->rec, &f) == GC_EIO)
+        record_said_stop(r);
+}
+
 /* Returns 0 or an exit code.  The loop body is the library's host
  * (gridcrowd/host.h); the daemon adds pacing, the SIGBUS guard around
  * the drain, and what it prints. */
 static int
-run(const options *o, gc_world *w, gc_host *host, gc_sim *sim, run_figures *fig)
+run(const options *o, gc_world *w, gc_host *host, gc_sim *sim,
+    const gc_grid *grid, recording *rec, run_figures *fig)
 {
     const uint64_t step = (uint64_t)(1e9 / o->sim.hz);
     const uint64_t start = gc_clock_ns();
@@ -131,6 +212,8 @@ run(const options *o, gc_world *w, gc_host *host, gc_sim *sim, run_figures *fig)
         o->duration > 0 ? (uint64_t)(o->duration * 1e9) : 0;
 
     gc_world_set_state(w, GC_WORLD_RUNNING);
+    if (rec->rec != NULL)
+        record_frame(rec, sim, grid); /* frame 0: the start */
     while (!stop_signal) {
         /* Edits from the queue, between ticks while the workers are
          * parked; the agents they touch plan again in this tick.  The
@@ -152,6 +235,7 @@ run(const options *o, gc_world *w, gc_host *host, gc_sim *sim, run_figures *fig)
         }
         fig->ticks++;
         win_ticks++;
+        rec->tick = fig->ticks;
         uint64_t t = gc_clock_ns();
 
         bool finished = (o->ticks && fig->ticks >= o->ticks) ||
@@ -163,6 +247,8 @@ run(const options *o, gc_world *w, gc_host *host, gc_sim *sim, run_figures *fig)
             gc_host_publish_agents(host);
             last_publish = t;
         }
+        if (rec->rec != NULL && fig->ticks % rec->every == 0)
+            record_frame(rec, sim, grid);
         if (t - win_start >= 1000000000ull || finished) {
             double secs = (double)(t - win_start) / 1e9;
             gc_sim_stats st;
@@ -170,7 +256,11 @@ run(const options *o, gc_world *w, gc_host *host, gc_sim *sim, run_figures *fig)
             gc_host_publish_stats(host, &win, &st);
             if (show_progress)
                 progress(o, 0, true);
-            print_second(o, &st, secs, win_ticks);
+            gc_record_stats rs;
+            if (rec->rec != NULL)
+                gc_recorder_stats(rec->rec, &rs);
+            print_second(o, &st, secs, win_ticks,
+                         rec->rec != NULL ? &rs : NULL);
             warn_behind(o, fig, secs, win_ticks, win_start == start);
             win_start = t;
             win_ticks = 0;
@@ -337,6 +427,10 @@ setup_signals(void)
     if (sigaction(SIGBUS, &bus, NULL) != 0)
         return -1;
     signal(SIGPIPE, SIG_IGN);
+    /* Under a file-size limit (ulimit -f) a write past it raises SIGXFSZ,
+     * whose default kills the process: ignored, the write fails with
+     * EFBIG, the recording stops and the simulation goes on. */
+    signal(SIGXFSZ, SIG_IGN);
     return 0;
 }
 
@@ -408,6 +502,84 @@ create_world(const options *o, const gc_grid *map, gc_world **world)
     return 0;
 }
 
+/*
+ * Open the --record file: frames at hz / every per simulated second, the
+ * map's bounds in world units, the options given.  Returns 0 or
+ * EXIT_STATS (one line said).  An existing file is refused unless
+ * --record-overwrite: a recording is the result of a run, and a typo must
+ * not destroy the last one.
+ */
+static int
+record_open(const options *o, const gc_grid *map, recording *r)
+{
+    r->every = o->record_every;
+    if (r->every == 0) {
+        double e = floor(o->sim.hz / 10.0 + 0.5);
+        r->every = e < 1 ? 1 : (uint32_t)e;
+    }
+    gc_record_kv kv[OPT_COUNT];
+    gc_record_opts ro;
+    gc_record_opts_init(&ro);
+    ro.fps = o->sim.hz / r->every;
+    ro.tick_every = r->every;
+    ro.xmin = 0;
+    ro.ymin = 0;
+    ro.xmax = (double)map->width * map->cell_size;
+    ro.ymax = (double)map->height * map->cell_size;
+    ro.cell_size = map->cell_size;
+    ro.map_name = o->map != NULL ? o->map : gc_default_map_name;
+    ro.options = kv;
+    ro.n_options = options_given(o, kv, OPT_COUNT);
+    ro.mode = o->batch ? GC_RECORD_BATCH : GC_RECORD_REALTIME;
+    ro.overwrite = o->record_overwrite;
+    gc_error err;
+    int rc = gc_recorder_open(&r->rec, o->record, &ro, &err);
+    if (rc == GC_EEXIST) {
+        prog_msg("%s: the file exists; pass --record-overwrite to replace it",
+                 o->record);
+        return EXIT_STATS;
+    }
+    if (rc != GC_OK) {
+        if (rc == GC_EINVAL && err.msg[0] == '\0')
+            prog_msg("%s: %s", o->record, gc_strerror(rc));
+        else
+            prog_msg("%s", err.msg);
+        return EXIT_STATS;
+    }
+    return 0;
+}
+
+/* Finish the recording: write out what was accepted, take its figures
+ * for the summary.  A recording that stopped does not fail the run. */
+static void
+record_close(const options *o, recording *r, run_figures *fig)
+{
+    gc_record_stats st;
+    gc_recorder_stats(r->rec, &st);
+    gc_error err;
+    err.msg[0] = '\0';
+    int rc = gc_recorder_close(r->rec, &err);
+    r->rec = NULL;
+    fig->recording = true;
+    fig->rec = st;
+    if (rc == GC_OK && st.status == GC_OK) {
+        /* Every accepted frame was written and committed by close. */
+        fig->rec.written = fig->rec.committed = st.pushed;
+    } else {
+        /* What survives is what was committed before the stop. */
+        fig->rec.written = st.committed;
+        if (fig->rec.status == GC_OK)
+            fig->rec.status = rc;
+        if (st.msg[0] == '\0')
+            snprintf(fig->rec.msg, sizeof fig->rec.msg, "%s",
+                     err.msg[0] ? err.msg : gc_strerror(rc));
+        if (!r->said_stop)
+            prog_msg("recording stopped: %s", fig->rec.msg);
+    }
+    struct stat sb;
+    fig->rec_bytes = stat(o->record, &sb) == 0 ? (uint64_t)sb.st_size : 0;
+}
+
 /* After a clean run: the stop message, the summaries, the stats file.
  * Returns 0 or EXIT_STATS. */
 static int
@@ -449,6 +621,7 @@ main(int argc, char **argv)
 
     gc_grid *map = NULL, *grid = NULL;
     gc_scen scen = {0};
+    recording recd = {0};
     gc_world *world = NULL;
     gc_sim *sim = NULL;
     gc_host *host = NULL;
@@ -513,7 +686,13 @@ main(int argc, char **argv)
         code = rc == GC_ENOMEM || rc == GC_ESYS ? EXIT_RUNTIME : EXIT_INPUT;
         goto out;
     }
-    gc_host_config hc = {world, grid, sim, host_report, NULL};
+    if (o.record != NULL) {
+        code = record_open(&o, map, &recd);
+        if (code)
+            goto out;
+    }
+    gc_host_config hc = {world, grid, sim, host_report, NULL, record_edit,
+                         &recd};
     if (gc_host_new(&host, &hc) != GC_OK) {
         prog_msg("edit applier: %s", gc_strerror(GC_ENOMEM));
         code = EXIT_RUNTIME;
@@ -530,13 +709,18 @@ main(int argc, char **argv)
 
     run_figures fig;
     memset(&fig, 0, sizeof fig);
-    code = run(&o, world, host, sim, &fig);
+    code = run(&o, world, host, sim, grid, &recd, &fig);
     gc_world_set_state(world, GC_WORLD_STOPPING);
+    if (recd.rec != NULL)
+        record_close(&o, &recd, &fig);
     if (code == 0)
         code = finish(&o, &fig, host, sim, &sf);
 
 out:
     stats_file_abort(&sf);
+    if (recd.rec != NULL)
+        gc_recorder_close(recd.rec, NULL);
+    free(recd.agents);
     gc_host_free(host);
     gc_sim_free(sim);
     gc_grid_free(grid);

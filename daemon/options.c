@@ -443,6 +443,27 @@ static const opt_row opt_rows[OPT_COUNT] = {
                  .help = "write the summary as JSON at the end: a regular "
                          "file (or a link to one) is replaced atomically; a "
                          "FIFO or a character device is written in place"},
+    [O_RECORD] = {.name = "record",
+                  .kind = ARG_TEXT,
+                  .metavar = "FILE",
+                  FIELD(record, FT_TEXT),
+                  .help = "record the run into FILE, JuPedSim's SQLite "
+                          "trajectory format (version 3) plus gridcrowd's "
+                          "tables; an existing file is refused (exit 5) "
+                          "unless --record-overwrite"},
+    [O_RECORD_EVERY] = {.name = "record-every",
+                        WHOLE(1, UINT32_MAX),
+                        .metavar = "N",
+                        .def = "10 frames per simulated second",
+                        .def_text = true,
+                        .unit = "ticks per frame",
+                        FIELD(record_every, FT_U32),
+                        .help = "record every Nth tick"},
+    [O_RECORD_OVERWRITE] = {.name = "record-overwrite",
+                            .kind = ARG_NONE,
+                            .flag = true,
+                            FIELD(record_overwrite, FT_BOOL),
+                            .help = "replace an existing --record file"},
     [O_QUIET] = {.name = "quiet",
                  .kind = ARG_NONE,
                  .flag = true,
@@ -457,6 +478,16 @@ static const opt_row opt_rows[OPT_COUNT] = {
 #undef FIELD
 #undef WHOLE
 #undef REAL
+
+size_t
+options_given(const options *o, gc_record_kv *out, size_t cap)
+{
+    size_t n = 0;
+    for (int i = 0; i < OPT_COUNT && n < cap; i++)
+        if (o->given[i] != NULL && opt_rows[i].name != NULL)
+            out[n++] = (gc_record_kv){opt_rows[i].name, o->given[i]};
+    return n;
+}
 
 /* Store a parsed value in the row's field. */
 static void
@@ -635,8 +666,8 @@ usage(FILE *f)
           "--duration,\n"
           "or every agent done); 1 failure while running; 2 bad command "
           "line; 3 bad map\n"
-          "or scenario; 4 shared memory taken or not permitted; 5 stats file "
-          "not writable.\n",
+          "or scenario; 4 shared memory taken or not permitted; 5 stats or "
+          "record file\nnot writable.\n",
           f);
 }
 

@@ -9,6 +9,7 @@
  */
 #include "config.h"
 
+#include <gridcrowd/util.h>
 #include <gridcrowd/agent.h>
 #include <gridcrowd/edits.h>
 #include <gridcrowd/sim.h>
@@ -220,7 +221,7 @@ bodies_text(const options *o, const gc_sim_stats *st, bool json)
 
 void
 print_second(const options *o, const gc_sim_stats *st, double secs,
-             uint64_t ticks_in_window)
+             uint64_t ticks_in_window, const gc_record_stats *rec)
 {
     if (o->quiet)
         return;
@@ -229,7 +230,7 @@ print_second(const options *o, const gc_sim_stats *st, double secs,
             "%s: tick %llu  %.1f ticks/s  agents: %llu moving %llu waiting "
             "%llu arrived %llu stuck %llu unreachable  %.0f arrivals/s  "
             "%.0f paths/s  path %.1f us mean (search %.1f + smooth %.1f) "
-            "%.1f us p99  %.0f expanded/path%s\n",
+            "%.1f us p99  %.0f expanded/path%s",
             prog_name(), (unsigned long long)st->ticks,
             (double)ticks_in_window * per_s,
             (unsigned long long)st->by_state[GC_AGENT_MOVING],
@@ -242,6 +243,12 @@ print_second(const options *o, const gc_sim_stats *st, double secs,
             st->search_us_p99,
             st->searches ? (double)st->expanded / (double)st->searches : 0.0,
             bodies_text(o, st, false));
+    if (rec != NULL)
+        fprintf(stderr, "  record: %llu frames written %llu dropped%s",
+                (unsigned long long)rec->written,
+                (unsigned long long)rec->dropped,
+                rec->status != GC_OK ? " (stopped)" : "");
+    fputc('\n', stderr);
 }
 
 void
@@ -309,7 +316,7 @@ write_summary(FILE *f, bool json, const options *o, const run_figures *fig,
                 "\"replan_delay_ticks_max\": %llu, "
                 "\"replan_delay_ms_mean\": %.3f, "
                 "\"replan_delay_ms_max\": %.3f, \"threads\": %d, "
-                "\"batch\": %s, \"hz\": %.3f, \"max_rss_kb\": %ld%s}\n",
+                "\"batch\": %s, \"hz\": %.3f, \"max_rss_kb\": %ld%s",
                 (unsigned long long)fig->ticks, fig->wall_s, tps, agents,
                 (unsigned long long)t->by_state[GC_AGENT_ARRIVED],
                 (unsigned long long)t->by_state[GC_AGENT_UNREACHABLE],
@@ -328,6 +335,20 @@ write_summary(FILE *f, bool json, const options *o, const run_figures *fig,
                 t->replan_delay_ms_mean, t->replan_delay_ms_max, o->sim.threads,
                 o->batch ? "true" : "false", o->sim.hz, max_rss_kb(),
                 bodies_text(o, t, true));
+        if (fig->recording) {
+            fprintf(f,
+                    ", \"record\": {\"frames\": %llu, \"dropped\": %llu, "
+                    "\"bytes\": %llu, \"stopped\": ",
+                    (unsigned long long)fig->rec.written,
+                    (unsigned long long)fig->rec.dropped,
+                    (unsigned long long)fig->rec_bytes);
+            if (fig->rec.status == GC_OK)
+                fputs("null", f);
+            else
+                gc_json_escape(f, fig->rec.msg); /* the reason names a path */
+            fputc('}', f);
+        }
+        fputs("}\n", f);
         return;
     }
     fprintf(f,
@@ -345,4 +366,15 @@ write_summary(FILE *f, bool json, const options *o, const run_figures *fig,
             (unsigned long long)t->arrivals, (unsigned long long)t->searches,
             sps, t->search_us_mean, t->search_only_us_mean, t->smooth_us_mean,
             t->search_us_p99, (unsigned long long)fig->overruns, max_rss_kb());
+    if (fig->recording) {
+        fprintf(f, "%s: record: %s: %llu frames, %llu dropped, %llu bytes",
+                prog_name(), o->record, (unsigned long long)fig->rec.written,
+                (unsigned long long)fig->rec.dropped,
+                (unsigned long long)fig->rec_bytes);
+        if (fig->rec.status != GC_OK)
+            fprintf(f, "; the recording stopped: %s", fig->rec.msg);
+        fputc('\n', f);
+    }
 }
+
+

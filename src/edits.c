@@ -335,6 +335,15 @@ static void
 apply_one(gc_edit_applier *a, const staged *s)
 {
     int32_t x0 = s->x0, y0 = s->y0, x1 = s->x1, y1 = s->y1;
+    if (a->cfg.on_apply != NULL) {
+        gc_edit e = {.op = s->op,
+                     .type = s->type,
+                     .x0 = x0,
+                     .y0 = y0,
+                     .x1 = x1,
+                     .y1 = y1};
+        a->cfg.on_apply(a->cfg.on_apply_arg, &e);
+    }
     switch (s->op) {
     case GC_EDIT_SET:
         put(a, x0, y0, s->type);

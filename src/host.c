@@ -114,7 +114,11 @@ gc_host_new(gc_host **out, const gc_host_config *cfg)
     h->counts.edits_on = true;
     h->trace_agent = GC_WORLD_NO_AGENT;
     h->path_agent = GC_WORLD_NO_AGENT;
-    int rc = gc_edit_applier_new(&h->edits, NULL);
+    gc_edit_applier_config ec;
+    memset(&ec, 0, sizeof ec);
+    ec.on_apply = cfg->on_edit;
+    ec.on_apply_arg = cfg->on_edit_arg;
+    int rc = gc_edit_applier_new(&h->edits, &ec);
     if (rc == GC_OK && h->sim != NULL) {
         h->trace_cap = gc_world_trace_capacity(h->world);
         h->trace_buf =

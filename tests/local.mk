@@ -243,7 +243,8 @@ shell_tests = \
 	%reldir%/view-valgrind.test \
 	%reldir%/view-daemon.test \
 	%reldir%/view-paint.test \
-	%reldir%/record-file.test
+	%reldir%/record-file.test \
+	%reldir%/record-daemon.test
 TESTS += $(shell_tests)
 EXTRA_DIST += $(shell_tests) %reldir%/lib.sh %reldir%/ctl-lib.sh \
 	%reldir%/dijkstra.py %reldir%/python_test.py \

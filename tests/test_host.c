@@ -89,7 +89,7 @@ test_embedded_sim_publishes(void **state)
     gc_error err;
     assert_int_equal(gc_sim_new(&sim, grid, &c, &err), GC_OK);
     said s = {0, ""};
-    gc_host_config hc = {w, grid, sim, on_report, &s};
+    gc_host_config hc = {w, grid, sim, on_report, &s, NULL, NULL};
     gc_host *h;
     assert_int_equal(gc_host_new(&h, &hc), GC_OK);
 
@@ -201,7 +201,7 @@ test_records_without_sim(void **state)
     gc_world *w = make_world(4);
     gc_grid *grid;
     assert_int_equal(gc_host_grid(w, NULL, &grid), GC_OK);
-    gc_host_config hc = {w, grid, NULL, NULL, NULL};
+    gc_host_config hc = {w, grid, NULL, NULL, NULL, NULL, NULL};
     gc_host *h;
     assert_int_equal(gc_host_new(&h, &hc), GC_OK);
     gc_world_agent recs[5];
@@ -233,6 +233,53 @@ test_records_without_sim(void **state)
     assert_int_equal(ws.agents[GC_AGENT_ARRIVED], 1);
     assert_int_equal(gc_world_tick(r), 1);
     gc_world_close(r);
+    gc_host_free(h);
+    gc_grid_free(grid);
+    gc_world_destroy(w);
+}
+
+/* The on_edit hook: told each applied SET/RECT/LINE, in order, as
+ * checked; nothing for an entry that is rejected or only staged. */
+typedef struct told {
+    int n;
+    gc_edit e[4];
+} told;
+
+static void
+on_edit(void *arg, const gc_edit *e)
+{
+    told *t = arg;
+    if (t->n < 4)
+        t->e[t->n] = *e;
+    t->n++;
+}
+
+static void
+test_edit_hook(void **state)
+{
+    (void)state;
+    gc_world *w = make_world(4);
+    gc_grid *grid;
+    assert_int_equal(gc_host_grid(w, NULL, &grid), GC_OK);
+    told t = {0};
+    gc_host_config hc = {w, grid, NULL, NULL, NULL, on_edit, &t};
+    gc_host *h;
+    assert_int_equal(gc_host_new(&h, &hc), GC_OK);
+    push_column(w, 3, GC_CELL_OBSTACLE);
+    gc_edit bad;
+    memset(&bad, 0, sizeof bad);
+    bad.op = GC_EDIT_SET;
+    bad.x0 = 1000; /* off the map: rejected, not told */
+    assert_int_equal(gc_queue_push(gc_world_queue(w), &bad, 0), GC_OK);
+    push_column(w, 5, GC_CELL_HIGH);
+    assert_int_equal(gc_host_edits(h, gc_clock_ns(), 0, NULL), GC_OK);
+    assert_int_equal(t.n, 2);
+    assert_int_equal(t.e[0].op, GC_EDIT_RECT);
+    assert_int_equal(t.e[0].x0, 3);
+    assert_int_equal(t.e[0].y1, 9);
+    assert_int_equal(t.e[0].type, GC_CELL_OBSTACLE);
+    assert_int_equal(t.e[1].x0, 5);
+    assert_int_equal(t.e[1].type, GC_CELL_HIGH);
     gc_host_free(h);
     gc_grid_free(grid);
     gc_world_destroy(w);
@@ -280,7 +327,7 @@ test_whole_path_of_requested_agent(void **state)
     gc_sim *sim;
     gc_error err;
     assert_int_equal(gc_sim_new(&sim, grid, &c, &err), GC_OK);
-    gc_host_config hc = {w, grid, sim, NULL, NULL};
+    gc_host_config hc = {w, grid, sim, NULL, NULL, NULL, NULL};
     gc_host *h;
     assert_int_equal(gc_host_new(&h, &hc), GC_OK);
     gc_world *r;
@@ -357,6 +404,7 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_embedded_sim_publishes),
         cmocka_unit_test(test_records_without_sim),
+        cmocka_unit_test(test_edit_hook),
         cmocka_unit_test(test_whole_path_of_requested_agent),
     };
     return cmocka_run_group_tests_name("host", tests, NULL, NULL);

@@ -149,6 +149,13 @@ typedef struct gc_edit_applier_config {
                                   stops taking entries (the entry that
                                   crosses it is still applied whole);
                                   default GC_EDIT_DEFAULT_CELL_BUDGET */
+    /* Called for each SET, RECT or LINE as it is applied (a batch's
+     * members when its END applies them), in order, with the entry as
+     * checked; NULL: nobody is told.  A recorder uses it to keep every
+     * applied edit.  It runs inside the drain: it must not touch the
+     * world or the grid. */
+    void (*on_apply)(void *arg, const gc_edit *e);
+    void *on_apply_arg;
 } gc_edit_applier_config;
 
 /* The applier's counters, cumulative since gc_edit_applier_new. */

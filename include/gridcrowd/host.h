@@ -52,6 +52,11 @@ typedef struct gc_host_config {
     gc_sim *sim;     /* borrowed, running on `grid`; NULL: no simulation */
     gc_host_report_fn *report; /* NULL: messages are dropped */
     void *report_arg;
+    /* Told each edit the host's applier applies (SET, RECT, LINE, in
+     * order, during gc_host_edits); NULL: nobody.  The daemon's recorder
+     * keeps them (gc_edit_applier_config.on_apply). */
+    void (*on_edit)(void *arg, const gc_edit *e);
+    void *on_edit_arg;
 } gc_host_config;
 
 /* Counters since gc_host_new. */

@@ -413,7 +413,7 @@ main(int argc, char **argv)
     f.traced = GC_WORLD_NO_AGENT;
     if (gc_host_grid(f.w, src, &f.g) != GC_OK)
         goto out;
-    gc_host_config hc = {f.w, f.g, NULL, NULL, NULL};
+    gc_host_config hc = {f.w, f.g, NULL, NULL, NULL, NULL, NULL};
     if (gc_host_new(&f.host, &hc) != GC_OK)
         goto out;
 
