@@ -177,9 +177,10 @@ record_frame(recording *r, const gc_sim *sim, const gc_grid *grid)
         r->cap = n;
     }
     float speed = gc_sim_motion(sim)->speed;
+    float radius = gc_sim_radius(sim);
     for (size_t i = 0; i < n; i++) {
         const gc_agent *a = gc_sim_agent(sim, i);
-        /* Radius and velocity stay 0 until agents have them. */
+        gc_vec2 v = gc_sim_agent_velocity(sim, i); /* 0 without avoidance */
         r->agents[i] = (gc_record_agent){
             .id = (uint32_t)i,
             .state = (uint8_t)a->state,
@@ -188,7 +189,10 @@ record_frame(recording *r, const gc_sim *sim, const gc_grid *grid)
             .heading = a->heading,
             .goal_x = a->goal.x,
             .goal_y = a->goal.y,
-            .speed = a->state == GC_AGENT_MOVING ? speed : 0.0f};
+            .speed = a->state == GC_AGENT_MOVING ? speed : 0.0f,
+            .radius = radius,
+            .vx = v.x,
+            .vy = v.y};
     }
     gc_record_frame f = {r->tick, r->agents, n, grid};
     if (gc_recorder_push(r->rec, &f) == GC_EIO)

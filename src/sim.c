@@ -346,6 +346,20 @@ gc_sim_agent(const gc_sim *s, size_t i)
     return i < s->n ? &s->agents[i] : NULL;
 }
 
+gc_vec2
+gc_sim_agent_velocity(const gc_sim *s, size_t i)
+{
+    if (i >= s->n || s->body == NULL)
+        return (gc_vec2){0.0f, 0.0f};
+    return (gc_vec2){s->body[i].vx, s->body[i].vy};
+}
+
+float
+gc_sim_radius(const gc_sim *s)
+{
+    return s->cfg.radius;
+}
+
 const gc_agent_params *
 gc_sim_motion(const gc_sim *s)
 {

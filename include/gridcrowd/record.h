@@ -26,8 +26,8 @@
  *   gc_agent_data(frame, id, heading REAL, state INTEGER, goal_x INTEGER,
  *                 goal_y INTEGER, speed REAL, radius REAL, vel_x REAL,
  *                 vel_y REAL), PRIMARY KEY (frame, id), WITHOUT ROWID:
- *       the rest of each trajectory row (radius and velocity are 0 until
- *       agents have them)
+ *       the rest of each trajectory row (radius: the body's, 0 for
+ *       points; velocity: as avoidance chose it, 0 without avoidance)
  *   gc_frames(frame INTEGER PRIMARY KEY, tick INTEGER, generation INTEGER,
  *             agents INTEGER): the tick and grid generation of each frame
  *   gc_grids(generation INTEGER PRIMARY KEY, frame INTEGER, tick INTEGER,
@@ -122,8 +122,8 @@ typedef struct gc_record_agent {
     float heading;          /* radians */
     int32_t goal_x, goal_y; /* goal cell */
     float speed;            /* world units per second */
-    float radius;           /* 0 until agents have one */
-    float vx, vy;           /* velocity; 0 until agents have one */
+    float radius;           /* body radius, world units (0: points) */
+    float vx, vy;           /* velocity (0 without avoidance) */
 } gc_record_agent;
 
 /* One frame, as the caller hands it over (everything is copied). */

@@ -192,6 +192,14 @@ const gc_trace *gc_sim_take_trace(gc_sim *s, uint32_t *agent);
 size_t gc_sim_agent_count(const gc_sim *s);
 const gc_agent *gc_sim_agent(const gc_sim *s, size_t i);
 
+/* Agent i's velocity in world units per second as chosen in the last tick
+ * (avoid ORCA), or {0, 0} without avoidance or past the last agent.  Call
+ * between ticks. */
+gc_vec2 gc_sim_agent_velocity(const gc_sim *s, size_t i);
+
+/* The bodies' radius in world units (0: points). */
+float gc_sim_radius(const gc_sim *s);
+
 /* True when no agent can make more progress in scen or point mode (each
  * arrived, unreachable or stuck); always false in repeating wander mode. */
 bool gc_sim_done(const gc_sim *s);
