@@ -602,26 +602,21 @@ replan_now(gc_sim *s, uint32_t i)
     gc_sim_enqueue(s, i, false);
 }
 
-static void
-step_agent(gc_sim_worker *w, uint32_t i)
+/*
+ * The phases of one agent's tick, in order: steer (its preferred velocity,
+ * with the deadlock rule), avoid (ORCA against its neighbours and the
+ * walls), move (the clamped move, progress and arrival).  step_agent
+ * measures the figures and runs them.
+ */
+
+/* The preferred velocity; may send the agent to plan again. */
+static gc_vec2
+steer(gc_sim *s, uint32_t i, uint64_t now)
 {
-    gc_sim *s = w->sim;
     gc_agent *a = &s->agents[i];
     gc_sim_body *b = &s->body[i];
-    const gc_orca_params *op = &s->orca;
-    uint64_t now = s->ticks + 1; /* this tick */
-    float r = op->radius, cs = s->grid->cell_size;
+    float r = s->orca.radius, cs = s->grid->cell_size;
 
-    uint32_t ids[GC_ORCA_MAX_NEIGHBOURS];
-    float nd2[GC_ORCA_MAX_NEIGHBOURS];
-    gc_vec2 p0 = {s->px[i], s->py[i]};
-    size_t n = gc_orca_grid_nearest(s->oidx, p0, i, (size_t)op->max_neighbours,
-                                    op->neighbour_dist, ids, nd2);
-    measure(w, i, ids, nd2, n, (size_t)op->max_neighbours);
-    if (a->state == GC_AGENT_STUCK) {
-        b->vx = b->vy = 0.0f;
-        return;
-    }
     if (a->state != GC_AGENT_MOVING)
         b->progress_tick = now;
     gc_vec2 pref;
@@ -650,6 +645,17 @@ step_agent(gc_sim_worker *w, uint32_t i)
             }
         }
     }
+    return pref;
+}
+
+/* The new velocity: ORCA from pref against the n nearest neighbours ids
+ * (squared distances nd2) and the walls near the agent. */
+static gc_vec2
+avoid(gc_sim *s, uint32_t i, gc_vec2 pref, const uint32_t *ids,
+      const float *nd2, size_t n)
+{
+    const gc_orca_params *op = &s->orca;
+    float r = op->radius, cs = s->grid->cell_size;
 
     /* ORCA against the start-of-tick arrays: the agent's own entry there
      * is its position as the tick starts (planning moved nobody). */
@@ -697,6 +703,17 @@ step_agent(gc_sim_worker *w, uint32_t i)
     if (gc_orca_velocity(op, &self, pref, op->max_speed, nb, n, seg, m, &v,
                          NULL) != GC_OK)
         v = pref;
+    return v;
+}
+
+/* Move at v, clamped against the walls; then progress and arrival. */
+static void
+move(gc_sim_worker *w, uint32_t i, gc_vec2 v, uint64_t now)
+{
+    gc_sim *s = w->sim;
+    gc_agent *a = &s->agents[i];
+    gc_sim_body *b = &s->body[i];
+    float r = s->orca.radius, cs = s->grid->cell_size;
 
     gc_vec2 from = a->pos;
     gc_vec2 to = {from.x + v.x * s->dt, from.y + v.y * s->dt};
@@ -752,6 +769,30 @@ step_agent(gc_sim_worker *w, uint32_t i)
         b->progress_tick = now;
         gc_sim_on_arrival(s, w, i);
     }
+}
+
+static void
+step_agent(gc_sim_worker *w, uint32_t i)
+{
+    gc_sim *s = w->sim;
+    gc_agent *a = &s->agents[i];
+    gc_sim_body *b = &s->body[i];
+    const gc_orca_params *op = &s->orca;
+    uint64_t now = s->ticks + 1; /* this tick */
+
+    uint32_t ids[GC_ORCA_MAX_NEIGHBOURS];
+    float nd2[GC_ORCA_MAX_NEIGHBOURS];
+    gc_vec2 p0 = {s->px[i], s->py[i]};
+    size_t n = gc_orca_grid_nearest(s->oidx, p0, i, (size_t)op->max_neighbours,
+                                    op->neighbour_dist, ids, nd2);
+    measure(w, i, ids, nd2, n, (size_t)op->max_neighbours);
+    if (a->state == GC_AGENT_STUCK) {
+        b->vx = b->vy = 0.0f;
+        return;
+    }
+    gc_vec2 pref = steer(s, i, now);
+    gc_vec2 v = avoid(s, i, pref, ids, nd2, n);
+    move(w, i, v, now);
 }
 
 void

@@ -1,5 +1,6 @@
 /*
- * bench-orca.c: headless benchmark of ORCA avoidance (src/orca.c).
+ * bench-orca.c: headless benchmark of ORCA avoidance (src/orca.c and
+ * src/orca-index.c).
  *
  * Scenarios:
  *   circle    RVO2's Circle: agents evenly spaced on a ring of radius 200
@@ -24,6 +25,9 @@
  * of [0, N); two barriers per step.  The step reads only the previous
  * tick's arrays, so slices need no lock; arrays change only between the
  * barriers, on the main thread.  Every worker is joined at the end.
+ *
+ * main runs four phases: parse_opts, setup (arrays, scenario, workers),
+ * run (the step loop, with count_overlaps untimed) and report.
  */
 #include "config.h"
 
@@ -50,6 +54,7 @@ struct bench {
     float *px, *py, *vx, *vy, *nvx, *nvy, *gx, *gy, *prefx, *prefy;
     float wall_len, wall_w; /* corridor: x in [0, len], walls y = 0, w */
     gc_orca_grid *g;
+    gc_orca_grid *og; /* the overlap counter's own index */
     gc_orca_state st;
 };
 
@@ -202,10 +207,18 @@ usage(FILE *f)
                "  overlaps, arrivals.  Exit 0, 1 on error, 2 on bad usage.\n");
 }
 
-int
-main(int argc, char **argv)
+/* The command line. */
+struct opts {
+    int corridor;
+    long n, threads, steps;
+    double cellfrac; /* bucket width / neighbour distance */
+};
+
+/* Fills o from the command line; returns -1 to go on, else the exit
+ * code (0 after --help, 2 on bad usage). */
+static int
+parse_opts(int argc, char **argv, struct opts *o)
 {
-    prog_init(PROG);
     static const struct option opts[] = {
         {"scenario", required_argument, NULL, 's'},
         {"agents", required_argument, NULL, 'n'},
@@ -215,31 +228,31 @@ main(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    struct bench b;
-    memset(&b, 0, sizeof b);
-    gc_orca_params_default(&b.p);
-    long n = 1000, threads = 1, steps = 20000;
+    o->corridor = 0;
+    o->n = 1000;
+    o->threads = 1;
+    o->steps = 20000;
     /* Bucket width of the neighbour index: a quarter of the neighbour
      * distance (measured on circle 1,000 and 10,000 against 1/2 and 1/8:
      * wider buckets scan more agents, narrower ones more rows). */
-    double cellfrac = 0.25;
+    o->cellfrac = 0.25;
     int c;
     char *end;
     while ((c = getopt_long(argc, argv, "s:n:t:S:c:h", opts, NULL)) != -1) {
         switch (c) {
         case 'c':
             errno = 0;
-            cellfrac = strtod(optarg, &end);
-            if (errno || *end || !(cellfrac > 0.01 && cellfrac <= 4)) {
+            o->cellfrac = strtod(optarg, &end);
+            if (errno || *end || !(o->cellfrac > 0.01 && o->cellfrac <= 4)) {
                 prog_say("--cell", "bad fraction '%s'", optarg);
                 return 2;
             }
             break;
         case 's':
             if (strcmp(optarg, "circle") == 0)
-                b.corridor = 0;
+                o->corridor = 0;
             else if (strcmp(optarg, "corridor") == 0)
-                b.corridor = 1;
+                o->corridor = 1;
             else {
                 prog_say("--scenario", "unknown '%s'", optarg);
                 return 2;
@@ -256,11 +269,11 @@ main(int argc, char **argv)
                 return 2;
             }
             if (c == 'n')
-                n = v;
+                o->n = v;
             else if (c == 't')
-                threads = v;
+                o->threads = v;
             else
-                steps = v;
+                o->steps = v;
             break;
         }
         case 'h':
@@ -275,127 +288,181 @@ main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
+    return -1;
+}
 
-    b.n = (size_t)n;
-    float **arrays[] = {&b.px,  &b.py, &b.vx, &b.vy,    &b.nvx,
-                        &b.nvy, &b.gx, &b.gy, &b.prefx, &b.prefy};
-    for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++)
-        if (!(*arrays[i] = calloc(b.n, sizeof(float)))) {
+#define N_ARRAYS 10
+
+/* The bench's per-agent arrays, for allocating and freeing them. */
+static void
+bench_arrays(struct bench *b, float **arrays[N_ARRAYS])
+{
+    float **a[N_ARRAYS] = {&b->px,  &b->py, &b->vx, &b->vy,    &b->nvx,
+                           &b->nvy, &b->gx, &b->gy, &b->prefx, &b->prefy};
+    memcpy(arrays, a, sizeof a);
+}
+
+/* What the run loop measures, for the report. */
+struct results {
+    double *times; /* wall ms of each step's timed part */
+    double cpu_sum, overl_sum, deepest;
+    long overl_max, all_at, done_steps;
+    size_t arrived;
+};
+
+/* Allocates everything, places the agents and starts the workers; returns
+ * 0, or 1 (the exit code) after saying why. */
+static int
+setup(struct bench *b, const struct opts *o, struct pool *pool,
+      struct worker **wp, struct results *res)
+{
+    memset(b, 0, sizeof *b);
+    gc_orca_params_default(&b->p);
+    b->corridor = o->corridor;
+    b->n = (size_t)o->n;
+    float **arrays[N_ARRAYS];
+    bench_arrays(b, arrays);
+    for (size_t i = 0; i < N_ARRAYS; i++)
+        if (!(*arrays[i] = calloc(b->n, sizeof(float)))) {
             prog_say("setup", "out of memory");
             return 1;
         }
-    double *times = malloc((size_t)steps * sizeof *times);
-    gc_orca_grid *og; /* the overlap counter's own index */
-    if (!times || gc_orca_grid_new(&b.g) < 0 || gc_orca_grid_new(&og) < 0) {
+    memset(res, 0, sizeof *res);
+    res->all_at = -1;
+    res->times = malloc((size_t)o->steps * sizeof *res->times);
+    if (!res->times || gc_orca_grid_new(&b->g) < 0 ||
+        gc_orca_grid_new(&b->og) < 0) {
         prog_say("setup", "out of memory");
         return 1;
     }
-    if (b.corridor)
-        setup_corridor(&b);
+    if (b->corridor)
+        setup_corridor(b);
     else
-        setup_circle(&b);
-    gc_orca_state st = {b.n,     b.px,    b.py, b.vx, b.vy,
-                        b.prefx, b.prefy, NULL, NULL};
-    b.st = st;
+        setup_circle(b);
+    gc_orca_state st = {b->n,     b->px,    b->py, b->vx, b->vy,
+                        b->prefx, b->prefy, NULL,  NULL};
+    b->st = st;
 
-    struct pool pool;
-    memset(&pool, 0, sizeof pool);
-    pool.b = &b;
-    pool.threads = (int)threads;
-    pthread_barrier_init(&pool.start, NULL, (unsigned)threads);
-    pthread_barrier_init(&pool.done, NULL, (unsigned)threads);
-    pthread_mutex_init(&pool.err_lock, NULL);
+    long threads = o->threads;
+    memset(pool, 0, sizeof *pool);
+    pool->b = b;
+    pool->threads = (int)threads;
+    pthread_barrier_init(&pool->start, NULL, (unsigned)threads);
+    pthread_barrier_init(&pool->done, NULL, (unsigned)threads);
+    pthread_mutex_init(&pool->err_lock, NULL);
     struct worker *w = calloc((size_t)threads, sizeof *w);
     if (!w) {
         prog_say("setup", "out of memory");
         return 1;
     }
+    *wp = w;
     for (long t = 0; t < threads; t++) {
-        w[t].pool = &pool;
-        w[t].begin = b.n * (size_t)t / (size_t)threads;
-        w[t].end = b.n * (size_t)(t + 1) / (size_t)threads;
+        w[t].pool = pool;
+        w[t].begin = b->n * (size_t)t / (size_t)threads;
+        w[t].end = b->n * (size_t)(t + 1) / (size_t)threads;
         if (t > 0 && pthread_create(&w[t].tid, NULL, worker_main, &w[t])) {
             prog_say("pthread_create", "failed");
             return 1;
         }
     }
+    return 0;
+}
 
-    const float r = b.p.radius, dt = b.p.dt;
-    double overl_sum = 0, deepest = 0;
-    long overl_max = 0, all_at = -1, done_steps = 0;
-    size_t arrived = 0;
+/* Overlapping pairs after a step, each counted once (j > i), untimed;
+ * raises *deepest.  Negative: the index could not be built. */
+static long
+count_overlaps(struct bench *b, double *deepest)
+{
+    const float r = b->p.radius;
+    int err = gc_orca_grid_build(b->og, b->px, b->py, b->n, 2 * r);
+    if (err < 0)
+        return err;
+    long pairs = 0;
+    for (size_t i = 0; i < b->n; i++) {
+        uint32_t ids[GC_ORCA_MAX_NEIGHBOURS];
+        float d2[GC_ORCA_MAX_NEIGHBOURS];
+        gc_vec2 q = {b->px[i], b->py[i]};
+        size_t k = gc_orca_grid_nearest(b->og, q, i, GC_ORCA_MAX_NEIGHBOURS,
+                                        2 * r, ids, d2);
+        for (size_t j = 0; j < k; j++) {
+            if (ids[j] < i)
+                continue;
+            double depth = (2 * r - sqrt(d2[j])) / (2 * r);
+            *deepest = depth > *deepest ? depth : *deepest;
+            /* Bodies that ORCA keeps in contact touch to within float
+             * rounding: a pair counts when deeper than 0.1% of 2r. */
+            pairs += depth > 1e-3;
+        }
+    }
+    return pairs;
+}
+
+/* Steps until every agent has arrived or `steps` steps, then stops and
+ * joins the workers.  Returns 0 or a negative gc_err. */
+static int
+run(struct bench *b, struct pool *pool, struct worker *w, const struct opts *o,
+    struct results *res)
+{
+    const float r = b->p.radius, dt = b->p.dt;
     int err = 0;
-    const float cell = (float)(b.p.neighbour_dist * cellfrac);
-    double cpu_sum = 0;
-    for (long s = 0; s < steps; s++) {
-        for (size_t i = 0; i < b.n; i++) {
-            float dx = b.gx[i] - b.px[i], dy = b.gy[i] - b.py[i];
+    const float cell = (float)(b->p.neighbour_dist * o->cellfrac);
+    for (long s = 0; s < o->steps; s++) {
+        for (size_t i = 0; i < b->n; i++) {
+            float dx = b->gx[i] - b->px[i], dy = b->gy[i] - b->py[i];
             float d = sqrtf(dx * dx + dy * dy);
             float sp = fminf(1.0f, d / dt);
-            b.prefx[i] = d > 0 ? dx / d * sp : 0;
-            b.prefy[i] = d > 0 ? dy / d * sp : 0;
+            b->prefx[i] = d > 0 ? dx / d * sp : 0;
+            b->prefy[i] = d > 0 ? dy / d * sp : 0;
         }
         double t0 = now_ms(), c0 = cpu_ms();
-        err = gc_orca_grid_build(b.g, b.px, b.py, b.n, cell);
+        err = gc_orca_grid_build(b->g, b->px, b->py, b->n, cell);
         if (err < 0)
             break;
-        pthread_barrier_wait(&pool.start);
-        int r0 = run_slice(&b, w[0].begin, w[0].end);
-        pthread_barrier_wait(&pool.done);
-        times[s] = now_ms() - t0;
-        cpu_sum += cpu_ms() - c0;
-        done_steps = s + 1;
-        err = r0 < 0 ? r0 : pool.err;
+        pthread_barrier_wait(&pool->start);
+        int r0 = run_slice(b, w[0].begin, w[0].end);
+        pthread_barrier_wait(&pool->done);
+        res->times[s] = now_ms() - t0;
+        res->cpu_sum += cpu_ms() - c0;
+        res->done_steps = s + 1;
+        err = r0 < 0 ? r0 : pool->err;
         if (err < 0)
             break;
 
-        arrived = 0;
-        for (size_t i = 0; i < b.n; i++) {
-            b.vx[i] = b.nvx[i];
-            b.vy[i] = b.nvy[i];
-            b.px[i] += b.vx[i] * dt;
-            b.py[i] += b.vy[i] * dt;
-            float dx = b.gx[i] - b.px[i], dy = b.gy[i] - b.py[i];
-            arrived += dx * dx + dy * dy <= r * r;
+        res->arrived = 0;
+        for (size_t i = 0; i < b->n; i++) {
+            b->vx[i] = b->nvx[i];
+            b->vy[i] = b->nvy[i];
+            b->px[i] += b->vx[i] * dt;
+            b->py[i] += b->vy[i] * dt;
+            float dx = b->gx[i] - b->px[i], dy = b->gy[i] - b->py[i];
+            res->arrived += dx * dx + dy * dy <= r * r;
         }
-        /* Overlapping pairs, each counted once (j > i), untimed. */
-        err = gc_orca_grid_build(og, b.px, b.py, b.n, 2 * r);
-        if (err < 0)
+        long pairs = count_overlaps(b, &res->deepest);
+        if (pairs < 0) {
+            err = (int)pairs;
             break;
-        long pairs = 0;
-        for (size_t i = 0; i < b.n; i++) {
-            uint32_t ids[GC_ORCA_MAX_NEIGHBOURS];
-            float d2[GC_ORCA_MAX_NEIGHBOURS];
-            gc_vec2 q = {b.px[i], b.py[i]};
-            size_t k = gc_orca_grid_nearest(og, q, i, GC_ORCA_MAX_NEIGHBOURS,
-                                            2 * r, ids, d2);
-            for (size_t j = 0; j < k; j++) {
-                if (ids[j] < i)
-                    continue;
-                double depth = (2 * r - sqrt(d2[j])) / (2 * r);
-                deepest = depth > deepest ? depth : deepest;
-                /* Bodies that ORCA keeps in contact touch to within float
-                 * rounding: a pair counts when deeper than 0.1% of 2r. */
-                pairs += depth > 1e-3;
-            }
         }
-        overl_sum += (double)pairs;
-        overl_max = pairs > overl_max ? pairs : overl_max;
-        if (arrived == b.n) {
-            all_at = s + 1;
+        res->overl_sum += (double)pairs;
+        res->overl_max = pairs > res->overl_max ? pairs : res->overl_max;
+        if (res->arrived == b->n) {
+            res->all_at = s + 1;
             break;
         }
     }
 
-    pool.stop = 1;
-    pthread_barrier_wait(&pool.start);
-    for (long t = 1; t < threads; t++)
+    pool->stop = 1;
+    pthread_barrier_wait(&pool->start);
+    for (long t = 1; t < o->threads; t++)
         pthread_join(w[t].tid, NULL);
-    if (err < 0) {
-        prog_say("step", "%s", gc_strerror(err));
-        return 1;
-    }
+    return err;
+}
 
+/* The one line of figures (see the note at the top); sorts res->times. */
+static void
+report(const struct bench *b, const struct opts *o, struct results *res)
+{
+    long done_steps = res->done_steps;
+    double *times = res->times;
     double sum = 0;
     for (long s = 0; s < done_steps; s++)
         sum += times[s];
@@ -406,24 +473,49 @@ main(int argc, char **argv)
         "%s agents %zu threads %ld steps %ld: avoidance ms/step mean "
         "%.3f p95 %.3f (cpu %.3f); overlapping pairs/step mean %.3f max %ld; "
         "deepest %.4f of 2r; arrived %zu/%zu; all arrived at step ",
-        b.corridor ? "corridor" : "circle", b.n, threads, done_steps,
+        b->corridor ? "corridor" : "circle", b->n, o->threads, done_steps,
         done_steps ? sum / (double)done_steps : 0.0, p95,
-        done_steps ? cpu_sum / (double)done_steps : 0.0,
-        done_steps ? overl_sum / (double)done_steps : 0.0, overl_max, deepest,
-        arrived, b.n);
-    if (all_at >= 0)
-        printf("%ld\n", all_at);
+        done_steps ? res->cpu_sum / (double)done_steps : 0.0,
+        done_steps ? res->overl_sum / (double)done_steps : 0.0, res->overl_max,
+        res->deepest, res->arrived, b->n);
+    if (res->all_at >= 0)
+        printf("%ld\n", res->all_at);
     else
         printf("-\n");
+}
+
+int
+main(int argc, char **argv)
+{
+    prog_init(PROG);
+    struct opts o;
+    int rc = parse_opts(argc, argv, &o);
+    if (rc >= 0)
+        return rc;
+
+    struct bench b;
+    struct pool pool;
+    struct worker *w = NULL;
+    struct results res;
+    if (setup(&b, &o, &pool, &w, &res) != 0)
+        return 1;
+    int err = run(&b, &pool, w, &o, &res);
+    if (err < 0) {
+        prog_say("step", "%s", gc_strerror(err));
+        return 1;
+    }
+    report(&b, &o, &res);
 
     pthread_barrier_destroy(&pool.start);
     pthread_barrier_destroy(&pool.done);
     pthread_mutex_destroy(&pool.err_lock);
     free(w);
-    free(times);
-    gc_orca_grid_free(og);
+    free(res.times);
+    gc_orca_grid_free(b.og);
     gc_orca_grid_free(b.g);
-    for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++)
+    float **arrays[N_ARRAYS];
+    bench_arrays(&b, arrays);
+    for (size_t i = 0; i < N_ARRAYS; i++)
         free(*arrays[i]);
     return 0;
 }

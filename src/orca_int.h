@@ -1,0 +1,145 @@
+/*
+ * orca_int.h: what the two halves of the ORCA module share (orca.c, the
+ * half-planes and linear programs; orca-index.c, the neighbour index and
+ * the tick).  Everything here is static inline: the vector helpers and
+ * agent_line() run once per neighbour in gc_orca_step's inner loop, and a
+ * call across files (there is no LTO) would cost the inlining they get
+ * when both halves were one file.  Included only by orca*.c.
+ */
+#ifndef GRIDCROWD_ORCA_INT_H
+#define GRIDCROWD_ORCA_INT_H
+
+#include <gridcrowd/orca.h>
+
+#include <math.h>
+#include <stdbool.h>
+
+/* fmaxf/fminf are library calls at -O2 (they must handle NaN); ours are
+ * two instructions. */
+static inline float
+gc_maxf(float a, float b)
+{
+    return a > b ? a : b;
+}
+
+static inline float
+gc_minf(float a, float b)
+{
+    return a < b ? a : b;
+}
+
+static inline gc_vec2
+v2(float x, float y)
+{
+    gc_vec2 r = {x, y};
+    return r;
+}
+
+static inline gc_vec2
+add(gc_vec2 a, gc_vec2 b)
+{
+    return v2(a.x + b.x, a.y + b.y);
+}
+
+static inline gc_vec2
+sub(gc_vec2 a, gc_vec2 b)
+{
+    return v2(a.x - b.x, a.y - b.y);
+}
+
+static inline gc_vec2
+scale(float s, gc_vec2 a)
+{
+    return v2(s * a.x, s * a.y);
+}
+
+static inline float
+dot(gc_vec2 a, gc_vec2 b)
+{
+    return a.x * b.x + a.y * b.y;
+}
+
+/* Positive when b is counter-clockwise from a. */
+static inline float
+det(gc_vec2 a, gc_vec2 b)
+{
+    return a.x * b.y - a.y * b.x;
+}
+
+/* How far v is on the permitted (left) side of l; negative: violated. */
+static inline float
+slack(const gc_orca_line *l, gc_vec2 v)
+{
+    return det(l->dir, sub(v, l->point));
+}
+
+static inline bool
+params_valid(const gc_orca_params *p)
+{
+    return p && p->time_horizon > 0 && p->time_horizon_obst > 0 && p->dt > 0 &&
+           isfinite(p->time_horizon) && isfinite(p->time_horizon_obst) &&
+           isfinite(p->dt) && p->neighbour_dist >= 0 &&
+           isfinite(p->neighbour_dist) && p->max_neighbours >= 0 &&
+           p->max_neighbours <= GC_ORCA_MAX_NEIGHBOURS && p->radius >= 0 &&
+           isfinite(p->radius) && p->max_speed >= 0 && isfinite(p->max_speed);
+}
+
+/*
+ * The line for neighbour `o` of agent `a`.  p is o's position relative to
+ * a, w the relative velocity, R the sum of the radii.  Outside an overlap
+ * the velocity obstacle is the cone from the origin tangent to the disc
+ * (p, R), cut off by the disc (p / tau, R / tau); its nearest boundary
+ * point to the relative velocity is on the cut-off arc when the relative
+ * velocity lies behind the arc's centre (seen from p) within the cone, on
+ * a leg otherwise.  Inside an overlap, the obstacle for one dt is the disc
+ * (p / dt, R / dt), and its boundary is pushed to: get apart within a tick.
+ */
+static inline gc_orca_line
+agent_line(const gc_orca_agent *a, const gc_orca_agent *o, float inv_tau,
+           float inv_dt)
+{
+    gc_vec2 p = sub(o->pos, a->pos);
+    gc_vec2 vrel = sub(a->vel, o->vel);
+    float R = a->radius + o->radius;
+    float d2 = dot(p, p), R2 = R * R;
+    gc_vec2 dir, u;
+
+    if (d2 > R2) {
+        gc_vec2 w = sub(vrel, scale(inv_tau, p));
+        float w2 = dot(w, w), wp = dot(w, p);
+        if (wp < 0 && wp * wp > R2 * w2) {
+            float wl = sqrtf(w2);
+            gc_vec2 uw = scale(1.0f / wl, w);
+            dir = v2(uw.y, -uw.x);
+            u = scale(R * inv_tau - wl, uw);
+        } else {
+            float leg = sqrtf(d2 - R2);
+            if (det(p, w) > 0) /* the left leg */
+                dir = scale(1.0f / d2,
+                            v2(p.x * leg - p.y * R, p.x * R + p.y * leg));
+            else /* the right leg, directed so its outside is on the left */
+                dir = scale(-1.0f / d2,
+                            v2(p.x * leg + p.y * R, -p.x * R + p.y * leg));
+            u = sub(scale(dot(vrel, dir), dir), vrel);
+        }
+    } else {
+        gc_vec2 w = sub(vrel, scale(inv_dt, p));
+        float wl = sqrtf(dot(w, w));
+        gc_vec2 uw;
+        /* w = 0 only when the relative velocity aims exactly at getting
+         * apart in one dt: any direction is then a boundary normal; moving
+         * away from the other's centre is the natural one. */
+        if (wl > 0)
+            uw = scale(1.0f / wl, w);
+        else if (d2 > 0)
+            uw = scale(-1.0f / sqrtf(d2), p);
+        else
+            uw = v2(1.0f, 0.0f);
+        dir = v2(uw.y, -uw.x);
+        u = scale(R * inv_dt - wl, uw);
+    }
+    gc_orca_line l = {add(a->vel, scale(0.5f, u)), dir};
+    return l;
+}
+
+#endif /* GRIDCROWD_ORCA_INT_H */
