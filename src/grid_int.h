@@ -10,6 +10,7 @@
 #include <gridcrowd/grid.h>
 
 #include <math.h>
+#include <stdlib.h>
 
 /* Direction d: E, S, W, N, then SE, SW, NW, NE. */
 static const int8_t gc_dir_dx[8] = {1, 0, -1, 0, 1, -1, -1, 1};
@@ -126,6 +127,90 @@ gc_grid_legal_dirs(const uint8_t *cells, const float *lut, int32_t w, int32_t h,
  *     gc_supercover_init(&it, a, b);
  *     while (gc_supercover_next(&it, &c, &entered)) ...
  */
+/*
+ * The cells an exact segment from p to q passes through, in order (a grid
+ * traversal after Amanatides and Woo), for segments that start anywhere in
+ * a cell (an agent's position) rather than at a centre:
+ *
+ *     gc_ray r;
+ *     gc_ray_init(&r, cell_size, p, q);
+ *     for (int64_t k = 0; k <= r.steps; k++) {
+ *         ... r.c is the current cell ...
+ *         if (gc_ray_done(&r))
+ *             break;
+ *         bool corner = gc_ray_corner(&r, eps);
+ *         ... through a corner: the cells on both sides, r.c + (sx, 0)
+ *             and r.c + (0, sy), are touched too ...
+ *         gc_ray_advance(&r, corner);
+ *     }
+ *
+ * `steps` bounds the walk against a float surprise: each step moves one
+ * cell towards `end`.
+ */
+typedef struct gc_ray {
+    gc_cell c, end;
+    int sx, sy;
+    double tdx, tdy, tmx, tmy, len;
+    int64_t steps;
+} gc_ray;
+
+static inline void
+gc_ray_init(gc_ray *r, double cs, gc_vec2 p, gc_vec2 q)
+{
+    double px = p.x / cs, py = p.y / cs, qx = q.x / cs, qy = q.y / cs;
+    r->c = (gc_cell){(int32_t)floor(px), (int32_t)floor(py)};
+    r->end = (gc_cell){(int32_t)floor(qx), (int32_t)floor(qy)};
+    double dx = qx - px, dy = qy - py;
+    r->len = hypot(dx, dy);
+    r->sx = dx > 0 ? 1 : (dx < 0 ? -1 : 0);
+    r->sy = dy > 0 ? 1 : (dy < 0 ? -1 : 0);
+    r->tdx = r->sx ? 1.0 / fabs(dx) : INFINITY;
+    r->tdy = r->sy ? 1.0 / fabs(dy) : INFINITY;
+    r->tmx = r->sx > 0   ? ((double)r->c.x + 1 - px) * r->tdx
+             : r->sx < 0 ? (px - (double)r->c.x) * r->tdx
+                         : INFINITY;
+    r->tmy = r->sy > 0   ? ((double)r->c.y + 1 - py) * r->tdy
+             : r->sy < 0 ? (py - (double)r->c.y) * r->tdy
+                         : INFINITY;
+    r->steps = 2 + (int64_t)llabs((long long)r->end.x - r->c.x) +
+               (int64_t)llabs((long long)r->end.y - r->c.y);
+}
+
+/* The segment ends in the current cell. */
+static inline bool
+gc_ray_done(const gc_ray *r)
+{
+    return (r->c.x == r->end.x && r->c.y == r->end.y) ||
+           (r->tmx > 1.0 && r->tmy > 1.0);
+}
+
+/* The next step goes through a corner, or within `eps` (a fraction of the
+ * segment) of one. */
+static inline bool
+gc_ray_corner(const gc_ray *r, double eps)
+{
+    return fabs(r->tmx - r->tmy) < eps;
+}
+
+/* To the next cell: diagonally through a corner, else across the nearer
+ * side. */
+static inline void
+gc_ray_advance(gc_ray *r, bool corner)
+{
+    if (corner) {
+        r->c.x += r->sx;
+        r->c.y += r->sy;
+        r->tmx += r->tdx;
+        r->tmy += r->tdy;
+    } else if (r->tmx < r->tmy) {
+        r->c.x += r->sx;
+        r->tmx += r->tdx;
+    } else {
+        r->c.y += r->sy;
+        r->tmy += r->tdy;
+    }
+}
+
 typedef struct gc_supercover {
     int32_t x, y, sx, sy;
     int64_t nx, ny, ix, iy;

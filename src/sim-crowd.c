@@ -64,6 +64,7 @@
 
 #include <gridcrowd/util.h>
 
+#include "grid_int.h"
 #include "sim_int.h"
 
 #include <math.h>
@@ -307,55 +308,33 @@ clamp_move(const gc_grid *g, gc_vec2 from, gc_vec2 to, float r, float tol)
 
 /*
  * Can a body walk straight from a to b?  A grid traversal of the segment
- * through the planning grid (whose open cells are at least a radius from
- * the walls); through an exact corner both cells beside it count.  Cells
- * blocked in the planning grid at the start are skipped: a body pushed
- * into the inflated band walks out of it.
+ * (gc_ray) through the planning grid, whose open cells are at least a
+ * radius from the walls, for at most max_steps cells from a; through an
+ * exact corner both cells beside it count.  Cells blocked in the planning
+ * grid at the start are skipped: a body pushed into the inflated band
+ * walks out of it.
  */
 static bool
 visible(const gc_grid *g, gc_vec2 a, gc_vec2 b, int64_t max_steps)
 {
-    const double cs = g->cell_size;
-    double px = a.x / cs, py = a.y / cs, qx = b.x / cs, qy = b.y / cs;
-    gc_cell c = {(int32_t)floor(px), (int32_t)floor(py)};
-    const gc_cell end = {(int32_t)floor(qx), (int32_t)floor(qy)};
-    double dx = qx - px, dy = qy - py;
-    int sx = dx > 0 ? 1 : (dx < 0 ? -1 : 0);
-    int sy = dy > 0 ? 1 : (dy < 0 ? -1 : 0);
-    double tdx = sx ? 1.0 / fabs(dx) : INFINITY;
-    double tdy = sy ? 1.0 / fabs(dy) : INFINITY;
-    double tmx = sx > 0   ? ((double)c.x + 1 - px) * tdx
-                 : sx < 0 ? (px - (double)c.x) * tdx
-                          : INFINITY;
-    double tmy = sy > 0   ? ((double)c.y + 1 - py) * tdy
-                 : sy < 0 ? (py - (double)c.y) * tdy
-                          : INFINITY;
+    gc_ray r;
+    gc_ray_init(&r, g->cell_size, a, b);
     bool leaving = true; /* still in the blocked band it starts in */
-    int64_t steps =
-        2 + llabs((long long)end.x - c.x) + llabs((long long)end.y - c.y);
+    /* Past max_steps cells the planned path vouches for the rest. */
+    int64_t steps = r.steps < max_steps ? r.steps : max_steps;
     for (int64_t k = 0; k <= steps; k++) {
-        bool open = open_cell(g, c.x, c.y);
-        if (open)
+        if (open_cell(g, r.c.x, r.c.y))
             leaving = false;
         else if (!leaving)
             return false;
-        if ((c.x == end.x && c.y == end.y) || (tmx > 1.0 && tmy > 1.0))
+        if (gc_ray_done(&r))
             break;
-        if (fabs(tmx - tmy) < 1e-9) {
-            if (!leaving &&
-                (!open_cell(g, c.x + sx, c.y) || !open_cell(g, c.x, c.y + sy)))
-                return false;
-            c.x += sx;
-            c.y += sy;
-            tmx += tdx;
-            tmy += tdy;
-        } else if (tmx < tmy) {
-            c.x += sx;
-            tmx += tdx;
-        } else {
-            c.y += sy;
-            tmy += tdy;
-        }
+        bool corner = gc_ray_corner(&r, 1e-9);
+        if (corner && !leaving &&
+            (!open_cell(g, r.c.x + r.sx, r.c.y) ||
+             !open_cell(g, r.c.x, r.c.y + r.sy)))
+            return false;
+        gc_ray_advance(&r, corner);
     }
     return !leaving;
 }

@@ -231,49 +231,22 @@ changed_at(const gc_sim *s, gc_cell c)
 static bool
 stretch_touched(const gc_sim *s, gc_vec2 p, gc_vec2 q)
 {
-    const double cs = s->grid->cell_size;
-    double px = p.x / cs, py = p.y / cs, qx = q.x / cs, qy = q.y / cs;
-    gc_cell c = {(int32_t)floor(px), (int32_t)floor(py)};
-    const gc_cell end = {(int32_t)floor(qx), (int32_t)floor(qy)};
-    double dx = qx - px, dy = qy - py, len = hypot(dx, dy);
-    int sx = dx > 0 ? 1 : (dx < 0 ? -1 : 0);
-    int sy = dy > 0 ? 1 : (dy < 0 ? -1 : 0);
-    double tdx = sx ? 1.0 / fabs(dx) : INFINITY;
-    double tdy = sy ? 1.0 / fabs(dy) : INFINITY;
-    double tmx = sx > 0   ? ((double)c.x + 1 - px) * tdx
-                 : sx < 0 ? (px - (double)c.x) * tdx
-                          : INFINITY;
-    double tmy = sy > 0   ? ((double)c.y + 1 - py) * tdy
-                 : sy < 0 ? (py - (double)c.y) * tdy
-                          : INFINITY;
-    /* Each step moves one cell towards `end`; the bound only guards
-     * against a float surprise. */
-    int64_t steps = 2 + (int64_t)llabs((long long)end.x - c.x) +
-                    (int64_t)llabs((long long)end.y - c.y);
-    for (int64_t k = 0; k <= steps; k++) {
-        if (changed_at(s, c))
+    gc_ray r;
+    gc_ray_init(&r, s->grid->cell_size, p, q);
+    for (int64_t k = 0; k <= r.steps; k++) {
+        if (changed_at(s, r.c))
             return true;
-        if ((c.x == end.x && c.y == end.y) || (tmx > 1.0 && tmy > 1.0))
+        if (gc_ray_done(&r))
             break;
-        if (fabs(tmx - tmy) * len < 1e-4) {
-            /* Through a corner, or within float noise (a ten-thousandth
-             * of a cell) of one: the cells on both sides count. */
-            if (changed_at(s, (gc_cell){c.x + sx, c.y}) ||
-                changed_at(s, (gc_cell){c.x, c.y + sy}))
-                return true;
-            c.x += sx;
-            c.y += sy;
-            tmx += tdx;
-            tmy += tdy;
-        } else if (tmx < tmy) {
-            c.x += sx;
-            tmx += tdx;
-        } else {
-            c.y += sy;
-            tmy += tdy;
-        }
+        /* Through a corner, or within float noise (a ten-thousandth of a
+         * cell) of one: the cells on both sides count. */
+        bool corner = gc_ray_corner(&r, 1e-4 / r.len);
+        if (corner && (changed_at(s, (gc_cell){r.c.x + r.sx, r.c.y}) ||
+                       changed_at(s, (gc_cell){r.c.x, r.c.y + r.sy})))
+            return true;
+        gc_ray_advance(&r, corner);
     }
-    return changed_at(s, end);
+    return changed_at(s, r.end);
 }
 
 /*
