@@ -22,6 +22,7 @@
 #include "config.h"
 
 #include "ctl-path.h"
+#include "ctl.h" /* parse_coord */
 #include "prog.h"
 
 #include <gridcrowd/query.h>
@@ -53,24 +54,6 @@ typedef struct path_args {
     bool diag_given;
     unsigned long repeat; /* searches to time; 0: just answer */
 } path_args;
-
-/* An integer coordinate; past int32 is clamped, which keeps it off any
- * map so that it is reported as outside it. */
-static bool
-parse_coord(const char *s, int32_t *out)
-{
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (end == s || *end != '\0')
-        return false;
-    if (errno == ERANGE || v > INT32_MAX)
-        v = v < 0 ? INT32_MIN : INT32_MAX;
-    else if (v < INT32_MIN)
-        v = INT32_MIN;
-    *out = (int32_t)v;
-    return true;
-}
 
 static bool
 parse_count(const char *s, unsigned long long max, unsigned long long *out)
@@ -310,7 +293,7 @@ print_path(const path_args *pa, const gc_path *p, const gc_astar_stats *st,
 }
 
 int
-ctl_path_main(const char *cmd, const char *shm_name, int argc, char **argv)
+ctl_path_main(const char *cmd, const char *world_name, int argc, char **argv)
 {
     bool next = strcmp(cmd, "next") == 0;
     path_args pa;
@@ -319,7 +302,7 @@ ctl_path_main(const char *cmd, const char *shm_name, int argc, char **argv)
         return code;
     gc_world *w;
     gc_error err;
-    int rc = gc_world_attach(&w, shm_name, 0, &err);
+    int rc = gc_world_attach(&w, world_name, 0, &err);
     if (rc != GC_OK)
         return prog_fail(attach_code(rc), cmd, "%s", err.msg);
     if (!pa.diag_given)

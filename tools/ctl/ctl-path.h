@@ -6,9 +6,10 @@
 
 /*
  * Run `path` or `next` (cmd) with the arguments after the command name, on
- * world shm_name (NULL: the default).  Prints the answer on stdout, an
+ * world world_name (NULL: the default).  Prints the answer on stdout, an
  * error on stderr, and returns the tool's exit code.
  */
-int ctl_path_main(const char *cmd, const char *shm_name, int argc, char **argv);
+int ctl_path_main(const char *cmd, const char *world_name, int argc,
+                  char **argv);
 
 #endif
