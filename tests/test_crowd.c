@@ -361,10 +361,21 @@ test_threads_identical(void **state)
 
 /* ---- circle and corridor ---------------------------------------------- */
 
+/* GC_TEST_QUICK=1: CI's valgrind stage, where the two long crowd runs
+ * would take many minutes; the other stages run them. */
+static int
+quick(void)
+{
+    const char *q = getenv("GC_TEST_QUICK");
+    return q != NULL && *q != '\0' && *q != '0';
+}
+
 static void
 test_circle(void **state)
 {
     (void)state;
+    if (quick())
+        skip(); /* minutes under valgrind; every other stage runs it */
     enum { N = 200 };
     /* One ring of radius 40 cells: 200 agents 1.26 cells apart, each
      * going to the antipodal cell. */
@@ -405,6 +416,8 @@ static void
 test_corridor(void **state)
 {
     (void)state;
+    if (quick())
+        skip(); /* minutes under valgrind; every other stage runs it */
     /* A corridor 6 cells wide (5 open) and 80 long; 100 agents at each
      * end, in rows of 5 across it, going to the other end, where their
      * goals are two cells apart along it (goals packed a cell apart would
