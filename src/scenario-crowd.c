@@ -38,6 +38,21 @@ static const scn_range R_WANDER = {0, 1e6, true, "m"};
 #define DEFAULT_RADIUS 0.2
 #define DEFAULT_SPEED 1.34
 
+/* Register `name` as entry i of a list (`what` "exit", `list` "exits"); a
+ * name used before is refused at the "name" key, naming its first user. */
+static void
+name_unique(scn_ctx *c, scn_names kind, const char *name, size_t i,
+            const char *what, const char *list)
+{
+    int64_t j = scn_name_get(c, kind, name);
+    if (j >= 0) {
+        scn_push_key(c, "name");
+        scn_fail(c, GC_EPARSE, false, "%s name '%s' is already used by %s[%lld]",
+                 what, name, list, (long long)j);
+    }
+    scn_name_put(c, kind, name, (int64_t)i);
+}
+
 /* ---- exits --------------------------------------------------------------- */
 
 static const char *const EXIT_KEYS[] = {"name", "area", NULL};
@@ -55,14 +70,7 @@ exits_in(scn_ctx *c, json_t *v)
         scn_expect_object(c, o);
         scn_check_keys(c, o, EXIT_KEYS);
         s->exits[i].name = scn_get_str(c, o, "name", true);
-        int64_t j;
-        if ((j = scn_name_get(c, SCN_EXIT, s->exits[i].name)) >= 0) {
-            scn_push_key(c, "name");
-            scn_fail(c, GC_EPARSE, false,
-                     "exit name '%s' is already used by exits[%lld]",
-                     s->exits[i].name, (long long)j);
-        }
-        scn_name_put(c, SCN_EXIT, s->exits[i].name, (int64_t)i);
+        name_unique(c, SCN_EXIT, s->exits[i].name, i, "exit", "exits");
         scn_area_member(c, o, "area", &s->exits[i].area);
         scn_pop(c);
     }
@@ -263,14 +271,7 @@ group_names_in(scn_ctx *c, json_t *v)
         scn_expect_object(c, o);
         scn_check_keys(c, o, GROUP_KEYS);
         s->groups[i].name = scn_get_str(c, o, "name", true);
-        int64_t j;
-        if ((j = scn_name_get(c, SCN_GROUP, s->groups[i].name)) >= 0) {
-            scn_push_key(c, "name");
-            scn_fail(c, GC_EPARSE, false,
-                     "group name '%s' is already used by groups[%lld]",
-                     s->groups[i].name, (long long)j);
-        }
-        scn_name_put(c, SCN_GROUP, s->groups[i].name, (int64_t)i);
+        name_unique(c, SCN_GROUP, s->groups[i].name, i, "group", "groups");
         scn_pop(c);
     }
 }
@@ -294,16 +295,8 @@ sources_in(scn_ctx *c, json_t *v)
         scn_expect_object(c, o);
         scn_check_keys(c, o, SOURCE_KEYS);
         src->name = scn_get_str(c, o, "name", false);
-        int64_t j;
-        if (src->name != NULL &&
-            (j = scn_name_get(c, SCN_SOURCE, src->name)) >= 0) {
-            scn_push_key(c, "name");
-            scn_fail(c, GC_EPARSE, false,
-                     "source name '%s' is already used by sources[%lld]",
-                     src->name, (long long)j);
-        }
         if (src->name != NULL)
-            scn_name_put(c, SCN_SOURCE, src->name, (int64_t)i);
+            name_unique(c, SCN_SOURCE, src->name, i, "source", "sources");
         json_t *g = json_object_get(o, "group");
         if (g == NULL)
             scn_missing(c, "group");

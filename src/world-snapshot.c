@@ -52,6 +52,17 @@ seq_write_end(_Atomic uint64_t *seq)
     atomic_store_explicit(seq, (s | 1) + 1, memory_order_release);
 }
 
+/* Copy m 8-byte records out of a section's words (relaxed loads: the
+ * caller's seqlock check decides whether the copy stands). */
+static void
+words_read(void *out, const _Atomic uint64_t *words, size_t m)
+{
+    for (size_t i = 0; i < m; i++) {
+        uint64_t word = atomic_load_explicit(&words[i], memory_order_relaxed);
+        memcpy((char *)out + i * sizeof word, &word, sizeof word);
+    }
+}
+
 int
 gc_world_cells_begin(gc_world *w)
 {
@@ -350,11 +361,7 @@ gc_world_read_trace(const gc_world *w, gc_world_trace_info *info,
                 atomic_load_explicit(&t->truncated, memory_order_relaxed) != 0;
             bool bad = c > w->lay.trace_capacity;
             size_t m = bad ? 0 : (c < cap ? c : cap);
-            for (size_t i = 0; i < m; i++) {
-                uint64_t word =
-                    atomic_load_explicit(&words[i], memory_order_relaxed);
-                memcpy(&out[i], &word, sizeof word);
-            }
+            words_read(out, words, m);
             atomic_thread_fence(memory_order_acquire);
             if (atomic_load_explicit(&t->seq, memory_order_relaxed) == s1) {
                 if (bad)
@@ -390,11 +397,7 @@ gc_world_read_path(const gc_world *w, gc_world_path_info *info, gc_vec2 *out,
                 atomic_load_explicit(&p->path_len, memory_order_relaxed);
             bool bad = c > w->lay.path_capacity || c > len;
             size_t m = bad ? 0 : (c < cap ? c : cap);
-            for (size_t i = 0; i < m; i++) {
-                uint64_t word =
-                    atomic_load_explicit(&words[i], memory_order_relaxed);
-                memcpy(&out[i], &word, sizeof word);
-            }
+            words_read(out, words, m);
             atomic_thread_fence(memory_order_acquire);
             if (atomic_load_explicit(&p->seq, memory_order_relaxed) == s1) {
                 if (bad)
