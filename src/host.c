@@ -157,6 +157,10 @@ check_queue(gc_host *h, uint64_t now_ns, unsigned long faults)
     int rc = gc_queue_intact(gc_world_queue(h->world), &err);
     if (rc == GC_OK && faults == h->faults_seen)
         return true;
+    /* Make the new queue first, then say so: whoever reads the message
+     * finds the new queue in place. */
+    gc_error reset_err;
+    int reset_rc = gc_queue_reset(gc_world_queue(h->world), &reset_err);
     if (h->said_window == 0 || now_ns - h->said_window >= 1000000000ull) {
         h->said_window = now_ns;
         h->said = 0;
@@ -180,8 +184,9 @@ check_queue(gc_host *h, uint64_t now_ns, unsigned long faults)
     }
     h->faults_seen = faults;
     h->counts.queue_resets++;
-    if (gc_queue_reset(gc_world_queue(h->world), &err) != GC_OK) {
-        report(h, "%s: no more edits until the daemon restarts", err.msg);
+    if (reset_rc != GC_OK) {
+        report(h, "%s: no more edits until the daemon restarts",
+               reset_err.msg);
         return false;
     }
     return true;
