@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include "view.h"
+#include "view_replay.h"
 
 #include "prog.h"
 
@@ -44,7 +45,11 @@ static const char usage_text[] =
     "usage: " PROG " [--shm NAME] [--scale PIXELS] [--fps N] "
     "[--exit-on-detach]\n"
     "       [--screenshot FILE.bmp [--frames N]] [--bench-frames N]\n"
-    "       [--show-paths] [--select AGENT] [--trace AGENT] [--log-attach]\n";
+    "       [--show-paths] [--select AGENT] [--trace AGENT] [--log-attach]\n"
+    "       " PROG " --replay FILE.sqlite [--frame N] [--scale PIXELS] "
+    "[--fps N]\n"
+    "       [--screenshot FILE.bmp [--frames N]] [--bench-frames N] "
+    "[--select AGENT]\n";
 
 static const char help_text[] =
     "Watch a running gridcrowd daemon: cells in their type colours, agents\n"
@@ -68,6 +73,13 @@ static const char help_text[] =
     "  --select AGENT     select AGENT (as a click on it does)\n"
     "  --trace AGENT      select AGENT and show its trace (key t)\n"
     "  --log-attach       print a line on stderr at each attach and detach\n"
+    "  --replay FILE.sqlite  play a recording (gridcrowdd --record, or a\n"
+    "                     JuPedSim trajectory file: positions only) instead\n"
+    "                     of watching a daemon\n"
+    "  --frame N          with --replay: start at recorded frame N (the\n"
+    "                     frame --screenshot draws; default the first)\n"
+    "                     --bench-frames with --replay reads and draws N\n"
+    "                     frames off screen and prints frames per second\n"
     "  --help, --version\n"
     "\n"
     "Mouse: wheel zooms around the pointer, drag pans, click selects an\n"
@@ -75,10 +87,16 @@ static const char help_text[] =
     "Keys: p paths, t trace, space freeze, f fit, o overlay, h help,\n"
     "s save the window as gridcrowd-view-TICK.bmp, + and - zoom, q or\n"
     "Escape quit.\n"
+    "Replay keys: space play/pause, right/left a frame forward/back, up/down\n"
+    "faster/slower, Home/End first/last frame, PageUp/PageDown 10 recorded\n"
+    "seconds back/forward; drag the slider at the bottom to scrub; click an\n"
+    "agent to draw its whole trajectory.\n"
     "\n"
     "Exit codes: 0 done; 1 no daemon, or attaching was refused; 2 bad\n"
     "arguments; 3 no display to open a window on, or SDL could not open a\n"
-    "window, draw or save.\n";
+    "window, draw or save; 4 --replay: the file is missing, not a\n"
+    "recording (gridcrowd or JuPedSim), truncated, corrupt, or lacks a\n"
+    "table (one line names the file and why).\n";
 
 static double
 now_s(void)
@@ -124,6 +142,22 @@ bmp_name(const char *path)
 static int
 check_combinations(view_opts *o, bool frames_given, bool fps_given)
 {
+    if (o->frame >= 0 && o->replay == NULL) {
+        prog_say("--frame", "only with --replay");
+        return VIEW_EXIT_USAGE;
+    }
+    if (o->replay != NULL) {
+        /* What needs a daemon. */
+        const char *bad = o->shm != NULL      ? "--shm"
+                          : o->exit_on_detach ? "--exit-on-detach"
+                          : o->log_attach     ? "--log-attach"
+                          : o->trace          ? "--trace"
+                                              : NULL;
+        if (bad != NULL) {
+            prog_say(bad, "needs a daemon; it does not mix with --replay");
+            return VIEW_EXIT_USAGE;
+        }
+    }
     if (frames_given && o->screenshot == NULL) {
         prog_say("--frames", "only with --screenshot");
         return VIEW_EXIT_USAGE;
@@ -153,6 +187,8 @@ parse_args(int argc, char **argv, view_opts *o)
         O_SELECT,
         O_TRACE,
         O_LOG,
+        O_REPLAY,
+        O_FRAME,
         O_HELP,
         O_VERSION
     };
@@ -168,6 +204,8 @@ parse_args(int argc, char **argv, view_opts *o)
         {"select", required_argument, NULL, O_SELECT},
         {"trace", required_argument, NULL, O_TRACE},
         {"log-attach", no_argument, NULL, O_LOG},
+        {"replay", required_argument, NULL, O_REPLAY},
+        {"frame", required_argument, NULL, O_FRAME},
         {"help", no_argument, NULL, O_HELP},
         {"version", no_argument, NULL, O_VERSION},
         {NULL, 0, NULL, 0}};
@@ -233,6 +271,14 @@ parse_args(int argc, char **argv, view_opts *o)
             break;
         case O_LOG:
             o->log_attach = true;
+            break;
+        case O_REPLAY:
+            o->replay = optarg;
+            break;
+        case O_FRAME:
+            if (!parse_long(optarg, 0, LONG_MAX, &v))
+                return bad_arg("--frame", optarg, "a frame number >= 0");
+            o->frame = v;
             break;
         case O_HELP:
             printf("%s\n%s", usage_text, help_text);
@@ -651,6 +697,7 @@ main(int argc, char **argv)
     s.opt.fps = 60;
     s.opt.frames = 1;
     s.opt.select_agent = -1;
+    s.opt.frame = -1;
     int rc = parse_args(argc, argv, &s.opt);
     if (rc >= 0)
         return rc;
@@ -662,17 +709,26 @@ main(int argc, char **argv)
     s.now = now_s();
 
     gc_error err;
-    if (view_conn_open(&s.conn, &err) != GC_OK) {
+    /* Drawn off screen: a screenshot, and a replay's benchmark. */
+    bool off = s.opt.screenshot != NULL ||
+               (s.opt.replay != NULL && s.opt.bench_frames > 0);
+    if (s.opt.replay != NULL) {
+        if ((rc = view_replay_open(&s)) >= 0) {
+            view_replay_close(&s);
+            view_conn_free(&s.conn);
+            return rc;
+        }
+    } else if (view_conn_open(&s.conn, &err) != GC_OK) {
         prog_msg("%s", err.msg);
         return VIEW_EXIT_NODAEMON;
     }
     log_attach(&s);
 
-    if (s.opt.screenshot != NULL && getenv("SDL_VIDEODRIVER") == NULL)
+    if (off && getenv("SDL_VIDEODRIVER") == NULL)
         setenv("SDL_VIDEODRIVER", "offscreen", 1);
     SDL_SetHint(SDL_HINT_RENDER_BATCHING, "1");
     SDL_SetHint(SDL_HINT_RENDER_VSYNC, "0");
-    if (SDL_Init(SDL_INIT_VIDEO) != 0 && s.opt.screenshot != NULL) {
+    if (SDL_Init(SDL_INIT_VIDEO) != 0 && off) {
         /* An SDL built without the offscreen driver has the dummy one. */
         setenv("SDL_VIDEODRIVER", "dummy", 1);
         rc = SDL_Init(SDL_INIT_VIDEO);
@@ -682,7 +738,9 @@ main(int argc, char **argv)
     if (rc != 0) {
         rc = sdl_fail("starting SDL video");
     } else {
-        if (s.opt.screenshot != NULL)
+        if (s.opt.replay != NULL)
+            rc = off || display_usable() ? view_replay_run(&s) : VIEW_EXIT_SDL;
+        else if (s.opt.screenshot != NULL)
             rc = run_screenshot(&s);
         else
             rc = display_usable() ? run_window(&s) : VIEW_EXIT_SDL;
@@ -693,6 +751,7 @@ main(int argc, char **argv)
         s.sel = GC_WORLD_NO_AGENT;
         view_sync_trace(&s);
     }
+    view_replay_close(&s);
     view_conn_free(&s.conn);
     return rc;
 }

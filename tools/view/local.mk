@@ -5,10 +5,12 @@ bin_PROGRAMS += %reldir%/gridcrowd-view
 %canon_reldir%_gridcrowd_view_SOURCES = %reldir%/gridcrowd-view.c \
 	%reldir%/view.h %reldir%/view_conn.c %reldir%/view_draw.c \
 	%reldir%/view_draw_int.h %reldir%/view_agents.c %reldir%/view_overlay.c \
-	%reldir%/view_input.c %reldir%/view_font.c %reldir%/view_font.h
-%canon_reldir%_gridcrowd_view_CFLAGS = $(AM_CFLAGS) $(SDL2_CFLAGS)
+	%reldir%/view_input.c %reldir%/view_font.c %reldir%/view_font.h \
+	%reldir%/view_replay.h %reldir%/view_replay.c %reldir%/view_replay_db.c
+%canon_reldir%_gridcrowd_view_CFLAGS = $(AM_CFLAGS) $(SDL2_CFLAGS) \
+	$(SQLITE3_CFLAGS)
 %canon_reldir%_gridcrowd_view_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/common
 %canon_reldir%_gridcrowd_view_LDADD = tools/common/libgcprog.la libgridcrowd.la \
-	$(SDL2_LIBS) -lm
+	$(SDL2_LIBS) $(SQLITE3_LIBS) -lm
 endif
 # view_font.c is generated from a font by scripts/mkfont.py (committed).

@@ -32,8 +32,10 @@ enum {
     VIEW_EXIT_OK = 0,
     VIEW_EXIT_NODAEMON = 1, /* no daemon, or attaching was refused */
     VIEW_EXIT_USAGE = 2,    /* bad arguments */
-    VIEW_EXIT_SDL = 3       /* no display, or SDL could not open a window,
+    VIEW_EXIT_SDL = 3,      /* no display, or SDL could not open a window,
                                draw or save */
+    VIEW_EXIT_REPLAY = 4    /* --replay: the file is missing, not a
+                               recording, truncated or unreadable */
 };
 
 /* How long the viewer waits for room in the edit queue, per edit. */
@@ -120,6 +122,8 @@ typedef struct view_opts {
     bool show_paths;
     long select_agent; /* -1: none */
     bool trace;        /* and show its trace */
+    const char *replay; /* --replay FILE: a recording, not a daemon */
+    int64_t frame;      /* --frame N: the frame shown first; -1: the first */
 } view_opts;
 
 typedef struct view_camera {
@@ -165,6 +169,9 @@ typedef struct view_state {
     char msg[256]; /* transient message, shown until msg_until */
     double msg_until;
     double fps; /* frames drawn in the last second */
+    /* Replaying a recording (view_replay.c) instead of watching a daemon:
+     * it fills `conn`'s copies from the file, and conn.w stays NULL. */
+    struct view_replay *replay;
 } view_state;
 
 /* A message in the overlay (and on stderr when `also_stderr`). */

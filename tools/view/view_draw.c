@@ -34,6 +34,7 @@
 #include "config.h"
 
 #include "view_draw_int.h"
+#include "view_replay.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -334,10 +335,14 @@ view_draw_frame(view_draw *d, view_state *s)
         s->sel == GC_WORLD_NO_AGENT ? -1 : view_conn_find(&s->conn, s->sel);
     if (sel >= 0 && s->conn.agents[sel].salt != s->sel_gen)
         sel = -1;
-    if (view_draw_paths(d, s, sel) != 0 || view_draw_agents(d, s, sel) != 0)
+    if (view_draw_paths(d, s, sel) != 0 ||
+        (s->replay != NULL && view_replay_draw_track(d, s) != 0) ||
+        view_draw_agents(d, s, sel) != 0)
         return -1;
     view_draw_overlay(d, s, sel);
-    if (s->conn.w == NULL)
+    if (s->replay != NULL)
+        view_replay_draw_bar(d, s);
+    else if (s->conn.w == NULL)
         view_draw_waiting(d, s);
     return 0;
 }

@@ -368,7 +368,8 @@ view_input_event(view_state *s, const SDL_Event *e)
         if (e->button.button != s->press_button)
             break;
         if (s->paint_type == PAINT_NONE && !s->dragged &&
-            e->button.button == SDL_BUTTON_LEFT && s->conn.w != NULL)
+            e->button.button == SDL_BUTTON_LEFT &&
+            (s->conn.w != NULL || s->replay != NULL))
             pick(s, e->button.x, e->button.y);
         s->press_button = 0;
         s->paint_type = PAINT_NONE;

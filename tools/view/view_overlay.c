@@ -8,6 +8,7 @@
 
 #include "view_draw_int.h"
 #include "view_font.h"
+#include "view_replay.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -91,12 +92,15 @@ view_draw_overlay(view_draw *d, const view_state *s, long sel)
     int n = 0;
     if (s->fps > 0) /* none yet in the first second, or in a screenshot */
         snprintf(fps, sizeof fps, " | %.0f fps", s->fps);
-    snprintf(l[n++], sizeof l[0],
-             "%s pid %ld | tick %llu | %.1f ticks/s | %zu agents%s%s%s",
-             c->shown, c->pid, (unsigned long long)c->tick,
-             c->stats.ticks_per_s, c->nagents, fps,
-             s->frozen ? " | frozen" : "",
-             c->w != NULL && !c->can_edit ? " | read-only" : "");
+    if (s->replay != NULL)
+        view_replay_status(s, l[n++], sizeof l[0]);
+    else
+        snprintf(l[n++], sizeof l[0],
+                 "%s pid %ld | tick %llu | %.1f ticks/s | %zu agents%s%s%s",
+                 c->shown, c->pid, (unsigned long long)c->tick,
+                 c->stats.ticks_per_s, c->nagents, fps,
+                 s->frozen ? " | frozen" : "",
+                 c->w != NULL && !c->can_edit ? " | read-only" : "");
     if (sel >= 0) {
         const gc_world_agent *a = &c->agents[sel];
         snprintf(l[n++], sizeof l[0],
@@ -127,6 +131,8 @@ view_draw_overlay(view_draw *d, const view_state *s, long sel)
     if (s->show_overlay)
         text_box(d, s, 4, 4, n, l);
 
+    /* Above a replay's slider. */
+    float bottom = s->replay != NULL ? -4 - VIEW_REPLAY_BAR_H : -4;
     if (s->show_help) {
         static const char *help[] = {
             "wheel        zoom around the pointer",
@@ -143,14 +149,18 @@ view_draw_overlay(view_draw *d, const view_state *s, long sel)
             "h            this help",
             "q, Escape    quit",
         };
-        enum { N = sizeof help / sizeof help[0] };
-        char hl[N][LINE];
-        for (int i = 0; i < N; i++)
-            snprintf(hl[i], sizeof hl[0], "%s", help[i]);
-        text_box(d, s, 4, -4, N, hl);
+        enum { N = sizeof help / sizeof help[0], NMAX = 24 };
+        /* A replay has its own keys (view_replay.c). */
+        size_t nh = N;
+        const char *const *h = s->replay != NULL ? view_replay_help(&nh) : help;
+        nh = nh > NMAX ? NMAX : nh;
+        char hl[NMAX][LINE];
+        for (size_t i = 0; i < nh; i++)
+            snprintf(hl[i], sizeof hl[0], "%s", h[i]);
+        text_box(d, s, 4, bottom, (int)nh, hl);
     } else if (s->show_overlay) {
         char hl[1][LINE] = {"h: help"};
-        text_box(d, s, 4, -4, 1, hl);
+        text_box(d, s, 4, bottom, 1, hl);
     }
 }
 
