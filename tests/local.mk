@@ -243,6 +243,7 @@ shell_tests = \
 	%reldir%/view-valgrind.test \
 	%reldir%/view-daemon.test \
 	%reldir%/view-paint.test \
+	%reldir%/view-replay.test \
 	%reldir%/record-file.test \
 	%reldir%/record-daemon.test
 TESTS += $(shell_tests)

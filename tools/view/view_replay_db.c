@@ -168,27 +168,29 @@ has_table(view_rdb *db, const char *name, char *why)
     return rc == SQLITE_ROW;
 }
 
-/* A metadata value as a number; false when absent or not a number. */
-static bool
-meta_num(view_rdb *db, const char *key, double *out)
+/* A metadata value as a number: 1, 0 when absent or not a number, -1 when
+ * the file cannot be read (with `why`). */
+static int
+meta_num(view_rdb *db, const char *key, double *out, char *why)
 {
     sqlite3_stmt *q;
     if (sqlite3_prepare_v2(db->db, "SELECT value FROM metadata WHERE key = ?",
                            -1, &q, NULL) != SQLITE_OK)
-        return false;
+        return sql_fail(db, why, "reading the metadata");
     sqlite3_bind_text(q, 1, key, -1, SQLITE_STATIC);
-    bool ok = false;
-    if (sqlite3_step(q) == SQLITE_ROW &&
-        sqlite3_column_type(q, 0) != SQLITE_NULL) {
+    int found = 0, rc = sqlite3_step(q);
+    if (rc == SQLITE_ROW && sqlite3_column_type(q, 0) != SQLITE_NULL) {
         const char *t = (const char *)sqlite3_column_text(q, 0);
         char *end;
         double v = t != NULL ? strtod(t, &end) : 0;
-        ok = t != NULL && end != t && *end == '\0' && isfinite(v);
-        if (ok)
+        found = t != NULL && end != t && *end == '\0' && isfinite(v);
+        if (found)
             *out = v;
     }
     sqlite3_finalize(q);
-    return ok;
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return sql_fail(db, why, "reading the metadata");
+    return found;
 }
 
 static int
@@ -280,7 +282,10 @@ find_kind(view_rdb *db, char *why)
     if (m < 0)
         return -1;
     double fmt;
-    db->ours = m && meta_num(db, "gc_format", &fmt);
+    int f = m ? meta_num(db, "gc_format", &fmt, why) : 0;
+    if (f < 0)
+        return -1;
+    db->ours = f == 1;
     if (db->ours) {
         for (size_t i = 0; i < sizeof ours / sizeof ours[0]; i++) {
             int t = has_table(db, ours[i], why);
@@ -303,9 +308,13 @@ find_kind(view_rdb *db, char *why)
     }
     /* Bounds place the field; without them it starts at the origin. */
     double xmax = 0, ymin = 0;
-    if (!m || !meta_num(db, "xmin", &db->xmin) ||
-        !meta_num(db, "xmax", &xmax) || !meta_num(db, "ymin", &ymin) ||
-        !meta_num(db, "ymax", &db->ymax) || xmax <= db->xmin ||
+    int b[4] = {0, 0, 0, 0};
+    if (m && ((b[0] = meta_num(db, "xmin", &db->xmin, why)) < 0 ||
+              (b[1] = meta_num(db, "xmax", &xmax, why)) < 0 ||
+              (b[2] = meta_num(db, "ymin", &ymin, why)) < 0 ||
+              (b[3] = meta_num(db, "ymax", &db->ymax, why)) < 0))
+        return -1;
+    if (!b[0] || !b[1] || !b[2] || !b[3] || xmax <= db->xmin ||
         db->ymax <= ymin) {
         say(why, "no gridcrowd grid and no bounds (metadata xmin, xmax, ymin, "
                  "ymax) to draw on");
@@ -350,7 +359,10 @@ view_rdb_open(view_rdb **out, const char *path, char *why)
         goto fail;
     db->fps = 10;
     double fps;
-    if (meta_num(db, "fps", &fps) && fps > 0)
+    int hf = meta_num(db, "fps", &fps, why);
+    if (hf < 0)
+        goto fail;
+    if (hf && fps > 0)
         db->fps = fps;
     bool null;
     if (one_int(db, ST_GT, INT64_MIN, &db->first, &null, why) != 0)
