@@ -543,8 +543,16 @@ run_screenshot(view_state *s)
         status = VIEW_EXIT_REPLAY;
         goto out;
     }
+    /* As a live screenshot's frames follow the running world, each one
+     * after the first is the next recorded frame (the last stays). */
     for (int i = 0; i < s->opt.frames; i++) {
         s->now = now_s();
+        if (i > 0 && s->replay->frame < s->replay->last)
+            step(s, 1);
+        if (s->replay->failed) {
+            status = VIEW_EXIT_REPLAY;
+            goto out;
+        }
         if (view_draw_frame(d, s) != 0) {
             status = sdl_fail("drawing");
             goto out;
