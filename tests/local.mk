@@ -244,6 +244,8 @@ shell_tests = \
 	%reldir%/view-daemon.test \
 	%reldir%/view-paint.test \
 	%reldir%/view-replay.test \
+	%reldir%/view-replay-files.test \
+	%reldir%/view-replay-valgrind.test \
 	%reldir%/record-file.test \
 	%reldir%/record-daemon.test
 TESTS += $(shell_tests)

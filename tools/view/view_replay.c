@@ -198,11 +198,31 @@ view_replay_close(view_state *s)
     s->replay = NULL;
 }
 
+/*
+ * A JuPedSim file records no goals: the selected agent's goal ring goes
+ * where its trajectory ends, where it was going.
+ */
+static void
+goal_from_track(view_state *s)
+{
+    struct view_replay *r = s->replay;
+    view_conn *c = &s->conn;
+    long i = s->sel == GC_WORLD_NO_AGENT ? -1 : view_conn_find(c, s->sel);
+    if (view_rdb_ours(r->db) || i < 0 || r->track_id != s->sel ||
+        r->ntrack == 0 || !(c->cell_size > 0))
+        return;
+    c->agents[i].goal_x =
+        (int32_t)floorf(r->track[r->ntrack - 1].x / c->cell_size);
+    c->agents[i].goal_y =
+        (int32_t)floorf(r->track[r->ntrack - 1].y / c->cell_size);
+}
+
 /* Read the selected agent's trajectory when the selection changed. */
 static void
 sync_track(view_state *s)
 {
     struct view_replay *r = s->replay;
+    goal_from_track(s);
     if (s->sel == r->track_id)
         return;
     free(r->track);
@@ -217,6 +237,7 @@ sync_track(view_state *s)
     if (view_rdb_track(r->db, s->sel, &r->track, &r->track_frames, &r->ntrack,
                        why) != 0)
         replay_fail(s, why);
+    goal_from_track(s);
 }
 
 /* ---- Status, help ------------------------------------------------------- */
@@ -538,17 +559,13 @@ run_screenshot(view_state *s)
     if (status >= 0)
         goto out;
     status = VIEW_EXIT_OK;
-    sync_track(s);
-    if (s->replay->failed) {
-        status = VIEW_EXIT_REPLAY;
-        goto out;
-    }
     /* As a live screenshot's frames follow the running world, each one
      * after the first is the next recorded frame (the last stays). */
     for (int i = 0; i < s->opt.frames; i++) {
         s->now = now_s();
         if (i > 0 && s->replay->frame < s->replay->last)
             step(s, 1);
+        sync_track(s);
         if (s->replay->failed) {
             status = VIEW_EXIT_REPLAY;
             goto out;

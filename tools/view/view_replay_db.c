@@ -320,7 +320,8 @@ find_kind(view_rdb *db, char *why)
                  "ymax) to draw on");
         return -1;
     }
-    double cell = 0.05;
+    /* Half a metre: a person is about a cell, as in our grids. */
+    double cell = 0.5;
     while ((xmax - db->xmin) / cell > RASTER_MAX ||
            (db->ymax - ymin) / cell > RASTER_MAX)
         cell *= 2;
