@@ -599,12 +599,14 @@ run_bench(view_state *s)
         goto out;
     status = VIEW_EXIT_OK;
     size_t agents = 0;
-    double t0 = now_s();
+    double t0 = now_s(), reading = 0;
     for (long i = 0; i < s->opt.bench_frames; i++) {
+        double tr = now_s();
         if (i > 0 && r->frame >= r->last)
             show(s, r->first);
         else if (i > 0)
             step(s, 1);
+        reading += now_s() - tr;
         if (r->failed) {
             status = VIEW_EXIT_REPLAY;
             goto out;
@@ -618,10 +620,12 @@ run_bench(view_state *s)
         agents += s->conn.nagents;
     }
     double secs = now_s() - t0;
-    printf(PROG ": replay: %ld frames in %.3f s: %.1f frames/s (%.0f agents "
-                "a frame, %dx%d map, %dx%d pixels, off screen, software "
-                "renderer)\n",
+    printf(PROG ": replay: %ld frames in %.3f s: %.1f frames/s (%.2f ms "
+                "reading, %.2f ms drawing a frame; %.0f agents a frame, %dx%d "
+                "map, %dx%d pixels, off screen, software renderer)\n",
            s->opt.bench_frames, secs, (double)s->opt.bench_frames / secs,
+           1e3 * reading / (double)s->opt.bench_frames,
+           1e3 * (secs - reading) / (double)s->opt.bench_frames,
            (double)agents / (double)s->opt.bench_frames, (int)s->conn.width,
            (int)s->conn.height, s->win_w, s->win_h);
 out:
