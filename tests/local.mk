@@ -246,6 +246,7 @@ shell_tests = \
 	%reldir%/view-replay.test \
 	%reldir%/view-replay-files.test \
 	%reldir%/view-replay-valgrind.test \
+	%reldir%/view-replay-keys.test \
 	%reldir%/record-file.test \
 	%reldir%/record-daemon.test
 TESTS += $(shell_tests)
