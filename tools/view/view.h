@@ -122,8 +122,10 @@ typedef struct view_opts {
     bool show_paths;
     long select_agent; /* -1: none */
     bool trace;        /* and show its trace */
-    const char *replay; /* --replay FILE: a recording, not a daemon */
-    int64_t frame;      /* --frame N: the frame shown first; -1: the first */
+    /* --replay FILE: a recording, not a daemon; --frame N: the frame it
+     * shows first (-1: its first). */
+    const char *replay;
+    int64_t frame;
 } view_opts;
 
 typedef struct view_camera {

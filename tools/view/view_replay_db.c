@@ -736,8 +736,11 @@ view_rdb_load(view_rdb *db, int64_t frame, view_conn *c, char *why)
         sqlite3_reset(q);
         sqlite3_bind_int64(q, 1, frame);
         int rc = sqlite3_step(q);
-        int64_t t = sqlite3_column_int64(q, 0),
-                gen = sqlite3_column_int64(q, 1);
+        int64_t t = 0, gen = 0;
+        if (rc == SQLITE_ROW) {
+            t = sqlite3_column_int64(q, 0);
+            gen = sqlite3_column_int64(q, 1);
+        }
         sqlite3_reset(q);
         if (rc != SQLITE_ROW) {
             if (rc == SQLITE_DONE)
