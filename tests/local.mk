@@ -107,6 +107,14 @@ TESTS += $(unit_tests)
 %canon_reldir%_test_scenario_SOURCES = %reldir%/test_scenario.c
 %canon_reldir%_test_scenario_CFLAGS = $(test_cflags)
 %canon_reldir%_test_scenario_LDADD = $(test_ldadd)
+
+# test_scenario_run drives the runner through its internal crowd interface
+# (src/scenario_int.h): the objects.
+unit_tests += %reldir%/test_scenario_run
+%canon_reldir%_test_scenario_run_SOURCES = %reldir%/test_scenario_run.c
+%canon_reldir%_test_scenario_run_CFLAGS = $(test_cflags) $(JANSSON_CFLAGS)
+%canon_reldir%_test_scenario_run_LDADD = libgridcrowd_core.la \
+	$(JANSSON_LIBS) $(PTHREAD_LIBS) $(CMOCKA_LIBS) -lm
 endif
 EXTRA_DIST += %reldir%/data/tiny.map %reldir%/data/tiny.scen
 scenario_test_data = \
