@@ -477,11 +477,6 @@ make_agent(gc_scenario_run *r, int gi, gc_point p)
     a->home = p;
     a->radius = g->radius;
     double speed = draw_speed(r, &g->speed);
-    if (r->speed_n[gi] == 0 || speed < r->speed_min[gi])
-        r->speed_min[gi] = speed;
-    if (r->speed_n[gi] == 0 || speed > r->speed_max[gi])
-        r->speed_max[gi] = speed;
-    r->speed_n[gi]++;
     scn_aim aim;
     rc = aim_for(r, a, r->goal[gi], p, &aim);
     if (rc != GC_OK)
@@ -490,7 +485,12 @@ make_agent(gc_scenario_run *r, int gi, gc_point p)
                     gi};
     rc = r->crowd.spawn(r->crowd.arg, &sp, &aim, &a->h);
     if (rc != GC_OK)
-        return rc;
+        return rc; /* GC_EBLOCKED: the caller tries another place */
+    if (r->speed_n[gi] == 0 || speed < r->speed_min[gi])
+        r->speed_min[gi] = speed;
+    if (r->speed_n[gi] == 0 || speed > r->speed_max[gi])
+        r->speed_max[gi] = speed;
+    r->speed_n[gi]++;
     r->nagents++;
     r->spawned++;
     return index_add(r, p, g->radius);
@@ -794,6 +794,10 @@ gc_scenario_run_start(gc_scenario_run *r, gc_error *err)
             if (cur == ac->n)
                 break;
             int rc = make_agent(r, (int)gi, centre_of(r, ac->cells[perm[cur]]));
+            if (rc == GC_EBLOCKED) {
+                cur++; /* the simulation's own check refused the place */
+                continue;
+            }
             if (rc != GC_OK) {
                 free(perm);
                 return gc_error_set(err, rc, sc->path, g->spawn.line, 0,
@@ -948,6 +952,8 @@ gc_scenario_run_before_tick(gc_scenario_run *r, gc_error *err)
                 if (!place_free(r, p, radius))
                     continue;
                 int rc = make_agent(r, so->group, p);
+                if (rc == GC_EBLOCKED)
+                    continue;
                 if (rc != GC_OK)
                     return gc_error_set(
                         err, rc, sc->path, so->area.line, 0, "source '%s': %s",

@@ -178,7 +178,9 @@ typedef struct scn_body {
 
 typedef struct scn_pop {
     void *arg;
-    /* A new agent with its first aim; GC_ENOMEM, GC_ERANGE (full). */
+    /* A new agent with its first aim; GC_EBLOCKED when the population
+     * refuses the place (the runner tries another), GC_ENOMEM, GC_ERANGE
+     * (full). */
     int (*spawn)(void *arg, const scn_spawn *sp, const scn_aim *aim,
                  scn_agent *out);
     int (*remove)(void *arg, scn_agent a);
