@@ -257,6 +257,7 @@ fuzz_corpus = \
 	%reldir%/corpus/scenario/bad-speed-range.json \
 	%reldir%/corpus/scenario/bad-truncated.json \
 	%reldir%/corpus/scenario/bad-unknown-key.json \
+	%reldir%/corpus/scenario/regress-raster-no-crossing.json \
 	%reldir%/corpus/scenario/valid-bottleneck.json \
 	%reldir%/corpus/scenario/valid-corridor.json \
 	%reldir%/corpus/scenario/valid-crossing.json \
