@@ -176,12 +176,13 @@ record_frame(recording *r, const gc_sim *sim, const gc_grid *grid)
         r->agents = p;
         r->cap = n;
     }
-    float speed = gc_sim_motion(sim)->speed;
-    float radius = gc_sim_radius(sim);
+    size_t m = 0;
     for (size_t i = 0; i < n; i++) {
         const gc_agent *a = gc_sim_agent(sim, i);
+        if (a == NULL)
+            continue; /* a free slot: removed */
         gc_vec2 v = gc_sim_agent_velocity(sim, i); /* 0 without avoidance */
-        r->agents[i] = (gc_record_agent){
+        r->agents[m++] = (gc_record_agent){
             .id = (uint32_t)i,
             .state = (uint8_t)a->state,
             .x = a->pos.x,
@@ -189,12 +190,12 @@ record_frame(recording *r, const gc_sim *sim, const gc_grid *grid)
             .heading = a->heading,
             .goal_x = a->goal.x,
             .goal_y = a->goal.y,
-            .speed = a->state == GC_AGENT_MOVING ? speed : 0.0f,
-            .radius = radius,
+            .speed = a->state == GC_AGENT_MOVING ? a->speed : 0.0f,
+            .radius = a->radius,
             .vx = v.x,
             .vy = v.y};
     }
-    gc_record_frame f = {r->tick, r->agents, n, grid};
+    gc_record_frame f = {r->tick, r->agents, m, grid};
     if (gc_recorder_push(r->rec, &f) == GC_EIO)
         record_said_stop(r);
 }

@@ -27,6 +27,11 @@ unit_tests += %reldir%/test_query
 %canon_reldir%_test_query_SOURCES = %reldir%/test_query.c %reldir%/dijkstra.h
 %canon_reldir%_test_query_CFLAGS = $(test_cflags)
 %canon_reldir%_test_query_LDADD = $(test_ldadd)
+# Agents driven from outside: spawn, remove, goals, handles.
+unit_tests += %reldir%/test_sim_agents
+%canon_reldir%_test_sim_agents_SOURCES = %reldir%/test_sim_agents.c
+%canon_reldir%_test_sim_agents_CFLAGS = $(test_cflags)
+%canon_reldir%_test_sim_agents_LDADD = $(test_ldadd)
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
 
