@@ -62,6 +62,7 @@ typedef struct run_agent {
     gc_point home; /* where it was made (wander's centre) */
     double radius;
     bool arrived; /* counted in `arrived` */
+    int32_t exit; /* exits goal: the exit aimed at, -1 */
     bool follows; /* aim FOLLOW given with a live target */
     scn_agent target;
 } run_agent;
@@ -170,6 +171,8 @@ draw_speed(gc_scenario_run *r, const gc_speed_dist *d)
 
 /* ---- areas --------------------------------------------------------------- */
 
+static bool wall_free(const gc_scenario_run *r, gc_point p, double radius);
+
 static const area_cells *
 area_get(gc_scenario_run *r, const gc_shape *s)
 {
@@ -245,15 +248,18 @@ passable(const gc_scenario_run *r, gc_cell c)
 /* A point of area `a` to walk to: a passable cell drawn from it (the
  * centre of its cells' bounding box when none is passable). */
 static gc_point
-area_point(gc_scenario_run *r, const area_cells *a)
+area_point(gc_scenario_run *r, const area_cells *a, double radius)
 {
     if (a->n == 0)
         return (gc_point){0, 0};
     for (int i = 0; i < 64; i++) {
         gc_cell c = a->cells[rnd_below(r, a->n)];
-        if (passable(r, c))
+        if (passable(r, c) && wall_free(r, centre_of(r, c), radius))
             return centre_of(r, c);
     }
+    for (size_t i = 0; i < a->n; i++)
+        if (wall_free(r, centre_of(r, a->cells[i]), radius))
+            return centre_of(r, a->cells[i]);
     for (size_t i = 0; i < a->n; i++)
         if (passable(r, a->cells[i]))
             return centre_of(r, a->cells[i]);
@@ -319,10 +325,10 @@ index_rebuild(gc_scenario_run *r)
     return GC_OK;
 }
 
-/* True when a body of `radius` at p overlaps no obstacle cell and no body
- * of the index.  Touching is allowed (distance == sum of radii). */
+/* True when a body of `radius` at p overlaps no obstacle cell and stays
+ * on the grid: where the simulation's planner lets a body stand. */
 static bool
-place_free(const gc_scenario_run *r, gc_point p, double radius)
+wall_free(const gc_scenario_run *r, gc_point p, double radius)
 {
     double cs = r->sc->cell_size;
     int32_t x0 = (int32_t)floor((p.x - radius) / cs);
@@ -331,11 +337,11 @@ place_free(const gc_scenario_run *r, gc_point p, double radius)
     int32_t y1 = (int32_t)floor((p.y + radius) / cs);
     for (int32_t y = y0; y <= y1; y++)
         for (int32_t x = x0; x <= x1; x++) {
-            /* Off the grid is no obstacle cell: a spawn area drawn on
-             * the border (RiMEA 1 starts its walker there) may put a body
-             * that reaches past it; its centre is always on the grid. */
-            if (!gc_grid_in_bounds(r->model, x, y) ||
-                gc_grid_passable(r->model, x, y))
+            /* Off the grid counts as a wall, as the simulation's own
+             * check counts it. */
+            if (!gc_grid_in_bounds(r->model, x, y))
+                return false;
+            if (gc_grid_passable(r->model, x, y))
                 continue;
             /* Distance from p to the cell's square. */
             double dx = fmax(fmax(x * cs - p.x, p.x - (x + 1) * cs), 0);
@@ -343,6 +349,16 @@ place_free(const gc_scenario_run *r, gc_point p, double radius)
             if (dx * dx + dy * dy < radius * radius - 1e-12)
                 return false;
         }
+    return true;
+}
+
+/* True when a body of `radius` at p overlaps no obstacle cell and no body
+ * of the index.  Touching is allowed (distance == sum of radii). */
+static bool
+place_free(const gc_scenario_run *r, gc_point p, double radius)
+{
+    if (!wall_free(r, p, radius))
+        return false;
     double reach = radius + r->max_radius;
     int32_t bx0 = (int32_t)floor((p.x - reach) / r->bsize);
     int32_t bx1 = (int32_t)floor((p.x + reach) / r->bsize);
@@ -373,6 +389,7 @@ aim_for(gc_scenario_run *r, run_agent *a, const gc_scenario_goal *g,
 {
     memset(out, 0, sizeof *out);
     a->follows = false;
+    a->exit = -1;
     switch (g->kind) {
     case GC_GOAL_NONE:
         out->kind = SCN_AIM_STOP;
@@ -390,30 +407,46 @@ aim_for(gc_scenario_run *r, run_agent *a, const gc_scenario_goal *g,
         if (ac == NULL)
             return GC_ENOMEM;
         out->kind = SCN_AIM_POINT;
-        out->point = area_point(r, ac);
+        out->point = area_point(r, ac, a->radius);
         return GC_OK;
     }
     case GC_GOAL_EXITS: {
-        /* The nearest passable cell of the nearest exit, as the crow
-         * flies: each agent aims at its own cell of the door, so a crowd
-         * spreads over the door's width rather than onto one point. */
+        /* The nearest cell of the nearest exit, as the crow flies: each
+         * agent aims at its own cell of the door, so a crowd spreads over
+         * the door's width rather than onto one point.  First the exit's
+         * cells where the body fits (the planner refuses a goal a body
+         * cannot stand on); then, for a door in a wall or on the map's
+         * edge that no body fits in, the cells in front of it within a
+         * body's width (the agent leaves by that exit when it arrives
+         * there); last any open cell of the exit. */
         double best = INFINITY;
         gc_point bp = pos;
-        for (size_t k = 0; k < g->nexits; k++) {
-            const area_cells *ac = area_get(r, &r->sc->exits[g->exits[k]].area);
-            if (ac == NULL)
-                return GC_ENOMEM;
-            for (size_t j = 0; j < ac->n; j++) {
-                if (!passable(r, ac->cells[j]))
-                    continue;
-                gc_point c = centre_of(r, ac->cells[j]);
-                double d = hypot(c.x - pos.x, c.y - pos.y);
-                if (d < best) {
-                    best = d;
-                    bp = c;
-                }
+        const int32_t reach = (int32_t)ceil(a->radius / r->sc->cell_size) + 1;
+        for (int pass = 0; pass < 3 && !isfinite(best); pass++)
+            for (size_t k = 0; k < g->nexits; k++) {
+                const area_cells *ac =
+                    area_get(r, &r->sc->exits[g->exits[k]].area);
+                if (ac == NULL)
+                    return GC_ENOMEM;
+                int32_t m = pass == 1 ? reach : 0;
+                for (size_t j = 0; j < ac->n; j++)
+                    for (int32_t dy = -m; dy <= m; dy++)
+                        for (int32_t dx = -m; dx <= m; dx++) {
+                            gc_cell cc = {ac->cells[j].x + dx,
+                                          ac->cells[j].y + dy};
+                            if (!passable(r, cc))
+                                continue;
+                            gc_point c = centre_of(r, cc);
+                            if (pass < 2 && !wall_free(r, c, a->radius))
+                                continue;
+                            double d = hypot(c.x - pos.x, c.y - pos.y);
+                            if (d < best) {
+                                best = d;
+                                bp = c;
+                                a->exit = g->exits[k];
+                            }
+                        }
             }
-        }
         out->kind = isfinite(best) ? SCN_AIM_POINT : SCN_AIM_STOP;
         out->point = bp;
         return GC_OK;
@@ -1003,6 +1036,12 @@ gc_scenario_run_after_tick(gc_scenario_run *r, gc_error *err)
         int32_t ex = gc_grid_in_bounds(r->model, c.x, c.y)
                          ? r->exit_of[gc_grid_index(r->model, c.x, c.y)]
                          : -1;
+        /* An exit walker that arrived at its cell of the exit leaves by
+         * it even when its centre stopped short of the exit's cells (the
+         * simulation arrives within a radius of the goal). */
+        if (ex < 0 && b.arrived && a->exit >= 0 &&
+            r->goal[a->group]->kind == GC_GOAL_EXITS)
+            ex = a->exit;
         if (ex >= 0) {
             rc = r->crowd.remove(r->crowd.arg, a->h);
             if (rc != GC_OK)

@@ -258,6 +258,7 @@ shell_tests = \
 	%reldir%/view-paint.test \
 	%reldir%/record-file.test \
 	%reldir%/record-daemon.test
+shell_tests += %reldir%/scenario-daemon.test
 TESTS += $(shell_tests)
 EXTRA_DIST += $(shell_tests) %reldir%/lib.sh %reldir%/ctl-lib.sh \
 	%reldir%/dijkstra.py %reldir%/python_test.py \

@@ -337,6 +337,15 @@ typedef struct gc_scenario_counts {
     uint64_t cells_edited;   /* cells the events' edits changed */
 } gc_scenario_counts;
 
+/*
+ * A run of `sc` (borrowed: it must outlive the run) on `sim` (borrowed;
+ * made with no agents and max_agents room for the scenario), under `cfg`.
+ * The caller owns *out (gc_scenario_run_free).  GC_EINVAL, GC_ENOMEM.
+ */
+int gc_scenario_run_new(gc_scenario_run **out, const gc_scenario *sc,
+                        gc_sim *sim, const gc_scenario_run_config *cfg,
+                        gc_error *err);
+
 /* Free a run (NULL allowed).  Agents it made stay in the sim. */
 void gc_scenario_run_free(gc_scenario_run *r);
 
