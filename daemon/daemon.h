@@ -183,6 +183,8 @@ typedef struct scenario_mode {
     gc_scenario *sc;      /* the file, loaded */
     gc_scenario_run *run; /* running it on the sim */
     uint64_t seed;        /* the run's (the file's, or --seed) */
+    const gc_sim *sim;    /* the simulation it runs on (the summary
+                             checks its live count against `present`) */
 } scenario_mode;
 
 /* Refuse (EXIT_USAGE, one line naming both) a flag that makes no sense

@@ -166,6 +166,7 @@ scenario_start(const options *o, scenario_mode *m, gc_sim *sim, gc_world *w)
 {
     gc_error err;
     m->seed = o->sim.seed;
+    m->sim = sim;
     gc_scenario_run_config cfg = {o->sim.hz, o->sim.seed, push_edits, w};
     int rc = gc_scenario_run_new(&m->run, m->sc, sim, &cfg, &err);
     if (rc == GC_OK)
@@ -218,14 +219,16 @@ scenario_summary(FILE *f, bool json, const scenario_mode *m)
                 ", \"seed\": %llu, \"time_s\": %.6f, \"spawned\": %llu, "
                 "\"from_sources\": %llu, \"present\": %llu, \"arrived\": "
                 "%llu, \"left\": %llu, \"blocked\": %llu, \"events_fired\": "
-                "%llu, \"cells_edited\": %llu, \"evacuation_time_s\": ",
+                "%llu, \"cells_edited\": %llu, \"sim_agents\": %zu, "
+                "\"evacuation_time_s\": ",
                 (unsigned long long)m->seed, c.time,
                 (unsigned long long)c.spawned,
                 (unsigned long long)c.from_sources,
                 (unsigned long long)c.present, (unsigned long long)c.arrived,
                 (unsigned long long)c.left, (unsigned long long)c.blocked,
                 (unsigned long long)c.events_fired,
-                (unsigned long long)c.cells_edited);
+                (unsigned long long)c.cells_edited,
+                gc_sim_live_count(m->sim));
         if (c.evacuation_time >= 0)
             fprintf(f, "%.6f", c.evacuation_time);
         else
