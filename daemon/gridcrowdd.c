@@ -276,8 +276,7 @@ run(const options *o, gc_world *w, gc_host *host, gc_sim *sim,
             gc_record_stats rs;
             if (rec->rec != NULL)
                 gc_recorder_stats(rec->rec, &rs);
-            print_second(o, &st, secs, win_ticks,
-                         rec->rec != NULL ? &rs : NULL,
+            print_second(o, &st, secs, win_ticks, rec->rec != NULL ? &rs : NULL,
                          scenario_second_text(sm));
             warn_behind(o, fig, secs, win_ticks, win_start == start);
             win_start = t;
@@ -492,8 +491,8 @@ create_world(const options *o, const gc_grid *map, gc_world **world)
     wc.width = map->width;
     wc.height = map->height;
     wc.cell_size = map->cell_size;
-    wc.agent_capacity = o->sim.max_agents > o->sim.agents ? o->sim.max_agents
-                                                          : o->sim.agents;
+    wc.agent_capacity =
+        o->sim.max_agents > o->sim.agents ? o->sim.max_agents : o->sim.agents;
     wc.world_mode = (mode_t)o->shm_mode;
     /* So that `gridcrowd-ctl path` prices the cells as the agents do. */
     wc.publish_costs = true;
@@ -734,10 +733,9 @@ main(int argc, char **argv)
                  o.scenario ? o.scenario
                  : o.map    ? o.map
                             : gc_default_map_name,
-                 map->width, map->height,
-                 gc_sim_agent_count(sim), o.sim.threads,
-                 o.batch ? "batch" : "real time", o.sim.hz, o.shm,
-                 (int)getpid());
+                 map->width, map->height, gc_sim_agent_count(sim),
+                 o.sim.threads, o.batch ? "batch" : "real time", o.sim.hz,
+                 o.shm, (int)getpid());
 
     run_figures fig;
     memset(&fig, 0, sizeof fig);

@@ -130,7 +130,8 @@ scenario_load(options *o, scenario_mode *m, gc_grid **map)
         const gc_scenario_group *gr = &sc->groups[g];
         radius = fmax(radius, gr->radius);
         if (gr->turn_rate > 0 && o->sim.motion.turn_rate == 0)
-            o->sim.motion.turn_rate = (float)(gr->turn_rate * 3.14159265358979323846 / 180.0);
+            o->sim.motion.turn_rate =
+                (float)(gr->turn_rate * 3.14159265358979323846 / 180.0);
         if (gr->goal.kind == GC_GOAL_WANDER && o->sim.wander_radius == 0)
             o->sim.wander_radius =
                 (uint32_t)ceil(gr->goal.radius / sc->cell_size);
@@ -152,8 +153,8 @@ push_edits(void *arg, gc_edit *e, size_t n)
     gc_world *w = arg;
     for (size_t i = 0; i < n; i++) {
         const char *why;
-        if (gc_edit_check(&e[i], gc_world_width(w), gc_world_height(w),
-                          &why) != GC_OK)
+        if (gc_edit_check(&e[i], gc_world_width(w), gc_world_height(w), &why) !=
+            GC_OK)
             return GC_EINVAL;
     }
     gc_edit_sent sent;
@@ -189,8 +190,7 @@ scenario_second_text(const scenario_mode *m)
     int n = snprintf(buf, sizeof buf,
                      "  scenario t %.1f s: %llu made %llu present %llu left (",
                      c.time, (unsigned long long)c.spawned,
-                     (unsigned long long)c.present,
-                     (unsigned long long)c.left);
+                     (unsigned long long)c.present, (unsigned long long)c.left);
     for (size_t e = 0; e < c.nexits && n > 0 && (size_t)n < sizeof buf; e++)
         n += snprintf(buf + n, sizeof buf - (size_t)n, "%s%s %llu",
                       e ? ", " : "", m->sc->exits[e].name,
@@ -215,20 +215,18 @@ scenario_summary(FILE *f, bool json, const scenario_mode *m)
             gc_json_escape(f, sc->name);
         else
             fputs("null", f);
-        fprintf(f,
-                ", \"seed\": %llu, \"time_s\": %.6f, \"spawned\": %llu, "
-                "\"from_sources\": %llu, \"present\": %llu, \"arrived\": "
-                "%llu, \"left\": %llu, \"blocked\": %llu, \"events_fired\": "
-                "%llu, \"cells_edited\": %llu, \"sim_agents\": %zu, "
-                "\"evacuation_time_s\": ",
-                (unsigned long long)m->seed, c.time,
-                (unsigned long long)c.spawned,
-                (unsigned long long)c.from_sources,
-                (unsigned long long)c.present, (unsigned long long)c.arrived,
-                (unsigned long long)c.left, (unsigned long long)c.blocked,
-                (unsigned long long)c.events_fired,
-                (unsigned long long)c.cells_edited,
-                gc_sim_live_count(m->sim));
+        fprintf(
+            f,
+            ", \"seed\": %llu, \"time_s\": %.6f, \"spawned\": %llu, "
+            "\"from_sources\": %llu, \"present\": %llu, \"arrived\": "
+            "%llu, \"left\": %llu, \"blocked\": %llu, \"events_fired\": "
+            "%llu, \"cells_edited\": %llu, \"sim_agents\": %zu, "
+            "\"evacuation_time_s\": ",
+            (unsigned long long)m->seed, c.time, (unsigned long long)c.spawned,
+            (unsigned long long)c.from_sources, (unsigned long long)c.present,
+            (unsigned long long)c.arrived, (unsigned long long)c.left,
+            (unsigned long long)c.blocked, (unsigned long long)c.events_fired,
+            (unsigned long long)c.cells_edited, gc_sim_live_count(m->sim));
         if (c.evacuation_time >= 0)
             fprintf(f, "%.6f", c.evacuation_time);
         else
@@ -238,6 +236,15 @@ scenario_summary(FILE *f, bool json, const scenario_mode *m)
             fputs(e ? ", " : "", f);
             gc_json_escape(f, sc->exits[e].name);
             fprintf(f, ": %llu", (unsigned long long)c.left_by_exit[e]);
+        }
+        fputs("}, \"exits_last_s\": {", f);
+        for (size_t e = 0; e < c.nexits; e++) {
+            fputs(e ? ", " : "", f);
+            gc_json_escape(f, sc->exits[e].name);
+            if (c.last_by_exit[e] >= 0)
+                fprintf(f, ": %.6f", c.last_by_exit[e]);
+            else
+                fputs(": null", f);
         }
         fputs("}, \"speeds\": {", f);
         for (size_t g = 0; g < sc->ngroups; g++) {
@@ -252,22 +259,22 @@ scenario_summary(FILE *f, bool json, const scenario_mode *m)
         fputs("}}", f);
         return;
     }
-    fprintf(f, "%s: scenario %s: %.1f s simulated, %llu agents made, %llu "
-               "left (",
+    fprintf(f,
+            "%s: scenario %s: %.1f s simulated, %llu agents made, %llu "
+            "left (",
             prog_name(), sc->name ? sc->name : sc->path, c.time,
             (unsigned long long)c.spawned, (unsigned long long)c.left);
     for (size_t e = 0; e < c.nexits; e++)
         fprintf(f, "%s%s %llu", e ? ", " : "", sc->exits[e].name,
                 (unsigned long long)c.left_by_exit[e]);
-    fprintf(f, "), %llu present, %llu arrived; ",
-            (unsigned long long)c.present, (unsigned long long)c.arrived);
+    fprintf(f, "), %llu present, %llu arrived; ", (unsigned long long)c.present,
+            (unsigned long long)c.arrived);
     if (c.evacuation_time >= 0)
         fprintf(f, "evacuation time %.2f s", c.evacuation_time);
     else
         fputs("nobody left", f);
     fprintf(f, "; %llu spawns waited, %llu events\n",
-            (unsigned long long)c.blocked,
-            (unsigned long long)c.events_fired);
+            (unsigned long long)c.blocked, (unsigned long long)c.events_fired);
 }
 
 void

@@ -121,6 +121,7 @@ struct gc_scenario_run {
     uint64_t spawned, from_sources, left, arrived, blocked, events_fired;
     uint64_t cells_edited;
     uint64_t *left_by_exit;
+    double *last_by_exit;
     double evac_time;
     uint64_t *speed_n;
     double *speed_min, *speed_max;
@@ -692,11 +693,13 @@ scn_run_new_crowd(gc_scenario_run **out, const gc_scenario *sc,
     r->speed_min = calloc(ng, sizeof *r->speed_min);
     r->speed_max = calloc(ng, sizeof *r->speed_max);
     r->left_by_exit = calloc(sc->nexits + 1, sizeof *r->left_by_exit);
+    r->last_by_exit = calloc(sc->nexits + 1, sizeof *r->last_by_exit);
     r->src = calloc(sc->nsources + 1, sizeof *r->src);
     r->order = calloc(sc->nevents + 1, sizeof *r->order);
     if (r->layers == NULL || r->goal == NULL || r->speed_n == NULL ||
         r->speed_min == NULL || r->speed_max == NULL ||
-        r->left_by_exit == NULL || r->src == NULL || r->order == NULL)
+        r->left_by_exit == NULL || r->last_by_exit == NULL || r->src == NULL ||
+        r->order == NULL)
         goto nomem;
     for (size_t i = 0; i < sc->nshapes; i++)
         r->layers[r->nlayers++] = (layer){&sc->shapes[i], true};
@@ -718,6 +721,8 @@ scn_run_new_crowd(gc_scenario_run **out, const gc_scenario *sc,
             r->exit_of[gc_grid_index(r->model, ac->cells[j].x,
                                      ac->cells[j].y)] = (int32_t)e;
     }
+    for (size_t e = 0; e < sc->nexits; e++)
+        r->last_by_exit[e] = -1;
     for (size_t g = 0; g < sc->ngroups; g++) {
         r->goal[g] = &sc->groups[g].goal;
         if (sc->groups[g].radius > r->max_radius)
@@ -775,6 +780,7 @@ gc_scenario_run_free(gc_scenario_run *r)
     free(r->bpts);
     free(r->brad);
     free(r->left_by_exit);
+    free(r->last_by_exit);
     free(r->speed_n);
     free(r->speed_min);
     free(r->speed_max);
@@ -1050,6 +1056,7 @@ gc_scenario_run_after_tick(gc_scenario_run *r, gc_error *err)
                 r->arrived--;
             r->left++;
             r->left_by_exit[ex]++;
+            r->last_by_exit[ex] = now;
             r->evac_time = now;
             gone = true;
             continue;
@@ -1156,6 +1163,7 @@ gc_scenario_run_counts(const gc_scenario_run *r, gc_scenario_counts *out)
     out->arrived = r->arrived;
     out->left = r->left;
     out->left_by_exit = r->left_by_exit;
+    out->last_by_exit = r->last_by_exit;
     out->nexits = r->sc->nexits;
     out->evacuation_time = r->evac_time;
     out->blocked = r->blocked;

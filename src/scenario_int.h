@@ -190,8 +190,8 @@ typedef struct scn_pop {
 
 /* gc_scenario_run_new on a population of the caller's (copied). */
 int scn_run_new_crowd(gc_scenario_run **out, const gc_scenario *sc,
-                    const scn_crowd *crowd, const gc_scenario_run_config *cfg,
-                    gc_error *err);
+                      const scn_crowd *crowd, const gc_scenario_run_config *cfg,
+                      gc_error *err);
 
 /* The run's model of the grid (the map, the shapes, the events fired). */
 const gc_grid *scn_run_model(const gc_scenario_run *r);

@@ -322,19 +322,21 @@ typedef struct gc_scenario_run_config {
 /* Figures of a run so far.  Every agent made is present or has left:
  * spawned == present + left at every call. */
 typedef struct gc_scenario_counts {
-    uint64_t tick;           /* ticks after which these were taken */
-    double time;             /* tick / hz, seconds */
-    uint64_t spawned;        /* groups' and sources' agents made */
-    uint64_t from_sources;   /* of which by sources */
-    uint64_t present;        /* in the simulation now */
-    uint64_t arrived;        /* present and at their goal (not left) */
-    uint64_t left;           /* removed at an exit: sum of left_by_exit */
+    uint64_t tick;                /* ticks after which these were taken */
+    double time;                  /* tick / hz, seconds */
+    uint64_t spawned;             /* groups' and sources' agents made */
+    uint64_t from_sources;        /* of which by sources */
+    uint64_t present;             /* in the simulation now */
+    uint64_t arrived;             /* present and at their goal (not left) */
+    uint64_t left;                /* removed at an exit: sum of left_by_exit */
     const uint64_t *left_by_exit; /* [nexits], owned by the run */
+    const double *last_by_exit;   /* [nexits]: time of each exit's last
+                                     leaver, -1 before any */
     size_t nexits;
-    double evacuation_time;  /* time of the last exit, -1 before any */
-    uint64_t blocked;        /* source spawns that waited a tick */
+    double evacuation_time; /* time of the last exit, -1 before any */
+    uint64_t blocked;       /* source spawns that waited a tick */
     uint64_t events_fired;
-    uint64_t cells_edited;   /* cells the events' edits changed */
+    uint64_t cells_edited; /* cells the events' edits changed */
 } gc_scenario_counts;
 
 /*
