@@ -9,6 +9,7 @@
 #include <gridcrowd/agent.h>
 #include <gridcrowd/edits.h>
 #include <gridcrowd/record.h>
+#include <gridcrowd/scenario.h>
 #include <gridcrowd/sim.h>
 
 #include <limits.h>
@@ -41,6 +42,7 @@ enum {
 
 enum opt_id {
     O_MAP,
+    O_SCENARIO,
     O_UNIFORM,
     O_COST,
     O_CELL_SIZE,
@@ -79,6 +81,7 @@ enum opt_id {
 
 typedef struct options {
     const char *map;
+    const char *scenario; /* --scenario FILE, NULL: none */
     bool uniform;
     float costs[GC_CELL_NTYPES];
     bool cost_set[GC_CELL_NTYPES];
@@ -114,6 +117,9 @@ int options_parse(options *o, int argc, char **argv);
  * out[0..cap), for the recording; returns how many.  The strings live as
  * long as argv. */
 size_t options_given(const options *o, gc_record_kv *out, size_t cap);
+
+/* The option's name without "--". */
+const char *option_name(int id);
 
 /* What a file that is not a regular one is, for messages. */
 const char *file_kind(mode_t m);
@@ -151,6 +157,8 @@ typedef struct run_figures {
     bool recording;
     gc_record_stats rec;
     uint64_t rec_bytes;
+    /* --scenario: its part of the summary (NULL: none). */
+    const struct scenario_mode *scenario;
 } run_figures;
 
 /* The falling-behind warning, once, for a window of `secs` seconds. */
@@ -158,15 +166,54 @@ void warn_behind(const options *o, run_figures *fig, double secs,
                  uint64_t ticks_in_window, bool first_window);
 
 /* The per-second line (not with --quiet); rec: the recorder's figures
- * (NULL: not recording). */
+ * (NULL: not recording); extra: text for the line's end (NULL: none). */
 void print_second(const options *o, const gc_sim_stats *st, double secs,
-                  uint64_t ticks_in_window, const gc_record_stats *rec);
+                  uint64_t ticks_in_window, const gc_record_stats *rec,
+                  const char *extra);
 
 /* The batch run's progress line on a terminal; done clears it. */
 void progress(const options *o, uint64_t tick, bool done);
 
 /* The edit counters, when there were edits: totals and each reason. */
 void write_edit_summary(FILE *f, const gc_edit_applier *ed);
+
+/* ---- --scenario (scenario.c) ------------------------------------------- */
+
+typedef struct scenario_mode {
+    gc_scenario *sc;      /* the file, loaded */
+    gc_scenario_run *run; /* running it on the sim */
+    uint64_t seed;        /* the run's (the file's, or --seed) */
+    const gc_sim *sim;    /* the simulation it runs on (the summary
+                             checks its live count against `present`) */
+} scenario_mode;
+
+/* Refuse (EXIT_USAGE, one line naming both) a flag that makes no sense
+ * with --scenario; 0 otherwise, or without one. */
+int scenario_flags_check(const options *o);
+
+/* Load the scenario: its grid into *map, its seed and the sim's per-run
+ * settings into o (each flag that overrides the file says so).  0 or an
+ * exit code (one line said). */
+int scenario_load(options *o, scenario_mode *m, gc_grid **map);
+
+/* Start the run on `sim`: the groups are placed; events' edits go onto
+ * w's queue.  0 or an exit code (one line said). */
+int scenario_start(const options *o, scenario_mode *m, gc_sim *sim,
+                   gc_world *w);
+
+/* The per-second line's scenario part (a static buffer), NULL when m is
+ * NULL. */
+const char *scenario_second_text(const scenario_mode *m);
+
+/* The scenario's summary: a line, or a JSON object (the value of the
+ * stats file's "scenario" key). */
+void scenario_summary(FILE *f, bool json, const scenario_mode *m);
+
+void scenario_free(scenario_mode *m);
+
+/* gridcrowdd.c: false (message said) when `path` exists and is not a
+ * regular file. */
+bool regular_file(const char *path);
 
 /* The summary: a line, or JSON for the stats file. */
 void write_summary(FILE *f, bool json, const options *o, const run_figures *fig,

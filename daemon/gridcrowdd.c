@@ -176,12 +176,13 @@ record_frame(recording *r, const gc_sim *sim, const gc_grid *grid)
         r->agents = p;
         r->cap = n;
     }
-    float speed = gc_sim_motion(sim)->speed;
-    float radius = gc_sim_radius(sim);
+    size_t m = 0;
     for (size_t i = 0; i < n; i++) {
         const gc_agent *a = gc_sim_agent(sim, i);
+        if (a == NULL)
+            continue; /* a free slot: removed */
         gc_vec2 v = gc_sim_agent_velocity(sim, i); /* 0 without avoidance */
-        r->agents[i] = (gc_record_agent){
+        r->agents[m++] = (gc_record_agent){
             .id = (uint32_t)i,
             .state = (uint8_t)a->state,
             .x = a->pos.x,
@@ -189,12 +190,12 @@ record_frame(recording *r, const gc_sim *sim, const gc_grid *grid)
             .heading = a->heading,
             .goal_x = a->goal.x,
             .goal_y = a->goal.y,
-            .speed = a->state == GC_AGENT_MOVING ? speed : 0.0f,
-            .radius = radius,
+            .speed = a->state == GC_AGENT_MOVING ? a->speed : 0.0f,
+            .radius = a->radius,
             .vx = v.x,
             .vy = v.y};
     }
-    gc_record_frame f = {r->tick, r->agents, n, grid};
+    gc_record_frame f = {r->tick, r->agents, m, grid};
     if (gc_recorder_push(r->rec, &f) == GC_EIO)
         record_said_stop(r);
 }
@@ -204,7 +205,7 @@ record_frame(recording *r, const gc_sim *sim, const gc_grid *grid)
  * the drain, and what it prints. */
 static int
 run(const options *o, gc_world *w, gc_host *host, gc_sim *sim,
-    const gc_grid *grid, recording *rec, run_figures *fig)
+    const gc_grid *grid, recording *rec, run_figures *fig, scenario_mode *sm)
 {
     const uint64_t step = (uint64_t)(1e9 / o->sim.hz);
     const uint64_t start = gc_clock_ns();
@@ -219,6 +220,13 @@ run(const options *o, gc_world *w, gc_host *host, gc_sim *sim,
     if (rec->rec != NULL)
         record_frame(rec, sim, grid); /* frame 0: the start */
     while (!stop_signal) {
+        gc_error err;
+        /* A scenario's events and sources for this tick; its grid events
+         * go onto the queue and are drained just below. */
+        if (sm != NULL && gc_scenario_run_before_tick(sm->run, &err) != GC_OK) {
+            prog_msg("%s", err.msg);
+            return EXIT_RUNTIME;
+        }
         /* Edits from the queue, between ticks while the workers are
          * parked; the agents they touch plan again in this tick.  The
          * guard covers the host's work on the queue object, which anyone
@@ -237,6 +245,10 @@ run(const options *o, gc_world *w, gc_host *host, gc_sim *sim,
                      gc_strerror(rc));
             return EXIT_RUNTIME;
         }
+        if (sm != NULL && gc_scenario_run_after_tick(sm->run, &err) != GC_OK) {
+            prog_msg("%s", err.msg);
+            return EXIT_RUNTIME;
+        }
         fig->ticks++;
         win_ticks++;
         rec->tick = fig->ticks;
@@ -244,7 +256,8 @@ run(const options *o, gc_world *w, gc_host *host, gc_sim *sim,
 
         bool finished = (o->ticks && fig->ticks >= o->ticks) ||
                         (duration_ns && t - start >= duration_ns) ||
-                        (o->batch && gc_sim_done(sim));
+                        (sm != NULL ? gc_scenario_run_done(sm->run)
+                                    : o->batch && gc_sim_done(sim));
         /* Real time: publish every tick.  Batch: at most 120 times a wall
          * second (readers cannot use more), and at the end. */
         if (!o->batch || finished || t - last_publish >= 1000000000ull / 120) {
@@ -263,8 +276,8 @@ run(const options *o, gc_world *w, gc_host *host, gc_sim *sim,
             gc_record_stats rs;
             if (rec->rec != NULL)
                 gc_recorder_stats(rec->rec, &rs);
-            print_second(o, &st, secs, win_ticks,
-                         rec->rec != NULL ? &rs : NULL);
+            print_second(o, &st, secs, win_ticks, rec->rec != NULL ? &rs : NULL,
+                         scenario_second_text(sm));
             warn_behind(o, fig, secs, win_ticks, win_start == start);
             win_start = t;
             win_ticks = 0;
@@ -311,7 +324,7 @@ run(const options *o, gc_world *w, gc_host *host, gc_sim *sim,
  * check still cannot hang the daemon.)  A path that cannot be stat'ed is
  * left to the loader, whose message says why.
  */
-static bool
+bool
 regular_file(const char *path)
 {
     struct stat st;
@@ -478,7 +491,8 @@ create_world(const options *o, const gc_grid *map, gc_world **world)
     wc.width = map->width;
     wc.height = map->height;
     wc.cell_size = map->cell_size;
-    wc.agent_capacity = o->sim.agents;
+    wc.agent_capacity =
+        o->sim.max_agents > o->sim.agents ? o->sim.max_agents : o->sim.agents;
     wc.world_mode = (mode_t)o->shm_mode;
     /* So that `gridcrowd-ctl path` prices the cells as the agents do. */
     wc.publish_costs = true;
@@ -531,7 +545,9 @@ record_open(const options *o, const gc_grid *map, recording *r)
     ro.xmax = (double)map->width * map->cell_size;
     ro.ymax = (double)map->height * map->cell_size;
     ro.cell_size = map->cell_size;
-    ro.map_name = o->map != NULL ? o->map : gc_default_map_name;
+    ro.map_name = o->scenario != NULL ? o->scenario
+                  : o->map != NULL    ? o->map
+                                      : gc_default_map_name;
     ro.options = kv;
     ro.n_options = options_given(o, kv, OPT_COUNT);
     ro.mode = o->batch ? GC_RECORD_BATCH : GC_RECORD_REALTIME;
@@ -632,8 +648,10 @@ main(int argc, char **argv)
     stats_file sf = {0};
     gc_error err;
     bool scen_loaded = false;
+    scenario_mode scenario = {0};
 
-    code = load_map(&o, &map);
+    code = o.scenario != NULL ? scenario_load(&o, &scenario, &map)
+                              : load_map(&o, &map);
     if (code)
         goto out;
     /* A goal on a wall would send every agent on a partial path to the
@@ -682,13 +700,19 @@ main(int argc, char **argv)
         goto out;
     }
 
-    if (o.given[O_RADIUS] == NULL) /* the default, fitted to the demo map */
+    if (o.given[O_RADIUS] == NULL && o.scenario == NULL)
+        /* the default, fitted to the demo map */
         o.sim.radius = 0.35f * grid->cell_size;
     rc = gc_sim_new(&sim, grid, &o.sim, &err);
     if (rc != GC_OK) {
         prog_msg("%s", err.msg);
         code = rc == GC_ENOMEM || rc == GC_ESYS ? EXIT_RUNTIME : EXIT_INPUT;
         goto out;
+    }
+    if (o.scenario != NULL) {
+        code = scenario_start(&o, &scenario, sim, world);
+        if (code)
+            goto out;
     }
     if (o.record != NULL) {
         code = record_open(&o, map, &recd);
@@ -706,14 +730,18 @@ main(int argc, char **argv)
     if (!o.quiet)
         prog_msg("running: %s %dx%d, %zu agents, %d threads, %s at %.0f Hz, "
                  "shared memory /%s (pid %d)",
-                 o.map ? o.map : gc_default_map_name, map->width, map->height,
-                 gc_sim_agent_count(sim), o.sim.threads,
-                 o.batch ? "batch" : "real time", o.sim.hz, o.shm,
-                 (int)getpid());
+                 o.scenario ? o.scenario
+                 : o.map    ? o.map
+                            : gc_default_map_name,
+                 map->width, map->height, gc_sim_agent_count(sim),
+                 o.sim.threads, o.batch ? "batch" : "real time", o.sim.hz,
+                 o.shm, (int)getpid());
 
     run_figures fig;
     memset(&fig, 0, sizeof fig);
-    code = run(&o, world, host, sim, grid, &recd, &fig);
+    fig.scenario = o.scenario != NULL ? &scenario : NULL;
+    code = run(&o, world, host, sim, grid, &recd, &fig,
+               o.scenario != NULL ? &scenario : NULL);
     gc_world_set_state(world, GC_WORLD_STOPPING);
     if (recd.rec != NULL)
         record_close(&o, &recd, &fig);
@@ -732,6 +760,7 @@ out:
         gc_world_destroy(world);
     if (scen_loaded)
         gc_scen_free(&scen);
+    scenario_free(&scenario);
     gc_grid_free(map);
     return code;
 }

@@ -253,6 +253,14 @@ static const opt_row opt_rows[OPT_COUNT] = {
                FIELD(map, FT_TEXT),
                .section = "Map and costs",
                .help = "Moving AI .map file, a regular file"},
+    [O_SCENARIO] = {.name = "scenario",
+                    .kind = ARG_TEXT,
+                    .metavar = "FILE",
+                    FIELD(scenario, FT_TEXT),
+                    .help = "run a scenario file (JSON, docs/scenario.md): "
+                            "its geometry, groups, sources, exits, events "
+                            "and stop rule; --seed and --ticks override "
+                            "the file's"},
     [O_UNIFORM] = {.name = "uniform",
                    .kind = ARG_NONE,
                    .flag = true,
@@ -478,6 +486,12 @@ static const opt_row opt_rows[OPT_COUNT] = {
 #undef FIELD
 #undef WHOLE
 #undef REAL
+
+const char *
+option_name(int id)
+{
+    return id >= 0 && id < OPT_COUNT ? opt_rows[id].name : "?";
+}
 
 size_t
 options_given(const options *o, gc_record_kv *out, size_t cap)
@@ -714,6 +728,9 @@ options_parse(options *o, int argc, char **argv)
         prog_msg("unexpected argument '%s' (see --help)", argv[optind]);
         return EXIT_USAGE;
     }
+    int code = scenario_flags_check(o);
+    if (code != 0)
+        return code;
     if (o->given[O_EDIT_GROUP] != NULL) {
         /* Editing starts with attaching the world read-only, so the group
          * must be able to read it too. */

@@ -221,7 +221,8 @@ bodies_text(const options *o, const gc_sim_stats *st, bool json)
 
 void
 print_second(const options *o, const gc_sim_stats *st, double secs,
-             uint64_t ticks_in_window, const gc_record_stats *rec)
+             uint64_t ticks_in_window, const gc_record_stats *rec,
+             const char *extra)
 {
     if (o->quiet)
         return;
@@ -248,6 +249,8 @@ print_second(const options *o, const gc_sim_stats *st, double secs,
                 (unsigned long long)rec->written,
                 (unsigned long long)rec->dropped,
                 rec->status != GC_OK ? " (stopped)" : "");
+    if (extra != NULL)
+        fputs(extra, stderr);
     fputc('\n', stderr);
 }
 
@@ -348,6 +351,10 @@ write_summary(FILE *f, bool json, const options *o, const run_figures *fig,
                 gc_json_escape(f, fig->rec.msg); /* the reason names a path */
             fputc('}', f);
         }
+        if (fig->scenario != NULL) {
+            fputs(", \"scenario\": ", f);
+            scenario_summary(f, true, fig->scenario);
+        }
         fputs("}\n", f);
         return;
     }
@@ -375,6 +382,8 @@ write_summary(FILE *f, bool json, const options *o, const run_figures *fig,
             fprintf(f, "; the recording stopped: %s", fig->rec.msg);
         fputc('\n', f);
     }
+    if (fig->scenario != NULL)
+        scenario_summary(f, false, fig->scenario);
 }
 
 

@@ -8,7 +8,8 @@
 # turn for SECONDS over a scratch copy of its seed corpus,
 # tests/fuzz/corpus/TARGET/.  Targets: map and scen (the parsers), world
 # (the world and queue header validators and the readers after them),
-# edits (the edit-entry validator and the applier's drain).  What the fuzzer adds stays in
+# edits (the edit-entry validator and the applier's drain), scenario
+# (scenario files, their grid and the runner on a model crowd).  What the fuzzer adds stays in
 # build-fuzz/run/TARGET/corpus/, never in the repository.  The build uses a
 # copy of the sources (build-fuzz/src/, refreshed on every run) because
 # automake refuses a second build directory beside an in-tree ./configure.
@@ -26,7 +27,7 @@
 # Environment: GC_FUZZ_CC (clang), GC_FUZZ_BUILD (build-fuzz under the
 # source tree), GC_FUZZ_MAX_LEN (largest input tried, 4096 bytes: the seeds
 # are smaller, and large maps only repeat rows), GC_FUZZ_TARGETS (which
-# targets, default "map scen world edits").
+# targets, default "map scen world edits scenario").
 #
 # Exit codes: 0 every target ran its time without a failure; 1 a target
 # failed; 2 bad usage, or the build failed.
@@ -47,7 +48,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 build=${GC_FUZZ_BUILD:-$top/build-fuzz}
 cc=${GC_FUZZ_CC:-clang}
 max_len=${GC_FUZZ_MAX_LEN:-4096}
-targets=${GC_FUZZ_TARGETS:-map scen world edits}
+targets=${GC_FUZZ_TARGETS:-map scen world edits scenario}
 
 die() {
     echo "fuzz: $*" >&2

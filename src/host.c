@@ -217,6 +217,17 @@ gc_host_edits(gc_host *h, uint64_t now_ns, unsigned long queue_faults,
     return rc;
 }
 
+/* Whether the slot and salt of a trace request name a live agent.  Salt 0
+ * (what tools wrote before agents could be removed) names whoever holds
+ * the slot. */
+static bool
+requested_live(const gc_host *h, uint32_t agent, uint32_t salt)
+{
+    gc_agent_handle have = gc_sim_handle(h->sim, agent);
+    return have != GC_AGENT_NONE &&
+           (salt == 0 || gc_agent_handle_salt(have) == salt);
+}
+
 /* Follow the viewer's trace request (it asks through the edit queue, the
  * program records it in the world) and publish a finished trace. */
 static void
@@ -224,6 +235,10 @@ trace_step(gc_host *h)
 {
     uint32_t want, gen;
     gc_world_trace_request(h->world, &want, &gen);
+    /* A request names an agent by slot and salt: one for an agent that
+     * was removed (whatever now holds its slot) traces nobody. */
+    if (!requested_live(h, want, gen))
+        want = GC_WORLD_NO_AGENT;
     if (want != h->trace_agent &&
         gc_sim_trace_agent(h->sim, want, h->trace_cap) == GC_OK)
         h->trace_agent = want;
@@ -236,7 +251,9 @@ trace_step(gc_host *h)
         h->trace_buf[k].cell = tr->events[k].cell;
         h->trace_buf[k].kind = tr->events[k].kind;
     }
-    gc_world_trace_publish(h->world, who, 0, h->counts.ticks, h->trace_buf,
+    gc_world_trace_publish(h->world, who,
+                           gc_agent_handle_salt(gc_sim_handle(h->sim, who)),
+                           h->counts.ticks, h->trace_buf,
                            tr->truncated ? h->trace_cap + 1 : n);
 }
 
@@ -275,16 +292,17 @@ gc_host_publish_path(gc_host *h, uint32_t agent, uint32_t salt,
 static void
 publish_requested_path(gc_host *h)
 {
-    uint32_t want;
-    gc_world_trace_request(h->world, &want, NULL);
-    if (want >= gc_sim_agent_count(h->sim)) {
+    uint32_t want, salt;
+    gc_world_trace_request(h->world, &want, &salt);
+    if (!requested_live(h, want, salt)) {
         gc_host_publish_path(h, GC_WORLD_NO_AGENT, 0, NULL, 0);
         return;
     }
     const gc_agent *a = gc_sim_agent(h->sim, want);
     uint32_t left = gc_agent_remaining(a);
-    /* Salt 0, as in the records: agents are never removed yet. */
-    gc_host_publish_path(h, want, 0, left ? a->wp + a->wp_next : NULL, left);
+    gc_host_publish_path(h, want,
+                         gc_agent_handle_salt(gc_sim_handle(h->sim, want)),
+                         left ? a->wp + a->wp_next : NULL, left);
 }
 
 void
@@ -296,17 +314,23 @@ gc_host_publish_agents(gc_host *h)
     if (snap == NULL)
         return;
     const gc_sim *sim = h->sim;
-    float speed = gc_sim_motion(sim)->speed;
     size_t n = gc_sim_agent_count(sim);
+    uint32_t cap = gc_world_agent_capacity(h->world), m = 0;
     gc_world_agent rec;
-    for (size_t i = 0; i < n; i++) {
+    /* The live agents, in slot order, packed: a record's id is the slot
+     * and its salt the slot's generation (the handle's two halves). */
+    for (size_t i = 0; i < n && m < cap; i++) {
         const gc_agent *a = gc_sim_agent(sim, i);
+        if (a == NULL)
+            continue; /* a free slot */
         memset(&rec, 0, sizeof rec);
         rec.id = (uint32_t)i;
+        rec.salt = gc_agent_handle_salt(gc_sim_handle(sim, i));
+        rec.reserved[GC_WORLD_AGENT_GROUP] = gc_sim_agent_group(sim, i);
         rec.x = a->pos.x;
         rec.y = a->pos.y;
         rec.heading = a->heading;
-        rec.speed = a->state == GC_AGENT_MOVING ? speed : 0.0f;
+        rec.speed = a->state == GC_AGENT_MOVING ? a->speed : 0.0f;
         rec.goal_x = a->goal.x;
         rec.goal_y = a->goal.y;
         rec.state = a->state;
@@ -314,9 +338,9 @@ gc_host_publish_agents(gc_host *h)
         rec.path_len = left;
         for (uint32_t k = 0; k < left && k < GC_WORLD_PATH_POINTS; k++)
             rec.path[k] = a->wp[a->wp_next + k];
-        gc_world_agent_store(snap, (uint32_t)i, &rec);
+        gc_world_agent_store(snap, m++, &rec);
     }
-    gc_world_agents_publish(h->world, (uint32_t)n);
+    gc_world_agents_publish(h->world, m);
     publish_requested_path(h);
 }
 

@@ -44,6 +44,7 @@ libgridcrowd_core_la_SOURCES = \
 	%reldir%/agent.c \
 	%reldir%/sim.c %reldir%/sim-plan.c %reldir%/sim-goals.c \
 	%reldir%/sim-stats.c %reldir%/sim_int.h %reldir%/sim-crowd.c \
+	%reldir%/sim-agents.c \
 	%reldir%/shm.c %reldir%/world_int.h \
 	%reldir%/world-layout.c \
 	%reldir%/world.c \
@@ -52,6 +53,7 @@ libgridcrowd_core_la_SOURCES = \
 	%reldir%/edits.c \
 	%reldir%/scenario.c %reldir%/scenario-json.c %reldir%/scenario-crowd.c \
 	%reldir%/scenario-raster.c %reldir%/scenario_int.h \
+	%reldir%/scenario-run.c %reldir%/scenario-sim.c \
 	%reldir%/edit-client.c \
 	%reldir%/query.c \
 	%reldir%/version.c \

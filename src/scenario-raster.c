@@ -205,7 +205,9 @@ poly_centre(cellbuf *b, const gc_point *p, size_t n)
             xs[fill[r]++] = a.x + (yc - a.y) * (c.x - a.x) / (c.y - a.y);
         }
     }
-    for (int32_t r = 0; r < b->h; r++) {
+    /* No crossing on any row centre (a sliver between two lines): no
+     * cell, and no arithmetic on the NULL xs. */
+    for (int32_t r = 0; total > 0 && r < b->h; r++) {
         double *row = xs + start[r];
         size_t m = start[r + 1] - start[r];
         if (m > 1)

@@ -140,4 +140,60 @@ void scn_check_geometry(scn_ctx *c, json_t *g, const char *dir);
  * for the map. */
 void scn_check_root(scn_ctx *c, json_t *root, const char *dir);
 
+/* ---- scenario-run.c: the population a run drives --------------------------
+ *
+ * Everything the runner does to agents goes through these four calls, so
+ * that it runs on the simulation (scenario-sim.c points them at gc_sim's
+ * spawn, remove and goal calls) or, in tests, on a model population.  A
+ * handle names one agent for its life and is never reused while the run
+ * holds it. */
+typedef uint64_t scn_agent;
+
+typedef struct scn_spawn {
+    double x, y;      /* world units */
+    double radius;    /* body, world units */
+    double speed;     /* world units per second */
+    double turn_rate; /* radians per second, 0: at once */
+    int group;
+} scn_spawn;
+
+typedef enum scn_aim_kind {
+    SCN_AIM_STOP = 0,   /* stand */
+    SCN_AIM_POINT = 1,  /* walk to point */
+    SCN_AIM_WANDER = 2, /* random goals within radius of point */
+    SCN_AIM_FOLLOW = 3  /* follow agent target */
+} scn_aim_kind;
+
+typedef struct scn_aim {
+    scn_aim_kind kind;
+    gc_point point;
+    double radius;
+    scn_agent target;
+} scn_aim;
+
+typedef struct scn_body {
+    gc_point pos;
+    bool arrived; /* at its point goal */
+} scn_body;
+
+typedef struct scn_pop {
+    void *arg;
+    /* A new agent with its first aim; GC_EBLOCKED when the population
+     * refuses the place (the runner tries another), GC_ENOMEM, GC_ERANGE
+     * (full). */
+    int (*spawn)(void *arg, const scn_spawn *sp, const scn_aim *aim,
+                 scn_agent *out);
+    int (*remove)(void *arg, scn_agent a);
+    int (*aim)(void *arg, scn_agent a, const scn_aim *aim);
+    int (*body)(void *arg, scn_agent a, scn_body *out);
+} scn_crowd;
+
+/* gc_scenario_run_new on a population of the caller's (copied). */
+int scn_run_new_crowd(gc_scenario_run **out, const gc_scenario *sc,
+                      const scn_crowd *crowd, const gc_scenario_run_config *cfg,
+                      gc_error *err);
+
+/* The run's model of the grid (the map, the shapes, the events fired). */
+const gc_grid *scn_run_model(const gc_scenario_run *r);
+
 #endif

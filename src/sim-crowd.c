@@ -59,6 +59,14 @@
  * half speed, so they settle on their own spots and leave others' free;
  * ORCA shares each avoidance between the two agents, so those that need
  * to pass push them aside.  Wanderers draw a new goal as before.
+ *
+ * Bodies of their own.  Each agent has its own radius and speed
+ * (gc_agent.radius, .speed; a point counts as a hundredth of a cell):
+ * overlaps, the clamp, ORCA's view of it and of each neighbour, and its
+ * preferred speed use them.  Neighbours are looked for within the
+ * default's distance, widened by the largest radius ever in use (rmax).
+ * With free slots (removed agents) the index holds the live agents only,
+ * in slot order, and queries translate back to slots (nearest()).
  */
 #include "config.h"
 
@@ -115,6 +123,7 @@ gc_sim_crowd_init(gc_sim *s)
     float speed = s->cfg.motion.speed, cs = g->cell_size;
     p->dt = s->dt;
     p->radius = s->cfg.radius > 0.0f ? s->cfg.radius : 0.01f * cs;
+    s->rmax = p->radius;
     p->max_speed = speed;
     p->max_neighbours = s->cfg.neighbours ? (int)s->cfg.neighbours : 10;
     p->time_horizon = s->cfg.horizon > 0.0f ? s->cfg.horizon : 2.0f;
@@ -127,7 +136,7 @@ gc_sim_crowd_init(gc_sim *s)
     if (p->neighbour_dist < 4.0f * p->radius)
         p->neighbour_dist = 4.0f * p->radius;
 
-    size_t n = s->n ? s->n : 1;
+    size_t n = s->cap ? s->cap : 1;
     rc = gc_orca_grid_new(&s->oidx);
     if (rc != GC_OK)
         return rc;
@@ -136,7 +145,12 @@ gc_sim_crowd_init(gc_sim *s)
     s->vx = calloc(n, sizeof *s->vx);
     s->vy = calloc(n, sizeof *s->vy);
     s->body = calloc(n, sizeof *s->body);
-    if (!s->px || !s->py || !s->vx || !s->vy || !s->body)
+    s->ix = calloc(n, sizeof *s->ix);
+    s->iy = calloc(n, sizeof *s->iy);
+    s->live_slot = calloc(n, sizeof *s->live_slot);
+    s->slot_live = calloc(n, sizeof *s->slot_live);
+    if (!s->px || !s->py || !s->vx || !s->vy || !s->body || !s->ix ||
+        !s->iy || !s->live_slot || !s->slot_live)
         return GC_ENOMEM;
     return GC_OK;
 }
@@ -153,6 +167,10 @@ gc_sim_crowd_free(gc_sim *s)
     free(s->vx);
     free(s->vy);
     free(s->body);
+    free(s->ix);
+    free(s->iy);
+    free(s->live_slot);
+    free(s->slot_live);
 }
 
 int
@@ -425,10 +443,41 @@ gc_sim_crowd_prepare(gc_sim *s)
         s->vx[i] = s->body[i].vx;
         s->vy[i] = s->body[i].vy;
     }
-    int rc = gc_orca_grid_build(s->oidx, s->px, s->py, s->n,
+    const float *xs = s->px, *ys = s->py;
+    uint32_t m = s->n;
+    s->holes = s->live < s->n;
+    if (s->holes) {
+        /* Free slots must not be anybody's neighbour: index the live. */
+        m = 0;
+        for (uint32_t i = 0; i < s->n; i++) {
+            if (!gc_sim_alive(s, i))
+                continue;
+            s->ix[m] = s->px[i];
+            s->iy[m] = s->py[i];
+            s->live_slot[m] = i;
+            s->slot_live[i] = m++;
+        }
+        xs = s->ix;
+        ys = s->iy;
+    }
+    int rc = gc_orca_grid_build(s->oidx, xs, ys, m,
                                 s->orca.neighbour_dist / 4.0f);
     s->index_ns = gc_clock_ns() - t0;
     return rc;
+}
+
+/* gc_orca_grid_nearest of agent i, in slots. */
+static size_t
+nearest(const gc_sim *s, gc_vec2 q, uint32_t i, size_t k, float dist,
+        uint32_t *ids, float *d2)
+{
+    if (!s->holes)
+        return gc_orca_grid_nearest(s->oidx, q, i, k, dist, ids, d2);
+    size_t n = gc_orca_grid_nearest(s->oidx, q, s->slot_live[i], k, dist,
+                                    ids, d2);
+    for (size_t j = 0; j < n; j++)
+        ids[j] = s->live_slot[ids[j]];
+    return n;
 }
 
 static float
@@ -482,21 +531,22 @@ measure(gc_sim_worker *w, uint32_t i, const uint32_t *ids, const float *d2,
         size_t n, size_t k_asked)
 {
     gc_sim *s = w->sim;
-    float r = s->orca.radius, r2 = 4.0f * r * r;
+    float r = gc_sim_body_radius(s, i), rr = r + s->rmax;
+    float r2 = rr * rr;
     gc_vec2 p = {s->px[i], s->py[i]};
     uint32_t more_ids[GC_ORCA_MAX_NEIGHBOURS];
     float more_d2[GC_ORCA_MAX_NEIGHBOURS];
     if (n == k_asked && n > 0 && d2[n - 1] < r2) {
-        n = gc_orca_grid_nearest(s->oidx, p, i, GC_ORCA_MAX_NEIGHBOURS,
-                                 2.0f * r, more_ids, more_d2);
+        n = nearest(s, p, i, GC_ORCA_MAX_NEIGHBOURS, rr, more_ids, more_d2);
         ids = more_ids;
         d2 = more_d2;
     }
     for (size_t k = 0; k < n && d2[k] < r2; k++) {
-        if (ids[k] < i)
+        float sum = r + gc_sim_body_radius(s, ids[k]);
+        if (ids[k] < i || d2[k] >= sum * sum)
             continue;
         w->tick_overlaps++;
-        float depth = (2.0f * r - sqrtf(d2[k])) / (2.0f * r);
+        float depth = (sum - sqrtf(d2[k])) / sum;
         if (depth > w->win.depth_max)
             w->win.depth_max = depth;
     }
@@ -518,11 +568,11 @@ preferred(gc_sim *s, uint32_t i, gc_vec2 *pref)
          * agents passing through can push them aside. */
         gc_vec2 t = a->wp[a->wp_len - 1];
         float dx = t.x - a->pos.x, dy = t.y - a->pos.y;
-        float d = sqrtf(dx * dx + dy * dy);
-        if (d > s->orca.radius) {
-            float v = 0.5f * s->cfg.motion.speed;
-            if (d - s->orca.radius < v * s->dt)
-                v = (d - s->orca.radius) / s->dt;
+        float d = sqrtf(dx * dx + dy * dy), r = gc_sim_body_radius(s, i);
+        if (d > r) {
+            float v = 0.5f * a->speed;
+            if (d - r < v * s->dt)
+                v = (d - r) / s->dt;
             *pref = (gc_vec2){dx / d * v, dy / d * v};
         }
         return true;
@@ -566,7 +616,7 @@ preferred(gc_sim *s, uint32_t i, gc_vec2 *pref)
     float d = sqrtf(dx * dx + dy * dy);
     if (d <= 0.0f)
         return true;
-    float v = s->cfg.motion.speed;
+    float v = a->speed;
     if (k + 1 == a->wp_len && d < v * s->dt)
         v = d / s->dt; /* arrive, do not overshoot */
     *pref = (gc_vec2){dx / d * v, dy / d * v};
@@ -594,7 +644,7 @@ steer(gc_sim *s, uint32_t i, uint64_t now)
 {
     gc_agent *a = &s->agents[i];
     gc_sim_body *b = &s->body[i];
-    float r = s->orca.radius, cs = s->grid->cell_size;
+    float r = gc_sim_body_radius(s, i), cs = s->grid->cell_size;
 
     if (a->state != GC_AGENT_MOVING)
         b->progress_tick = now;
@@ -615,10 +665,9 @@ steer(gc_sim *s, uint32_t i, uint64_t now)
             uint32_t j;
             float d2;
             gc_vec2 p = {s->px[i], s->py[i]};
-            if (gc_orca_grid_nearest(s->oidx, p, i, 1, 2.0f * r + 0.5f * cs, &j,
-                                     &d2) == 1 &&
+            if (nearest(s, p, i, 1, r + s->rmax + 0.5f * cs, &j, &d2) == 1 &&
                 j < i && d2 > 0.0f) {
-                float d = sqrtf(d2), v = 0.5f * s->cfg.motion.speed;
+                float d = sqrtf(d2), v = 0.5f * a->speed;
                 pref = (gc_vec2){(p.x - s->px[j]) / d * v,
                                  (p.y - s->py[j]) / d * v};
             }
@@ -634,7 +683,8 @@ avoid(gc_sim *s, uint32_t i, gc_vec2 pref, const uint32_t *ids,
       const float *nd2, size_t n)
 {
     const gc_orca_params *op = &s->orca;
-    float r = op->radius, cs = s->grid->cell_size;
+    float r = gc_sim_body_radius(s, i), cs = s->grid->cell_size;
+    float vmax = s->agents[i].speed;
 
     /* ORCA against the start-of-tick arrays: the agent's own entry there
      * is its position as the tick starts (planning moved nobody). */
@@ -645,8 +695,9 @@ avoid(gc_sim *s, uint32_t i, gc_vec2 pref, const uint32_t *ids,
     gc_orca_agent self = {{s->px[i], s->py[i]}, {s->vx[i], s->vy[i]}, ra};
     gc_orca_agent nb[GC_ORCA_MAX_NEIGHBOURS];
     for (size_t k = 0; k < n; k++) {
-        nb[k] = (gc_orca_agent){
-            {s->px[ids[k]], s->py[ids[k]]}, {s->vx[ids[k]], s->vy[ids[k]]}, ra};
+        nb[k] = (gc_orca_agent){{s->px[ids[k]], s->py[ids[k]]},
+                                {s->vx[ids[k]], s->vy[ids[k]]},
+                                gc_sim_body_radius(s, ids[k]) * MARGIN};
         /* Two bodies on one point (a scenario may start two agents in
          * one cell) would get the same answer for ever: the higher index
          * is taken to be a hair to the right of the lower. */
@@ -679,8 +730,8 @@ avoid(gc_sim *s, uint32_t i, gc_vec2 pref, const uint32_t *ids,
     if (gc_nav_clearance(wn, own) - 0.75f <= range / cs)
         m = wall_segments(s->grid, self.pos, range, seg, GC_ORCA_MAX_SEGMENTS);
     gc_vec2 v = {0.0f, 0.0f};
-    if (gc_orca_velocity(op, &self, pref, op->max_speed, nb, n, seg, m, &v,
-                         NULL) != GC_OK)
+    if (gc_orca_velocity(op, &self, pref, vmax, nb, n, seg, m, &v, NULL) !=
+        GC_OK)
         v = pref;
     return v;
 }
@@ -692,7 +743,7 @@ move(gc_sim_worker *w, uint32_t i, gc_vec2 v, uint64_t now)
     gc_sim *s = w->sim;
     gc_agent *a = &s->agents[i];
     gc_sim_body *b = &s->body[i];
-    float r = s->orca.radius, cs = s->grid->cell_size;
+    float r = gc_sim_body_radius(s, i), cs = s->grid->cell_size;
 
     gc_vec2 from = a->pos;
     gc_vec2 to = {from.x + v.x * s->dt, from.y + v.y * s->dt};
@@ -709,7 +760,7 @@ move(gc_sim_worker *w, uint32_t i, gc_vec2 v, uint64_t now)
     if (a->state != GC_AGENT_MOVING || a->wp_next >= a->wp_len)
         return;
     w->win.speed_sum += moved / s->dt;
-    w->win.pref_sum += s->cfg.motion.speed;
+    w->win.pref_sum += a->speed;
     gc_vec2 t = a->wp[a->wp_next];
     float dx = t.x - to.x, dy = t.y - to.y;
     float d = sqrtf(dx * dx + dy * dy);
@@ -762,8 +813,11 @@ step_agent(gc_sim_worker *w, uint32_t i)
     uint32_t ids[GC_ORCA_MAX_NEIGHBOURS];
     float nd2[GC_ORCA_MAX_NEIGHBOURS];
     gc_vec2 p0 = {s->px[i], s->py[i]};
-    size_t n = gc_orca_grid_nearest(s->oidx, p0, i, (size_t)op->max_neighbours,
-                                    op->neighbour_dist, ids, nd2);
+    /* Widened only once a larger body exists: the common case keeps the
+     * exact distance it always had. */
+    float nd = s->rmax > op->radius ? op->neighbour_dist + s->rmax - op->radius
+                                    : op->neighbour_dist;
+    size_t n = nearest(s, p0, i, (size_t)op->max_neighbours, nd, ids, nd2);
     measure(w, i, ids, nd2, n, (size_t)op->max_neighbours);
     if (a->state == GC_AGENT_STUCK) {
         b->vx = b->vy = 0.0f;
@@ -781,6 +835,7 @@ gc_sim_crowd_step(gc_sim_worker *w)
     uint64_t t0 = gc_clock_ns();
     w->tick_overlaps = 0;
     for (uint32_t i = (uint32_t)w->id; i < s->n; i += (uint32_t)s->nworkers)
-        step_agent(w, i);
+        if (gc_sim_alive(s, i))
+            step_agent(w, i);
     w->tick_avoid_ns = gc_clock_ns() - t0;
 }

@@ -28,6 +28,14 @@
  * goal someone else set (point, scen) that lies out of reach gets the
  * partial path to the cell nearest the goal, and the agent is counted
  * UNREACHABLE when it gets there; it never spins.
+ *
+ * Bodies of another size.  An agent whose radius is not the sim's default
+ * cannot use the planning grid inflated for the default: it is planned by
+ * plain A* with its own clearance (opts.radius) on the real grid, always
+ * allowing a partial path (the components are the default's), and it is
+ * planned again after every grid change (a wall beside its path may now
+ * be too near for its body).  The common case, one radius for all, pays
+ * nothing for this.
  */
 #include "config.h"
 
@@ -104,38 +112,53 @@ static void
 plan(gc_sim *s, gc_sim_worker *w, uint32_t i)
 {
     gc_agent *a = &s->agents[i];
-    gc_cell start;
-    gc_sim_plan_cell(s, a->pos, &start);
+    bool own = gc_sim_own_radius(s, i);
+    /* Its own radius: plain A* with clearance on the real grid (see the
+     * note at the top); else the shared planning grid. */
+    const gc_grid *pg = own ? s->grid : s->pgrid;
+    const gc_nav *pn = own ? (s->wnav != NULL ? s->wnav : s->nav) : s->nav;
+    float rad_cells = own ? a->radius / s->grid->cell_size : 0.0f;
+    bool wander = s->slot[i].goal_kind == GC_SIM_GOAL_WANDER;
+    /* A goal someone set is aimed at again, not the end of the partial
+     * path the last plan may have settled for. */
+    bool asked = s->slot[i].goal_kind == GC_SIM_GOAL_POINT ||
+                 s->slot[i].goal_kind == GC_SIM_GOAL_FOLLOW;
+    if (asked)
+        a->goal = s->slot[i].goal;
+    gc_cell start, pstart; /* where it searches from; its planning cell */
+    gc_sim_plan_cell(s, a->pos, &pstart);
+    start = pstart;
+    if (own)
+        gc_sim_own_cell(s->grid, a->pos, &start);
     gc_astar_opts o;
     gc_astar_opts_init(&o);
     o.diag = s->cfg.diag;
     o.smooth = false; /* done below, so that it is timed apart */
-    o.nav = s->nav;
+    o.nav = pn;
+    o.radius = own ? a->radius : 0.0f;
     /* A wander goal is a cell of the agent's own component by definition:
      * when an edit cut the agent off from it, draw a new one there now
      * (a search for the old one could only fail: issue 14). */
-    if (s->cfg.goals == GC_GOALS_WANDER &&
-        !gc_sim_same_component(s, start, a->goal))
-        a->goal = gc_sim_random_goal(s, i, start);
+    if (wander && !gc_sim_same_component(s, pstart, a->goal))
+        a->goal = gc_sim_random_goal(s, i, pstart);
     /* Wander goals come from the agent's own component: no partial path is
      * ever needed, and without one the search takes its fastest form (jump
      * point search on a uniform-cost map).  Other goals need one only when
      * they lie in another component; in the agent's own the path is found
      * (there is no expansion cap), so ask for none there either. */
-    o.partial = s->cfg.goals != GC_GOALS_WANDER &&
-                gc_nav_component(s->nav, o.diag, start) !=
-                    gc_nav_component(s->nav, o.diag, a->goal);
+    o.partial = own || (!wander && gc_nav_component(s->nav, o.diag, start) !=
+                                       gc_nav_component(s->nav, o.diag,
+                                                        a->goal));
     bool traced = i == s->trace_agent && s->trace.events != NULL;
     if (traced)
         o.trace = &s->trace;
     gc_astar_stats st;
-    int rc =
-        gc_astar_find(w->astar, s->pgrid, start, a->goal, &o, &w->path, &st);
+    int rc = gc_astar_find(w->astar, pg, start, a->goal, &o, &w->path, &st);
     /* What gc_astar_find does with o.smooth set, on the path it returns. */
     uint64_t smooth_ns = 0;
     if (s->cfg.smooth && w->path.len > 0) {
         uint64_t t0 = gc_clock_ns();
-        gc_path_smooth(s->pgrid, s->nav, 0.0f, o.diag, &w->path);
+        gc_path_smooth(pg, pn, rad_cells, o.diag, &w->path);
         smooth_ns = gc_clock_ns() - t0;
     }
     if (traced) {
@@ -181,12 +204,14 @@ plan(gc_sim *s, gc_sim_worker *w, uint32_t i)
         }
         if (rc != GC_OK)
             s->flags[i] |= GC_SIM_F_PARTIAL;
+        if (asked)
+            a->goal = s->slot[i].goal; /* the goal, not the path's end */
         if (s->body != NULL)
             gc_sim_body_reset(s, i);
         return;
     }
     gc_agent_clear_path(a);
-    if (rc == GC_EBLOCKED && !gc_grid_passable(s->pgrid, start.x, start.y))
+    if (rc == GC_EBLOCKED && !gc_grid_passable(pg, start.x, start.y))
         a->state = GC_AGENT_STUCK;
     else
         a->state = GC_AGENT_UNREACHABLE;
@@ -202,7 +227,7 @@ gc_sim_on_arrival(gc_sim *s, gc_sim_worker *w, uint32_t i)
         return;
     }
     w->win.arrivals++;
-    if (s->cfg.goals == GC_GOALS_WANDER && s->cfg.wander_repeat) {
+    if (s->slot[i].goal_kind == GC_SIM_GOAL_WANDER && s->cfg.wander_repeat) {
         gc_cell here;
         gc_sim_plan_cell(s, a->pos, &here);
         a->goal = gc_sim_random_goal(s, i, here);
@@ -331,8 +356,8 @@ gc_sim_grid_changed(gc_sim *s, const gc_cell *cells, size_t n)
 {
     int rc = GC_OK;
     if (s->stop_ns == NULL) {
-        s->stop_ns = calloc(s->n ? s->n : 1, sizeof *s->stop_ns);
-        s->stop_tick = calloc(s->n ? s->n : 1, sizeof *s->stop_tick);
+        s->stop_ns = calloc(s->cap ? s->cap : 1, sizeof *s->stop_ns);
+        s->stop_tick = calloc(s->cap ? s->cap : 1, sizeof *s->stop_tick);
         if (s->stop_ns == NULL || s->stop_tick == NULL)
             rc = GC_ENOMEM;
     }
@@ -361,6 +386,8 @@ gc_sim_grid_changed(gc_sim *s, const gc_cell *cells, size_t n)
     int32_t max_r =
         s->grid->width > s->grid->height ? s->grid->width : s->grid->height;
     for (uint32_t i = 0; i < s->n; i++) {
+        if (!gc_sim_alive(s, i))
+            continue;
         gc_agent *a = &s->agents[i];
         bool replan = false;
         if (standing_in_wall(s, a)) {
@@ -374,7 +401,7 @@ gc_sim_grid_changed(gc_sim *s, const gc_cell *cells, size_t n)
             /* One walking a partial path is planned again after any
              * change: the change may have opened a way to its goal. */
             replan = cells == NULL || (s->flags[i] & GC_SIM_F_PARTIAL) ||
-                     path_touched(s, a);
+                     gc_sim_own_radius(s, i) || path_touched(s, a);
         } else if (a->state == GC_AGENT_STUCK ||
                    a->state == GC_AGENT_UNREACHABLE) {
             /* The change may have opened a way: try again. */
@@ -403,7 +430,7 @@ gc_sim_grid_changed(gc_sim *s, const gc_cell *cells, size_t n)
 int
 gc_sim_trace_agent(gc_sim *s, uint32_t agent, size_t cap)
 {
-    if (agent >= s->n) {
+    if (agent >= s->n || !gc_sim_alive(s, agent)) {
         s->trace_agent = UINT32_MAX;
         return agent == UINT32_MAX ? GC_OK : GC_ERANGE;
     }
@@ -437,6 +464,16 @@ gc_sim_take_trace(gc_sim *s, uint32_t *agent)
     return &s->trace;
 }
 
+/* A queued slot may have been removed, reused or told to stop since it
+ * was queued (it stays queued: an agent is on a queue at most once, so the
+ * rings cannot overflow): only an agent still waiting for a path is
+ * planned. */
+static bool
+wants_plan(const gc_sim *s, uint32_t i)
+{
+    return gc_sim_alive(s, i) && s->agents[i].state == GC_AGENT_WAITING;
+}
+
 void
 gc_sim_plan_queued(gc_sim_worker *w)
 {
@@ -452,13 +489,15 @@ gc_sim_plan_queued(gc_sim_worker *w)
             break;
         uint32_t i = ring_pop(w->urgent, w->qcap, &w->uhead, &w->ulen);
         s->flags[i] &= (uint8_t)~GC_SIM_F_QUEUED;
-        plan(s, w, i);
+        if (wants_plan(s, i))
+            plan(s, w, i);
     }
     for (uint32_t k = 0; k < s->cfg.plan_budget && w->qlen > 0; k++) {
         if (s->cfg.plan_time_ns && gc_clock_ns() - t0 >= s->cfg.plan_time_ns)
             break;
         uint32_t i = ring_pop(w->queue, w->qcap, &w->qhead, &w->qlen);
         s->flags[i] &= (uint8_t)~GC_SIM_F_QUEUED;
-        plan(s, w, i);
+        if (wants_plan(s, i))
+            plan(s, w, i);
     }
 }

@@ -95,8 +95,10 @@ fill_states(const gc_sim *s, gc_sim_stats *out)
     out->stalled = count_stalled(s);
     memset(out->by_state, 0, sizeof out->by_state);
     for (uint32_t i = 0; i < s->n; i++)
-        out->by_state[s->agents[i].state < GC_AGENT_NSTATES ? s->agents[i].state
-                                                            : GC_AGENT_IDLE]++;
+        if (gc_sim_alive(s, i))
+            out->by_state[s->agents[i].state < GC_AGENT_NSTATES
+                              ? s->agents[i].state
+                              : GC_AGENT_IDLE]++;
     out->ticks = s->ticks;
 }
 

@@ -15,7 +15,13 @@
  *
  * The rest of the simulation is in sim-plan.c (queues, searches,
  * replanning after grid changes), sim-goals.c (components, placement,
- * goals) and sim-stats.c (figures); sim_int.h is what they share.
+ * goals), sim-agents.c (handles, spawn, remove, goals set from outside),
+ * sim-crowd.c (bodies) and sim-stats.c (figures); sim_int.h is what they
+ * share.
+ *
+ * Slots.  Every per-agent array is allocated once for the capacity
+ * (max_agents), so a spawn between ticks never reallocates what a worker
+ * holds a pointer into; loops scan the first n slots and skip free ones.
  *
  * Units.  Motion is in world units (gc_sim_config.motion); the defaults,
  * given in cells, are converted once, here, from the grid's cell size.
@@ -84,10 +90,13 @@ worker_tick(gc_sim_worker *w)
         gc_sim_crowd_step(w);
         return;
     }
+    gc_agent_params pr = s->cfg.motion;
     for (uint32_t i = (uint32_t)w->id; i < s->n; i += (uint32_t)s->nworkers) {
         gc_agent *a = &s->agents[i];
-        if (a->state == GC_AGENT_MOVING &&
-            gc_agent_step(a, s->dt, &s->cfg.motion))
+        if (a->state != GC_AGENT_MOVING)
+            continue; /* free slots are idle */
+        pr.speed = a->speed;
+        if (gc_agent_step(a, s->dt, &pr))
             gc_sim_on_arrival(s, w, i);
     }
 }
@@ -154,6 +163,14 @@ check_config(const gc_sim_config *c, gc_error *err)
     if (!(c->horizon >= 0.0f) || !isfinite(c->horizon))
         return gc_error_set(err, GC_ERANGE, NULL, 0, 0,
                             "horizon must be >= 0");
+    if (c->max_agents > GC_SIM_MAX_AGENTS ||
+        (c->max_agents == 0 && c->agents > GC_SIM_MAX_AGENTS))
+        return gc_error_set(err, GC_ERANGE, NULL, 0, 0,
+                            "at most %u agents", GC_SIM_MAX_AGENTS);
+    if (c->max_agents != 0 && c->max_agents < c->agents)
+        return gc_error_set(err, GC_ERANGE, NULL, 0, 0,
+                            "max agents (%u) is below the agents (%u)",
+                            c->max_agents, c->agents);
     if (c->goals == GC_GOALS_SCEN && c->scen == NULL)
         return gc_error_set(err, GC_EINVAL, NULL, 0, 0,
                             "scen goals need a scenario");
@@ -183,6 +200,11 @@ gc_sim_new(gc_sim **out, gc_grid *g, const gc_sim_config *cfg, gc_error *err)
     s->n = cfg->agents;
     if (cfg->goals == GC_GOALS_SCEN && cfg->scen->len < s->n)
         s->n = (uint32_t)cfg->scen->len;
+    s->cap = cfg->max_agents ? cfg->max_agents : cfg->agents;
+    if (s->cap < s->n)
+        s->cap = s->n;
+    s->live = s->n;
+    s->free_lo = s->n;
     s->nworkers = cfg->threads;
     s->trace_agent = UINT32_MAX;
 
@@ -194,17 +216,23 @@ gc_sim_new(gc_sim **out, gc_grid *g, const gc_sim_config *cfg, gc_error *err)
                      gc_strerror(rc));
         goto fail;
     }
-    s->agents = calloc(s->n ? s->n : 1, sizeof *s->agents);
-    s->flags = calloc(s->n ? s->n : 1, 1);
-    s->rng = calloc(s->n ? s->n : 1, sizeof *s->rng);
+    size_t cap = s->cap ? s->cap : 1;
+    s->agents = calloc(cap, sizeof *s->agents);
+    s->flags = calloc(cap, 1);
+    s->rng = calloc(cap, sizeof *s->rng);
+    s->slot = calloc(cap, sizeof *s->slot);
     s->workers = calloc((size_t)s->nworkers, sizeof *s->workers);
-    if (!s->agents || !s->flags || !s->rng || !s->workers) {
+    if (!s->agents || !s->flags || !s->rng || !s->slot || !s->workers) {
         rc = gc_error_set(err, GC_ENOMEM, NULL, 0, 0, "out of memory");
         goto fail;
     }
-    for (uint32_t i = 0; i < s->n; i++) {
+    for (uint32_t i = 0; i < s->cap; i++) {
         s->rng[i] = cfg->seed * 0x100000001B3ull + i;
         gc_sim_splitmix(&s->rng[i]);
+        s->slot[i].salt = 1;
+        s->slot[i].goal_kind = cfg->goals == GC_GOALS_WANDER
+                                   ? GC_SIM_GOAL_WANDER
+                                   : GC_SIM_GOAL_POINT;
     }
     rc = gc_sim_place_agents(s, err);
     if (rc != GC_OK)
@@ -215,7 +243,7 @@ gc_sim_new(gc_sim **out, gc_grid *g, const gc_sim_config *cfg, gc_error *err)
         w->sim = s;
         w->id = k;
         gc_path_init(&w->path);
-        w->qcap = s->n / (uint32_t)s->nworkers + 1;
+        w->qcap = s->cap / (uint32_t)s->nworkers + 1;
         w->queue = malloc((size_t)w->qcap * sizeof *w->queue);
         w->urgent = malloc((size_t)w->qcap * sizeof *w->urgent);
         rc = gc_astar_new(&w->astar, g->width, g->height);
@@ -228,6 +256,9 @@ gc_sim_new(gc_sim **out, gc_grid *g, const gc_sim_config *cfg, gc_error *err)
         }
     }
     for (uint32_t i = 0; i < s->n; i++) {
+        s->agents[i].radius = s->cfg.radius;
+        s->agents[i].speed = s->cfg.motion.speed;
+        s->slot[i].goal = s->agents[i].goal;
         s->agents[i].state = GC_AGENT_WAITING;
         gc_sim_enqueue(s, i, false);
     }
@@ -288,10 +319,11 @@ gc_sim_free(gc_sim *s)
             free(s->workers[k].urgent);
         }
     if (s->agents != NULL)
-        for (uint32_t i = 0; i < s->n; i++)
+        for (uint32_t i = 0; i < s->cap; i++)
             gc_agent_release(&s->agents[i]);
     free(s->workers);
     free(s->agents);
+    free(s->slot);
     free(s->flags);
     free(s->rng);
     free(s->comp_cells);
@@ -307,6 +339,8 @@ gc_sim_free(gc_sim *s)
 int
 gc_sim_tick(gc_sim *s)
 {
+    if (s->followers > 0)
+        gc_sim_follow_update(s);
     if (s->cfg.avoid == GC_AVOID_ORCA) {
         int rc = gc_sim_crowd_prepare(s);
         if (rc != GC_OK)
@@ -343,13 +377,25 @@ gc_sim_agent_count(const gc_sim *s)
 const gc_agent *
 gc_sim_agent(const gc_sim *s, size_t i)
 {
-    return i < s->n ? &s->agents[i] : NULL;
+    return i < s->n && gc_sim_alive(s, (uint32_t)i) ? &s->agents[i] : NULL;
+}
+
+size_t
+gc_sim_live_count(const gc_sim *s)
+{
+    return s->live;
+}
+
+size_t
+gc_sim_capacity(const gc_sim *s)
+{
+    return s->cap;
 }
 
 gc_vec2
 gc_sim_agent_velocity(const gc_sim *s, size_t i)
 {
-    if (i >= s->n || s->body == NULL)
+    if (i >= s->n || s->body == NULL || !gc_sim_alive(s, (uint32_t)i))
         return (gc_vec2){0.0f, 0.0f};
     return (gc_vec2){s->body[i].vx, s->body[i].vy};
 }
@@ -378,8 +424,15 @@ gc_sim_done(const gc_sim *s)
     if (s->cfg.goals == GC_GOALS_WANDER && s->cfg.wander_repeat)
         return false;
     for (uint32_t i = 0; i < s->n; i++) {
+        if (!gc_sim_alive(s, i))
+            continue;
         uint8_t st = s->agents[i].state;
         if (st == GC_AGENT_MOVING || st == GC_AGENT_WAITING)
+            return false;
+        /* Agents given a wander or follow goal from outside go on. */
+        uint8_t k = s->slot[i].goal_kind;
+        if ((k == GC_SIM_GOAL_WANDER && s->cfg.wander_repeat) ||
+            k == GC_SIM_GOAL_FOLLOW)
             return false;
     }
     return true;

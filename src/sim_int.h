@@ -26,8 +26,34 @@ enum {
     GC_SIM_F_QUEUED = 1u << 0,  /* on its worker's plan queue */
     GC_SIM_F_PARTIAL = 1u << 1, /* walking a partial path: unreachable on
                                    arrival */
-    GC_SIM_F_REPLAN = 1u << 2   /* queued because the grid changed */
+    GC_SIM_F_REPLAN = 1u << 2,  /* queued because the grid changed */
+    GC_SIM_F_FREE = 1u << 3     /* the slot holds no agent */
 };
+
+/* What an agent's goal is (s->slot[i].goal_kind). */
+enum {
+    GC_SIM_GOAL_NONE = 0,   /* idle: stop */
+    GC_SIM_GOAL_POINT = 1,  /* a cell someone set (point, scen, spawn) */
+    GC_SIM_GOAL_WANDER = 2, /* random cells of its own component */
+    GC_SIM_GOAL_FOLLOW = 3  /* another agent (slot.target) */
+};
+
+/*
+ * Per-slot bookkeeping of agents driven from outside (sim-agents.c):
+ * written only by the loop between ticks (spawn, remove, goals, the
+ * follow update before each tick); goal_kind is read by the slot's worker
+ * during a tick.
+ */
+typedef struct gc_sim_slot {
+    uint32_t salt;      /* generation of the slot, 1 .. GC_AGENT_SALT_MAX */
+    uint32_t group;     /* as spawned */
+    uint32_t target;    /* GOAL_FOLLOW: the handle followed */
+    float stop_dist;    /* GOAL_FOLLOW: stop this near (world units) */
+    gc_cell goal;       /* GOAL_POINT, GOAL_FOLLOW: the cell asked for
+                           (gc_agent.goal becomes the end of a partial
+                           path; this is what the next plan aims at) */
+    uint8_t goal_kind;  /* GC_SIM_GOAL_* */
+} gc_sim_slot;
 
 /*
  * Search-time histogram in microseconds: exact 1 us buckets below 1024 us,
@@ -108,7 +134,13 @@ struct gc_sim {
     gc_nav *wnav;
     gc_sim_config cfg; /* motion defaults resolved to world units */
     float dt;
-    uint32_t n;
+    /* Slots.  cap: the arrays below hold cap agents; n: slots ever used
+     * (the ones loops scan, free ones among them flagged GC_SIM_F_FREE);
+     * live: agents alive.  Loop only, between ticks. */
+    uint32_t cap, n, live;
+    uint32_t followers; /* agents with GOAL_FOLLOW (loop only) */
+    uint32_t free_lo;   /* no free slot below this (loop only) */
+    gc_sim_slot *slot;  /* as the flags */
     gc_agent *agents; /* agent i: its worker in a tick, the loop between */
     uint8_t *flags;   /* GC_SIM_F_*, as the agents */
     uint64_t *rng;    /* per-agent goal generators, as the agents */
@@ -146,6 +178,14 @@ struct gc_sim {
     gc_orca_params orca;
     gc_orca_grid *oidx;
     float *px, *py, *vx, *vy;
+    /* With free slots below n, the index holds the live agents only:
+     * ix, iy their positions and live_slot[k] the slot of entry k (in
+     * slot order, so ties between neighbours still go by slot index).
+     * Written by the loop before the gate opens. */
+    bool holes;
+    float rmax; /* the largest body radius ever alive (loop only) */
+    float *ix, *iy;
+    uint32_t *live_slot, *slot_live;
     gc_sim_body *body; /* as the agents */
     uint64_t win_tick0; /* s->ticks at the last window (loop only) */
     uint64_t index_ns; /* the last index build's time (loop only) */
@@ -194,6 +234,33 @@ void gc_sim_crowd_step(gc_sim_worker *w);
 bool gc_sim_plan_cell(const gc_sim *s, gc_vec2 p, gc_cell *out);
 /* Reset agent i's progress record (it got a new path). */
 void gc_sim_body_reset(gc_sim *s, uint32_t i);
+
+/* ---- sim-agents.c: spawn, remove, goals, follow ---- */
+
+/* Whether slot i holds an agent. */
+static inline bool
+gc_sim_alive(const gc_sim *s, uint32_t i)
+{
+    return i < s->n && !(s->flags[i] & GC_SIM_F_FREE);
+}
+/* Agent i's body radius for avoidance: its own, or a hundredth of a cell
+ * for a point (ORCA needs a body). */
+static inline float
+gc_sim_body_radius(const gc_sim *s, uint32_t i)
+{
+    float r = s->agents[i].radius;
+    return r > 0.0f ? r : 0.01f * s->grid->cell_size;
+}
+/* Whether agent i plans on the shared planning grid (its radius is the
+ * sim's default) rather than by plain A* with its own clearance. */
+static inline bool
+gc_sim_own_radius(const gc_sim *s, uint32_t i)
+{
+    return s->agents[i].radius != s->cfg.radius;
+}
+/* Before a tick: followers whose target moved away plan again, those
+ * near it stop, those whose target is gone go idle. */
+void gc_sim_follow_update(gc_sim *s);
 
 /* ---- sim-stats.c ---- */
 

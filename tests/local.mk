@@ -27,6 +27,11 @@ unit_tests += %reldir%/test_query
 %canon_reldir%_test_query_SOURCES = %reldir%/test_query.c %reldir%/dijkstra.h
 %canon_reldir%_test_query_CFLAGS = $(test_cflags)
 %canon_reldir%_test_query_LDADD = $(test_ldadd)
+# Agents driven from outside: spawn, remove, goals, handles.
+unit_tests += %reldir%/test_sim_agents
+%canon_reldir%_test_sim_agents_SOURCES = %reldir%/test_sim_agents.c
+%canon_reldir%_test_sim_agents_CFLAGS = $(test_cflags)
+%canon_reldir%_test_sim_agents_LDADD = $(test_ldadd)
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
 
@@ -107,6 +112,14 @@ TESTS += $(unit_tests)
 %canon_reldir%_test_scenario_SOURCES = %reldir%/test_scenario.c
 %canon_reldir%_test_scenario_CFLAGS = $(test_cflags)
 %canon_reldir%_test_scenario_LDADD = $(test_ldadd)
+
+# test_scenario_run drives the runner through its internal crowd interface
+# (src/scenario_int.h): the objects.
+unit_tests += %reldir%/test_scenario_run
+%canon_reldir%_test_scenario_run_SOURCES = %reldir%/test_scenario_run.c
+%canon_reldir%_test_scenario_run_CFLAGS = $(test_cflags) $(JANSSON_CFLAGS)
+%canon_reldir%_test_scenario_run_LDADD = libgridcrowd_core.la \
+	$(JANSSON_LIBS) $(PTHREAD_LIBS) $(CMOCKA_LIBS) -lm
 endif
 EXTRA_DIST += %reldir%/data/tiny.map %reldir%/data/tiny.scen
 scenario_test_data = \
@@ -249,6 +262,7 @@ shell_tests = \
 	%reldir%/view-replay-keys.test \
 	%reldir%/record-file.test \
 	%reldir%/record-daemon.test
+shell_tests += %reldir%/scenario-daemon.test
 TESTS += $(shell_tests)
 EXTRA_DIST += $(shell_tests) %reldir%/lib.sh %reldir%/ctl-lib.sh \
 	%reldir%/dijkstra.py %reldir%/python_test.py \

@@ -351,7 +351,10 @@ test_whole_path_of_requested_agent(void **state)
         assert_true(left > GC_WORLD_PATH_POINTS);
         assert_int_equal(gc_world_read_path(r, &info, pts, 256), GC_OK);
         assert_int_equal(info.agent, 1);
-        assert_int_equal(info.salt, 0);
+        /* The salt is real: a fresh slot's first generation. */
+        assert_int_equal(info.salt, 1);
+        assert_int_equal(info.salt,
+                         gc_agent_handle_salt(gc_sim_handle(sim, 1)));
         assert_int_equal(info.tick, 2 + t);
         assert_int_equal(info.path_len, left);
         assert_int_equal(info.count, left);

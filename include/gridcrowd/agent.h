@@ -61,6 +61,12 @@ typedef struct gc_agent {
     uint32_t wp_next; /* index of the waypoint being walked to */
     uint32_t wp_cap;  /* capacity of wp */
     double travelled; /* world units walked since creation */
+    /* The agent's own body radius (world units, 0: a point) and speed
+     * (world units per second, > 0).  A simulation fills both with its
+     * defaults and changes them only between ticks (gc_sim_set_radius,
+     * gc_sim_set_speed); gc_agent_init sets them to 0. */
+    float radius;
+    float speed;
 } gc_agent;
 
 /* Start an agent at `pos`, facing `heading`, idle, with no waypoints. */

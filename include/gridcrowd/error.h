@@ -40,7 +40,10 @@ GC_BEGIN_DECLS
     X(TIMEOUT,     -20, "timed out")                                         \
     X(SYS,         -21, "system call failed")                                \
     X(MISMATCH,    -22, "does not match the map")                            \
-    X(AGAIN,       -23, "nothing to take now; try again later")
+    X(AGAIN,       -23, "nothing to take now; try again later")         \
+    X(GONE,        -24, "agent was removed (stale handle)")             \
+    X(OVERLAP,     -25, "body would overlap a wall or another body")     \
+    X(CAPACITY,    -26, "no room for another agent")
 
 typedef enum gc_err {
     GC_OK = 0,

@@ -37,6 +37,8 @@
 #include <gridcrowd/common.h>
 #include <gridcrowd/error.h>
 #include <gridcrowd/grid.h>
+#include <gridcrowd/queue.h>
+#include <gridcrowd/sim.h>
 
 GC_BEGIN_DECLS
 
@@ -256,6 +258,124 @@ int gc_scenario_shape_cells(const gc_shape *s, int32_t w, int32_t h,
  */
 int gc_scenario_shape_apply(gc_grid *g, double cell_size, const gc_shape *s,
                             gc_cell **changed, size_t *nchanged);
+
+/* ---- Running a scenario (src/scenario-run.c) ------------------------------
+ *
+ * A gc_scenario_run drives a simulation from a loaded scenario: it places
+ * the groups, makes the sources' agents, removes the agents that reach an
+ * exit, fires the events at their tick and says when the run is done.  The
+ * program calls it around each tick, between ticks (the workers parked):
+ *
+ *     gc_scenario_run_start           once, before the first tick
+ *     loop:
+ *       gc_scenario_run_before_tick   events, then sources, for the tick
+ *       (the program drains its edit queue: the events' grid edits)
+ *       gc_sim_tick
+ *       gc_scenario_run_after_tick    exits, arrivals, routes, followers
+ *       gc_scenario_run_done          the scenario's stop rule
+ *
+ * Time.  Tick n (from 1) simulates [(n - 1) dt, n dt) with dt = 1 / hz.  An
+ * event at time T fires in gc_scenario_run_before_tick of the tick n whose
+ * interval holds T, n = floor(T * hz) + 1: after n - 1 ticks its effect is
+ * not there yet, after n ticks it is.  A source's k-th agent (k from 0) is
+ * due at start + k / rate (while that is before `end`, k < total): before
+ * tick n, exactly the agents due at or before (n - 1) dt have been made,
+ * unless a spawn was blocked (see below).
+ *
+ * Grid edits.  Paint, add and remove events change the scenario's model of
+ * the grid (the map, then the geometry's shapes, then the events' shapes in
+ * the order they fired, without the removed ones); the cells whose type
+ * that changes go to the config's `edits` callback as gc_edit entries (a
+ * RECT per run of equal cells in a row), which the daemon pushes onto its
+ * edit queue as one batch, so that its applier checks, counts and applies
+ * them like any other edit, before the tick.
+ *
+ * Spawning.  An agent is put at the centre of a cell of its area (drawn
+ * with the run's seed) only where its body overlaps no obstacle cell and no
+ * other body.  A group's agents that do not all fit fail the start
+ * (GC_ERANGE, the message names the group).  A source's agent that finds no
+ * free place in 16 draws waits and tries again before the next tick; each
+ * such wait is counted (gc_scenario_counts.blocked).
+ *
+ * Speeds.  A fixed speed is used as given; a distribution is drawn (normal,
+ * Box-Muller, from the run's seed) and drawn again until it lies in
+ * [min, max].  The same scenario, seed and hz give the same spawns, draws
+ * and events.
+ */
+
+typedef struct gc_scenario_run gc_scenario_run;
+
+/* The edits of an event (n >= 1), to apply before the coming tick: the
+ * daemon pushes them as one batch onto its queue.  Return 0, or a negative
+ * gc_err that stops the run (gc_scenario_run_before_tick returns it). */
+typedef int gc_scenario_edits_fn(void *arg, gc_edit *e, size_t n);
+
+typedef struct gc_scenario_run_config {
+    double hz;     /* ticks per simulated second, > 0 */
+    uint64_t seed; /* the run's seed (the daemon passes the file's, or
+                      --seed's) */
+    gc_scenario_edits_fn *edits; /* NULL: grid events are refused
+                                    (GC_EINVAL from before_tick) */
+    void *edits_arg;
+} gc_scenario_run_config;
+
+/* Figures of a run so far.  Every agent made is present or has left:
+ * spawned == present + left at every call. */
+typedef struct gc_scenario_counts {
+    uint64_t tick;                /* ticks after which these were taken */
+    double time;                  /* tick / hz, seconds */
+    uint64_t spawned;             /* groups' and sources' agents made */
+    uint64_t from_sources;        /* of which by sources */
+    uint64_t present;             /* in the simulation now */
+    uint64_t arrived;             /* present and at their goal (not left) */
+    uint64_t left;                /* removed at an exit: sum of left_by_exit */
+    const uint64_t *left_by_exit; /* [nexits], owned by the run */
+    const double *last_by_exit;   /* [nexits]: time of each exit's last
+                                     leaver, -1 before any */
+    size_t nexits;
+    double evacuation_time; /* time of the last exit, -1 before any */
+    uint64_t blocked;       /* source spawns that waited a tick */
+    uint64_t events_fired;
+    uint64_t cells_edited; /* cells the events' edits changed */
+} gc_scenario_counts;
+
+/*
+ * A run of `sc` (borrowed: it must outlive the run) on `sim` (borrowed;
+ * made with no agents and max_agents room for the scenario), under `cfg`.
+ * The caller owns *out (gc_scenario_run_free).  GC_EINVAL, GC_ENOMEM.
+ */
+int gc_scenario_run_new(gc_scenario_run **out, const gc_scenario *sc,
+                        gc_sim *sim, const gc_scenario_run_config *cfg,
+                        gc_error *err);
+
+/* Free a run (NULL allowed).  Agents it made stay in the sim. */
+void gc_scenario_run_free(gc_scenario_run *r);
+
+/* Place the groups' agents (time 0).  GC_ERANGE with a message naming the
+ * group when its agents do not fit in its spawn area, the sim's errors. */
+int gc_scenario_run_start(gc_scenario_run *r, gc_error *err);
+
+/* Before the next tick: fire its events (edits through cfg.edits), make
+ * the sources' due agents.  Errors from the sim or the edits callback. */
+int gc_scenario_run_before_tick(gc_scenario_run *r, gc_error *err);
+
+/* After a tick: remove the agents standing in an exit (counted there), set
+ * the next goal of route walkers and the target of followers, count the
+ * arrived.  Errors from the sim. */
+int gc_scenario_run_after_tick(gc_scenario_run *r, gc_error *err);
+
+/* The scenario's stop rule: the time limit passed, or (when_done) no
+ * agent is left that has not arrived, no source can make more and no
+ * set_goal or start_source event is still to come. */
+bool gc_scenario_run_done(const gc_scenario_run *r);
+
+/* The figures so far (left_by_exit stays valid until the run is freed). */
+void gc_scenario_run_counts(const gc_scenario_run *r, gc_scenario_counts *out);
+
+/* The speeds drawn for group `g` so far: how many, their least and
+ * greatest (0, 0 when none).  GC_ERANGE for a bad group. */
+int gc_scenario_run_speeds(const gc_scenario_run *r, size_t g, uint64_t *n,
+                           double *min, double *max);
 
 GC_END_DECLS
 #endif

@@ -52,7 +52,11 @@ const char *gc_avoid_name(gc_avoid a);
 int gc_avoid_parse(const char *str);
 
 typedef struct gc_sim_config {
-    uint32_t agents;        /* number of agents (scen mode: problems used) */
+    uint32_t agents;        /* number of agents at the start (scen mode:
+                               problems used); may be 0 */
+    uint32_t max_agents;    /* slots: the most agents alive at once (0:
+                               `agents`; at least `agents`, at most
+                               GC_SIM_MAX_AGENTS) */
     int threads;            /* worker threads, >= 1 */
     double hz;              /* ticks per simulated second (dt = 1 / hz) */
     gc_agent_params motion; /* speed and arrival radius in world units
@@ -188,16 +192,138 @@ int gc_sim_trace_agent(gc_sim *s, uint32_t agent, size_t cap);
  * set to whose it is.  Valid until the next tick. */
 const gc_trace *gc_sim_take_trace(gc_sim *s, uint32_t *agent);
 
-/* Agents (read between ticks only). */
+/*
+ * Agents (read between ticks only).  Agents live in slots 0 ..
+ * gc_sim_capacity() - 1; a removed agent's slot is free until a spawn
+ * reuses it.  gc_sim_agent_count is the number of slots to scan: one more
+ * than the highest slot that was ever in use, so it never shrinks (free
+ * slots may lie anywhere below it).  gc_sim_agent returns NULL for a free
+ * slot and past the count: every loop over the agents skips NULLs.
+ * gc_sim_live_count is the number of agents alive.
+ */
 size_t gc_sim_agent_count(const gc_sim *s);
 const gc_agent *gc_sim_agent(const gc_sim *s, size_t i);
+size_t gc_sim_live_count(const gc_sim *s);
+
+/* ---- Agents driven from outside ------------------------------------------
+ *
+ * Handles.  An agent is named by a handle: its slot index in the low
+ * GC_AGENT_INDEX_BITS bits and the slot's generation salt (1 ..
+ * GC_AGENT_SALT_MAX, never 0) above them, so a handle is never
+ * GC_AGENT_NONE.  Removing an agent bumps its slot's salt, so every handle
+ * of the removed agent fails with GC_EGONE, also after a spawn reused the
+ * slot (Detour's salted dtPolyRef).  Spawns take the lowest free slot, so
+ * the same calls give the same handles and a run reproduces.
+ *
+ * All the calls below are for the host's thread between ticks (never
+ * during gc_sim_tick); their effect does not depend on the thread count.
+ * Errors common to the calls taking a handle: GC_EINVAL for
+ * GC_AGENT_NONE or a slot index past the capacity, GC_EGONE for a removed
+ * agent.  `err` (may be NULL) gets one line saying what was refused.
+ */
+typedef uint32_t gc_agent_handle;
+#define GC_AGENT_NONE 0u
+#define GC_AGENT_INDEX_BITS 20
+#define GC_AGENT_INDEX_MASK ((1u << GC_AGENT_INDEX_BITS) - 1u)
+#define GC_AGENT_SALT_MAX ((1u << (32 - GC_AGENT_INDEX_BITS)) - 1u)
+#define GC_SIM_MAX_AGENTS (1u << GC_AGENT_INDEX_BITS)
+/* Largest body radius, in cells, and largest speed, in cells per tick
+ * (beyond half a cell per tick the wall clamp of avoidance could step
+ * over a thin wall). */
+#define GC_SIM_MAX_RADIUS_CELLS 8.0f
+#define GC_SIM_MAX_SPEED_CELLS_PER_TICK 0.5f
+
+/* The slot index and the salt of a handle. */
+static inline uint32_t
+gc_agent_handle_index(gc_agent_handle h)
+{
+    return h & GC_AGENT_INDEX_MASK;
+}
+static inline uint32_t
+gc_agent_handle_salt(gc_agent_handle h)
+{
+    return h >> GC_AGENT_INDEX_BITS;
+}
+
+typedef struct gc_spawn_spec {
+    float x, y;          /* where, world units */
+    bool has_goal;       /* false: the agent starts idle */
+    float goal_x, goal_y; /* world units: the goal is the cell there */
+    float radius;        /* world units; <= 0: the sim's default */
+    float speed;         /* world units per second; <= 0: the default */
+    uint32_t group;      /* a label for the caller (scenarios, viewer) */
+} gc_spawn_spec;
+
+/*
+ * Add an agent, in the lowest free slot, and write its handle to *out
+ * (may be NULL).  It stands exactly at (x, y), heading 0; with a goal it
+ * waits for a path (planned in the next tick), else it is idle.
+ * Refusals: GC_ECAPACITY (every slot is alive), GC_EOUTSIDE (the position
+ * or the goal is off the map), GC_EBLOCKED (the position's or the goal's
+ * cell is impassable), GC_EOVERLAP (the body reaches into a wall cell
+ * deeper than GC_SIM_WALL_TOL, or overlaps another body: the message
+ * says which, and whose), GC_ERANGE (radius above GC_SIM_MAX_RADIUS_CELLS
+ * cells or speed above GC_SIM_MAX_SPEED_CELLS_PER_TICK, or not finite),
+ * GC_ENOMEM.  Bodies overlap when both have a radius and their centres
+ * are closer than the sum.
+ */
+int gc_sim_spawn(gc_sim *s, const gc_spawn_spec *sp, gc_agent_handle *out,
+                 gc_error *err);
+
+/* Remove an agent: its slot is free for the next spawn and its handles
+ * are stale.  Agents following it stop (idle). */
+int gc_sim_remove(gc_sim *s, gc_agent_handle h, gc_error *err);
+
+/*
+ * Goals.  point: the cell at world (x, y), planned for in the next tick
+ * (GC_EOUTSIDE off the map, GC_EBLOCKED on an impassable cell); wander: a
+ * random reachable cell, then another after each arrival (as wander
+ * mode); stop: idle where it stands.  follow: walk towards another agent
+ * and stop within stop_distance world units of its centre (< 0 or not
+ * finite: GC_ERANGE; 0: as near as it gets), planning again as the
+ * target moves (when the target's cell is more than max(2, stop_distance)
+ * cells from the end of the path); an agent cannot follow itself
+ * (GC_EINVAL); when the target is removed the follower stops.
+ */
+int gc_sim_set_goal_point(gc_sim *s, gc_agent_handle h, float x, float y,
+                          gc_error *err);
+int gc_sim_set_goal_wander(gc_sim *s, gc_agent_handle h, gc_error *err);
+int gc_sim_set_goal_stop(gc_sim *s, gc_agent_handle h, gc_error *err);
+int gc_sim_set_goal_follow(gc_sim *s, gc_agent_handle h,
+                           gc_agent_handle target, float stop_distance,
+                           gc_error *err);
+
+/* The agent's speed (world units per second, > 0; GC_ERANGE as for
+ * spawn) and body radius (world units, >= 0; 0 a point; GC_ERANGE as for
+ * spawn).  A new radius plans the agent again: paths depend on it. */
+int gc_sim_set_speed(gc_sim *s, gc_agent_handle h, float speed,
+                     gc_error *err);
+int gc_sim_set_radius(gc_sim *s, gc_agent_handle h, float radius,
+                      gc_error *err);
+
+/* The handle of the agent in slot `index`, GC_AGENT_NONE for a free slot
+ * or past the capacity. */
+gc_agent_handle gc_sim_handle(const gc_sim *s, size_t index);
+
+/* The slot of a live agent's handle in *index (may be NULL): GC_OK,
+ * GC_EINVAL (GC_AGENT_NONE, index past the capacity), GC_EGONE (removed,
+ * whether or not the slot was reused). */
+int gc_sim_resolve(const gc_sim *s, gc_agent_handle h, size_t *index);
+
+/* The group the agent in slot `index` was spawned with (0 for agents the
+ * sim placed, and for free slots). */
+uint32_t gc_sim_agent_group(const gc_sim *s, size_t index);
+
+/* Slots: gc_sim_config.max_agents resolved. */
+size_t gc_sim_capacity(const gc_sim *s);
 
 /* Agent i's velocity in world units per second as chosen in the last tick
  * (avoid ORCA), or {0, 0} without avoidance or past the last agent.  Call
  * between ticks. */
 gc_vec2 gc_sim_agent_velocity(const gc_sim *s, size_t i);
 
-/* The bodies' radius in world units (0: points). */
+/* The default body radius in world units (0: points); each agent's own
+ * is gc_agent.radius. */
 float gc_sim_radius(const gc_sim *s);
 
 /* True when no agent can make more progress in scen or point mode (each

@@ -85,9 +85,9 @@ const char *gc_world_state_name(unsigned state);
 typedef struct gc_world_agent {
     uint32_t id;            /* agent index */
     uint32_t salt;          /* names this occupant of the index, so that
-                               a stale reference fails cleanly once
-                               agents can be removed and indices reused;
-                               always 0 until removal exists */
+                               a stale reference fails cleanly after the
+                               agent was removed and its index reused
+                               (1 .. GC_AGENT_SALT_MAX) */
     float x, y;             /* position, world units */
     float heading;          /* radians, atan2(dy, dx), world y down */
     float speed;            /* world units per second */
@@ -99,6 +99,11 @@ typedef struct gc_world_agent {
                                            waypoints, world units */
     uint32_t reserved[6];               /* zero */
 } gc_world_agent;
+
+/* reserved[GC_WORLD_AGENT_GROUP] holds the agent's group (as spawned; 0
+ * for agents the daemon placed).  The salt is the slot's generation:
+ * (salt << GC_AGENT_INDEX_BITS) | id is the agent's handle (sim.h). */
+#define GC_WORLD_AGENT_GROUP 3
 
 /*
  * Statistics the daemon publishes (each second, or each tick).  All fields

@@ -31,10 +31,29 @@ noinst_PROGRAMS += %reldir%/fuzz_map %reldir%/fuzz_scen \
 %canon_reldir%_fuzz_edits_CFLAGS = $(AM_CFLAGS) -fsanitize=fuzzer
 %canon_reldir%_fuzz_edits_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer -no-install
 %canon_reldir%_fuzz_edits_LDADD = libgridcrowd.la -lm
+# fuzz_scenario drives the runner through its internal crowd interface
+# (src/scenario_int.h): the library's objects.
+noinst_PROGRAMS += %reldir%/fuzz_scenario
+%canon_reldir%_fuzz_scenario_SOURCES = %reldir%/fuzz_scenario.c $(fuzz_common)
+%canon_reldir%_fuzz_scenario_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) \
+	-fsanitize=fuzzer
+%canon_reldir%_fuzz_scenario_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer \
+	-no-install
+%canon_reldir%_fuzz_scenario_LDADD = libgridcrowd_core.la $(JANSSON_LIBS) \
+	$(PTHREAD_LIBS) -lm
 endif
 
 fuzz_replays = tests/fuzz_replay_map tests/fuzz_replay_scen \
 	tests/fuzz_replay_world tests/fuzz_replay_edits
+fuzz_replays += tests/fuzz_replay_scenario
+%canon_reldir%_replay_scenario_SOURCES = \
+	%reldir%/fuzz_scenario.c %reldir%/replay.c $(fuzz_common)
+%canon_reldir%_replay_scenario_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DFUZZ_CORPUS='"scenario"'
+%canon_reldir%_replay_scenario_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
+%canon_reldir%_replay_scenario_LDFLAGS = $(AM_LDFLAGS) -no-install
+%canon_reldir%_replay_scenario_LDADD = libgridcrowd_core.la $(JANSSON_LIBS) \
+	$(PTHREAD_LIBS) -lm
 check_PROGRAMS += $(fuzz_replays)
 TESTS += $(fuzz_replays)
 %canon_reldir%_replay_map_SOURCES = \
@@ -233,7 +252,22 @@ fuzz_corpus = \
 	%reldir%/corpus/edits/too-big \
 	%reldir%/corpus/edits/trace \
 	%reldir%/corpus/edits/valid-rect-line \
-	%reldir%/corpus/edits/valid-sets
+	%reldir%/corpus/edits/valid-sets \
+	%reldir%/corpus/scenario/bad-remove-unknown.json \
+	%reldir%/corpus/scenario/bad-speed-range.json \
+	%reldir%/corpus/scenario/bad-truncated.json \
+	%reldir%/corpus/scenario/bad-unknown-key.json \
+	%reldir%/corpus/scenario/regress-raster-no-crossing.json \
+	%reldir%/corpus/scenario/valid-bottleneck.json \
+	%reldir%/corpus/scenario/valid-corridor.json \
+	%reldir%/corpus/scenario/valid-crossing.json \
+	%reldir%/corpus/scenario/valid-events.json \
+	%reldir%/corpus/scenario/valid-rimea-01-corridor.json \
+	%reldir%/corpus/scenario/valid-rimea-06-corner.json \
+	%reldir%/corpus/scenario/valid-rimea-12-bottleneck.json \
+	%reldir%/corpus/scenario/valid-speed-tail.json \
+	%reldir%/corpus/scenario/valid-station.json \
+	%reldir%/corpus/scenario/valid-too-many.json
 EXTRA_DIST += $(fuzz_corpus) scripts/fuzz.sh
 
 dist-hook: fuzz-corpus-listed

@@ -1,0 +1,114 @@
+/*
+ * scenario-sim.c: the scenario runner's crowd (scn_crowd) on a gc_sim.
+ *
+ * Four calls, each a thin mapping onto the simulation's runtime agent API
+ * (gridcrowd/sim.h: gc_sim_spawn, gc_sim_remove, the gc_sim_set_goal_*
+ * calls, gc_sim_resolve), so that everything the runner decides stays in
+ * scenario-run.c and is tested there on a model crowd.  What the sim has
+ * per run rather than per agent (the turn rate, the wander radius) is set
+ * by the program in gc_sim_config; the daemon takes the scenario's.
+ *
+ * A refused place (the sim's own check of walls and bodies, which may be
+ * stricter than the runner's by its wall tolerance) comes back to the
+ * runner as GC_EBLOCKED, and the runner tries another.
+ */
+#include "config.h"
+
+#include <gridcrowd/scenario.h>
+#include <gridcrowd/sim.h>
+
+#include "scenario_int.h"
+
+#include <string.h>
+
+static int
+aim_apply(gc_sim *s, gc_agent_handle h, const scn_aim *aim)
+{
+    switch (aim->kind) {
+    case SCN_AIM_POINT:
+        return gc_sim_set_goal_point(s, h, (float)aim->point.x,
+                                     (float)aim->point.y, NULL);
+    case SCN_AIM_WANDER:
+        return gc_sim_set_goal_wander(s, h, NULL);
+    case SCN_AIM_FOLLOW:
+        /* Stop a body's width short of the leader. */
+        return gc_sim_set_goal_follow(s, h, (gc_agent_handle)aim->target, 0,
+                                      NULL);
+    case SCN_AIM_STOP:
+        return gc_sim_set_goal_stop(s, h, NULL);
+    }
+    return GC_EINVAL;
+}
+
+static int
+sim_spawn(void *arg, const scn_spawn *sp, const scn_aim *aim, scn_agent *out)
+{
+    gc_sim *s = arg;
+    gc_spawn_spec spec;
+    memset(&spec, 0, sizeof spec);
+    spec.x = (float)sp->x;
+    spec.y = (float)sp->y;
+    spec.has_goal = aim->kind == SCN_AIM_POINT;
+    spec.goal_x = (float)aim->point.x;
+    spec.goal_y = (float)aim->point.y;
+    spec.radius = (float)sp->radius;
+    spec.speed = (float)sp->speed;
+    spec.group = (uint32_t)sp->group;
+    gc_agent_handle h;
+    int rc = gc_sim_spawn(s, &spec, &h, NULL);
+    if (rc == GC_EOVERLAP || rc == GC_EBLOCKED || rc == GC_EOUTSIDE)
+        return GC_EBLOCKED;
+    if (rc != GC_OK)
+        return rc;
+    if (aim->kind != SCN_AIM_POINT) {
+        rc = aim_apply(s, h, aim);
+        if (rc != GC_OK) {
+            gc_sim_remove(s, h, NULL);
+            return rc;
+        }
+    }
+    *out = h;
+    return GC_OK;
+}
+
+static int
+sim_remove(void *arg, scn_agent a)
+{
+    return gc_sim_remove(arg, (gc_agent_handle)a, NULL);
+}
+
+static int
+sim_aim(void *arg, scn_agent a, const scn_aim *aim)
+{
+    int rc = aim_apply(arg, (gc_agent_handle)a, aim);
+    /* A point goal on a cell a grid event closed: the agent waits where it
+     * is (the runner aims it again when its group's goal changes). */
+    if (rc == GC_EBLOCKED || rc == GC_EOUTSIDE)
+        rc = gc_sim_set_goal_stop(arg, (gc_agent_handle)a, NULL);
+    return rc;
+}
+
+static int
+sim_body(void *arg, scn_agent a, scn_body *out)
+{
+    gc_sim *s = arg;
+    size_t i;
+    int rc = gc_sim_resolve(s, (gc_agent_handle)a, &i);
+    if (rc != GC_OK)
+        return rc;
+    const gc_agent *ag = gc_sim_agent(s, i);
+    out->pos = (gc_point){ag->pos.x, ag->pos.y};
+    out->arrived = ag->state == GC_AGENT_ARRIVED;
+    return GC_OK;
+}
+
+int
+gc_scenario_run_new(gc_scenario_run **out, const gc_scenario *sc, gc_sim *sim,
+                    const gc_scenario_run_config *cfg, gc_error *err)
+{
+    if (sim == NULL)
+        return gc_error_set(err, GC_EINVAL, NULL, 0, 0,
+                            "scenario run: no simulation");
+    scn_crowd c = {sim, sim_spawn, sim_remove, sim_aim, sim_body};
+    return scn_run_new_crowd(out, sc, &c, cfg, err);
+}
