@@ -195,6 +195,18 @@ TESTS += %reldir%/test_record
 	$(CMOCKA_LIBS) -lm
 endif
 
+# test_report: gridcrowd-report's figures (tools/report/report-calc.c, plain
+# C built into the test), fed rows by hand.
+if HAVE_CMOCKA
+check_PROGRAMS += %reldir%/test_report
+TESTS += %reldir%/test_report
+%canon_reldir%_test_report_SOURCES = %reldir%/test_report.c \
+	tools/report/report-calc.c tools/report/report.h
+%canon_reldir%_test_report_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/report
+%canon_reldir%_test_report_CFLAGS = $(test_cflags)
+%canon_reldir%_test_report_LDADD = $(CMOCKA_LIBS) -lm
+endif
+
 # test_cxx: every public header compiles as C++ and links with C linkage.
 if HAVE_CXX
 check_PROGRAMS += %reldir%/test_cxx
@@ -244,7 +256,8 @@ shell_tests = \
 	%reldir%/view-daemon.test \
 	%reldir%/view-paint.test \
 	%reldir%/record-file.test \
-	%reldir%/record-daemon.test
+	%reldir%/record-daemon.test \
+	%reldir%/report.test
 TESTS += $(shell_tests)
 EXTRA_DIST += $(shell_tests) %reldir%/lib.sh %reldir%/ctl-lib.sh \
 	%reldir%/dijkstra.py %reldir%/python_test.py \

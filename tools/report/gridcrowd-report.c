@@ -308,5 +308,6 @@ main(int argc, char **argv)
     free(tr.t);
     rep_acc_free(&acc);
     rep_read_close(&rd);
+    rep_draw_cleanup();
     return code;
 }

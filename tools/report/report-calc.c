@@ -480,6 +480,9 @@ rep_acc_add(rep_acc *a, int64_t frame, uint32_t id, double x, double y,
     int rc = agents_reserve(a);
     if (rc != GC_OK)
         return rc;
+    rep_agent *g = agent_find(a, id);
+    if (g && g->last == frame)
+        return GC_EINVAL; /* the same id twice in a frame */
     if (frame != a->frame) {
         a->frame = frame;
         a->frames++;
@@ -493,7 +496,6 @@ rep_acc_add(rep_acc *a, int64_t frame, uint32_t id, double x, double y,
     else
         a->outside++;
 
-    rep_agent *g = agent_find(a, id);
     if (!g) {
         g = agent_insert(a->agents, a->cap_agents, id);
         a->n_agents++;
@@ -502,8 +504,6 @@ rep_acc_add(rep_acc *a, int64_t frame, uint32_t id, double x, double y,
         g->slot = -1;
         sample_offer(a, g);
     } else {
-        if (g->last == frame)
-            return GC_EINVAL; /* the same id twice in a frame */
         double dt = (double)(frame - g->last) / a->cfg.fps;
         if (g->last_state != REP_STATE_ARRIVED) {
             double v = hypot(x - g->x, y - g->y) / dt;

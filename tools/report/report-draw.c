@@ -25,6 +25,7 @@
 #include "report.h"
 
 #include <cairo.h>
+#include <fontconfig/fontconfig.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -689,4 +690,13 @@ rep_draw_all(rep_out *o, gc_error *err)
     if (rc == GC_OK && o->acc->cfg.n_lines > 0)
         rc = draw_flow(o, err);
     return rc;
+}
+
+void
+rep_draw_cleanup(void)
+{
+    /* cairo keeps its fonts and fontconfig its configuration until told
+     * to let go: without this, every run "leaks" them (valgrind, LSan). */
+    cairo_debug_reset_static_data();
+    FcFini();
 }

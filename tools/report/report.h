@@ -261,6 +261,9 @@ void rep_draw_layout(rep_out *o);
  * lines, flow.png.  GC_EIO with "FILE: why" in `err`; GC_ENOMEM. */
 int rep_draw_all(rep_out *o, gc_error *err);
 
+/* Release cairo's and fontconfig's caches; last, after every picture. */
+void rep_draw_cleanup(void);
+
 /* index.html and report.json.  GC_EIO with "FILE: why" in `err`. */
 int rep_html_write(const rep_out *o, gc_error *err);
 
