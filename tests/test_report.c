@@ -207,7 +207,7 @@ test_acc_speed_and_flow(void **state)
     (void)state;
     rep_acc a;
     rep_line l = {5, -1, 5, 5};
-    rep_acc_config c = config(10, 40, 0);
+    rep_acc_config c = config(10, 40, 2);
     c.lines = &l;
     c.n_lines = 1;
     assert_int_equal(rep_acc_init(&a, &c), GC_OK);
@@ -234,6 +234,16 @@ test_acc_speed_and_flow(void **state)
     /* Bin (0, 0): agent 1 from x 0.1 to 0.9: steps into it at 2 u/s. */
     assert_true(fabs(rep_acc_speed(&a, 0) - 2.0) < 1e-9);
     assert_true(rep_acc_speed(&a, 3 * 10) < 0); /* nobody there */
+    /* Both tracks kept; agent 2's ends at its arrival (frame 16). */
+    const rep_track **t;
+    size_t n;
+    assert_int_equal(rep_acc_tracks(&a, &t, &n), GC_OK);
+    assert_int_equal(n, 2);
+    assert_int_equal(t[0]->id, 1);
+    assert_int_equal(t[0]->n, 41);
+    assert_int_equal(t[1]->id, 2);
+    assert_int_equal(t[1]->n, 17);
+    free(t);
     rep_travel tr;
     assert_int_equal(rep_acc_travel(&a, &tr), GC_OK);
     assert_int_equal(tr.n, 1);

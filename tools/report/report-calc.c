@@ -530,9 +530,13 @@ rep_acc_add(rep_acc *a, int64_t frame, uint32_t id, double x, double y,
             }
         }
     }
+    /* A track ends where its agent arrived: what it does while it waits
+     * at its goal (jostled by the crowd there) is not its walk. */
+    bool walking = g->arrived < 0;
     if (state == REP_STATE_ARRIVED && g->arrived < 0)
         g->arrived = frame;
-    if (g->slot >= 0 && track_push(&a->tracks[g->slot], x, y) != GC_OK)
+    if (g->slot >= 0 && walking &&
+        track_push(&a->tracks[g->slot], x, y) != GC_OK)
         return GC_ENOMEM;
     g->last = frame;
     g->last_state = state;

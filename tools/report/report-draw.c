@@ -275,6 +275,9 @@ draw_outline(cairo_t *cr, const rep_out *o, const geom *g)
     cairo_set_line_width(cr, 1.0);
     cairo_stroke(cr);
     const rep_acc *a = o->acc;
+    cairo_save(cr);
+    cairo_rectangle(cr, g->ox, g->oy, g->mw, g->mh);
+    cairo_clip(cr);
     for (size_t i = 0; i < a->cfg.n_lines; i++) {
         const rep_line *l = &a->flows[i].line;
         double x0 = g->ox + (l->x0 - in->xmin) * g->scale;
@@ -289,8 +292,16 @@ draw_outline(cairo_t *cr, const rep_out *o, const geom *g)
         cairo_line_to(cr, x1, y1);
         cairo_stroke(cr);
         cairo_set_dash(cr, NULL, 0, 0);
-        text(cr, x0 + 4, y0 + 14, 12, LEFT, true, "%zu", i + 1);
+        /* The number at the end that is on the map, or the first. */
+        double lx = x0, ly = y0;
+        if (lx < g->ox || lx > g->ox + g->mw || ly < g->oy ||
+            ly > g->oy + g->mh)
+            lx = x1, ly = y1;
+        lx = fmin(fmax(lx, g->ox), g->ox + g->mw - 14);
+        ly = fmin(fmax(ly, g->oy), g->oy + g->mh - 16);
+        text(cr, lx + 4, ly + 14, 12, LEFT, true, "%zu", i + 1);
     }
+    cairo_restore(cr);
 }
 
 static int

@@ -89,7 +89,7 @@ typedef struct rep_agent {
     double x, y;     /* position in frame `last` */
 } rep_agent;
 
-/* A sampled agent's trajectory. */
+/* A sampled agent's trajectory, up to the frame it arrived. */
 typedef struct rep_track {
     uint64_t key; /* rep_sample_key(id): the sample is the smallest keys */
     uint32_t id;
