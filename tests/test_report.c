@@ -158,6 +158,9 @@ test_acc_init_errors(void **state)
     c.cell = 1e-4; /* 1e5 x 4e4 bins */
     assert_int_equal(rep_acc_init(&a, &c), GC_EINVAL);
     c = config(10, 9, 0);
+    c.xmax = 40000; /* 160,000 bins, but wider than cairo's images */
+    assert_int_equal(rep_acc_init(&a, &c), GC_EINVAL);
+    c = config(10, 9, 0);
     c.xmax = c.xmin;
     assert_int_equal(rep_acc_init(&a, &c), GC_EINVAL);
     c = config(10, 9, 0);

@@ -260,9 +260,10 @@ main(int argc, char **argv)
     if (!(cfg.cell > 0))
         cfg.cell = side / 100;
     /* The default is kept within the bins' limit; --cell is the user's. */
-    while (cell == 0 && ((in->xmax - in->xmin) / cfg.cell) *
-                                ((in->ymax - in->ymin) / cfg.cell) >
-                            REP_MAX_BINS / 2)
+    while (cell == 0 && (((in->xmax - in->xmin) / cfg.cell) *
+                                 ((in->ymax - in->ymin) / cfg.cell) >
+                             REP_MAX_BINS / 2 ||
+                         side / cfg.cell > REP_MAX_SIDE))
         cfg.cell *= 2;
     rep_acc acc;
     rc = rep_acc_init(&acc, &cfg);
@@ -270,16 +271,14 @@ main(int argc, char **argv)
         rep_read_close(&rd);
         return prog_usage(EXIT_USAGE,
                           "--cell %g: too many bins over %g x %g units (at "
-                          "most %u)",
+                          "most %u, %d a side)",
                           cfg.cell, in->xmax - in->xmin, in->ymax - in->ymin,
-                          REP_MAX_BINS);
+                          REP_MAX_BINS, REP_MAX_SIDE);
     }
     if (rc != GC_OK) {
         rep_read_close(&rd);
         return prog_fail(EXIT_RUN, NULL, "%s", gc_strerror(rc));
     }
-    if (!in->have_area && !quiet)
-        prog_say("warning", "%s: %s", file, in->area_note);
     progress pg = {
         .quiet = quiet, .first = in->first_frame, .last = in->last_frame};
     clock_gettime(CLOCK_MONOTONIC, &pg.t0);
@@ -305,6 +304,9 @@ main(int argc, char **argv)
         else
             prog_msg("%s", gc_strerror(rc));
     }
+    /* Said once the report is made, so that a failure stays one line. */
+    if (code == 0 && !in->have_area && !quiet)
+        prog_say("warning", "%s: %s", file, in->area_note);
     free(tr.t);
     rep_acc_free(&acc);
     rep_read_close(&rd);

@@ -402,7 +402,7 @@ rep_acc_init(rep_acc *a, const rep_acc_config *cfg)
         nx = 1;
     if (ny < 1)
         ny = 1;
-    if (nx * ny > REP_MAX_BINS)
+    if (nx * ny > REP_MAX_BINS || nx > REP_MAX_SIDE || ny > REP_MAX_SIDE)
         return GC_EINVAL;
     a->nx = (int)nx;
     a->ny = (int)ny;

@@ -664,7 +664,8 @@ draw_flow(const rep_out *o, gc_error *err)
         double len = hypot(l->x1 - l->x0, l->y1 - l->y0);
         double nx = (l->y1 - l->y0) / len, ny = (l->x0 - l->x1) / len;
         rgb c = hex(line_colours[i % 8]);
-        double y = p.y + 16 + 30 * (double)i, x = p.x + p.w - 330;
+        double y = p.y + 16 + 30 * (double)i;
+        double x = fmax(p.x + 8, p.x + p.w - 330);
         cairo_set_source_rgb(cr, c.r, c.g, c.b);
         text(cr, x, y, 11, LEFT, true, "%zu: (%g, %g) to (%g, %g)", i + 1,
              l->x0, l->y0, l->x1, l->y1);

@@ -314,9 +314,12 @@ rep_read_frames(rep_read *r, rep_acc *acc,
         rc = rep_acc_add(acc, f, (uint32_t)id, sqlite3_column_double(st, 2),
                          sqlite3_column_double(st, 3), state);
         if (rc != GC_OK) {
+            /* Rows out of order or twice: the file's fault, not ours. */
+            if (rc == GC_EINVAL)
+                rc = GC_EPARSE;
             gc_error_set(err, rc, NULL, 0, 0, "%s: frame %lld, id %lld: %s",
                          path, (long long)f, (long long)id,
-                         rc == GC_EINVAL ? "a second row for the same agent, "
+                         rc == GC_EPARSE ? "a second row for the same agent, "
                                            "or a position not a number"
                                          : gc_strerror(rc));
             break;

@@ -26,7 +26,8 @@
 #include <gridcrowd/error.h>
 
 #define REP_MAX_LINES 8         /* --line given at most this often */
-#define REP_MAX_BINS (1u << 24) /* density bins over the map */
+#define REP_MAX_BINS (1u << 22) /* density bins over the map */
+#define REP_MAX_SIDE 32767      /* bins a side: cairo's largest image */
 #define REP_STATE_UNKNOWN (-1)  /* a plain JuPedSim file has no state */
 #define REP_STATE_ARRIVED 3     /* GC_AGENT_ARRIVED (gridcrowd/agent.h) */
 
@@ -144,8 +145,9 @@ typedef struct rep_acc {
     int64_t max_frame_seen;
 } rep_acc;
 
-/* Allocate the bins and flows.  GC_EINVAL (bad fps, cell, extent, or more
- * than REP_MAX_BINS bins), GC_ENOMEM.  rep_acc_free ends it. */
+/* Allocate the bins and flows.  GC_EINVAL (bad fps, cell, extent, more
+ * than REP_MAX_BINS bins or REP_MAX_SIDE a side), GC_ENOMEM.  rep_acc_free
+ * ends it. */
 int rep_acc_init(rep_acc *a, const rep_acc_config *cfg);
 void rep_acc_free(rep_acc *a);
 
