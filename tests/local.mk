@@ -247,6 +247,7 @@ shell_tests = \
 	%reldir%/fault-garbage.test \
 	%reldir%/fault-flood.test \
 	%reldir%/access.test \
+	%reldir%/report.test \
 	%reldir%/view-cli.test \
 	%reldir%/view-pixels.test \
 	%reldir%/view-path.test \
@@ -256,8 +257,7 @@ shell_tests = \
 	%reldir%/view-daemon.test \
 	%reldir%/view-paint.test \
 	%reldir%/record-file.test \
-	%reldir%/record-daemon.test \
-	%reldir%/report.test
+	%reldir%/record-daemon.test
 TESTS += $(shell_tests)
 EXTRA_DIST += $(shell_tests) %reldir%/lib.sh %reldir%/ctl-lib.sh \
 	%reldir%/dijkstra.py %reldir%/python_test.py \
