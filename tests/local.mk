@@ -208,6 +208,18 @@ TESTS += %reldir%/test_record
 	$(CMOCKA_LIBS) -lm
 endif
 
+# test_report: gridcrowd-report's figures (tools/report/report-calc.c, plain
+# C built into the test), fed rows by hand.
+if HAVE_CMOCKA
+check_PROGRAMS += %reldir%/test_report
+TESTS += %reldir%/test_report
+%canon_reldir%_test_report_SOURCES = %reldir%/test_report.c \
+	tools/report/report-calc.c tools/report/report.h
+%canon_reldir%_test_report_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/report
+%canon_reldir%_test_report_CFLAGS = $(test_cflags)
+%canon_reldir%_test_report_LDADD = $(CMOCKA_LIBS) -lm
+endif
+
 # test_cxx: every public header compiles as C++ and links with C linkage.
 if HAVE_CXX
 check_PROGRAMS += %reldir%/test_cxx
@@ -248,6 +260,7 @@ shell_tests = \
 	%reldir%/fault-garbage.test \
 	%reldir%/fault-flood.test \
 	%reldir%/access.test \
+	%reldir%/report.test \
 	%reldir%/view-cli.test \
 	%reldir%/view-pixels.test \
 	%reldir%/view-path.test \
