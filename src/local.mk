@@ -48,7 +48,7 @@ libgridcrowd_core_la_SOURCES = \
 	%reldir%/shm.c %reldir%/world_int.h \
 	%reldir%/world-layout.c \
 	%reldir%/world.c \
-	%reldir%/world-snapshot.c \
+	%reldir%/world-snapshot.c %reldir%/world-answers.c \
 	%reldir%/queue.c \
 	%reldir%/edits.c \
 	%reldir%/scenario.c %reldir%/scenario-json.c %reldir%/scenario-crowd.c \

@@ -32,6 +32,10 @@ unit_tests += %reldir%/test_sim_agents
 %canon_reldir%_test_sim_agents_SOURCES = %reldir%/test_sim_agents.c
 %canon_reldir%_test_sim_agents_CFLAGS = $(test_cflags)
 %canon_reldir%_test_sim_agents_LDADD = $(test_ldadd)
+unit_tests += %reldir%/test_agent_cmds
+%canon_reldir%_test_agent_cmds_SOURCES = %reldir%/test_agent_cmds.c
+%canon_reldir%_test_agent_cmds_CFLAGS = $(test_cflags)
+%canon_reldir%_test_agent_cmds_LDADD = $(test_ldadd)
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
 
@@ -79,7 +83,8 @@ TESTS += $(unit_tests)
 %canon_reldir%_test_host_LDADD = $(test_ldadd)
 
 %canon_reldir%_test_world_SOURCES = %reldir%/test_world.c src/world.c \
-	src/shm.c src/world-layout.c src/world-snapshot.c src/queue.c \
+	src/shm.c src/world-layout.c src/world-snapshot.c src/world-answers.c \
+	src/queue.c \
 	src/grid.c src/agent.c src/error.c src/util.c
 %canon_reldir%_test_world_CFLAGS = $(test_cflags)
 %canon_reldir%_test_world_LDADD = $(CMOCKA_LIBS) -lm

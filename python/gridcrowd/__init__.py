@@ -141,7 +141,10 @@ class _Edit(ctypes.Structure):
     _fields_ = [("op", _u32), ("type", _u32), ("x0", _i32), ("y0", _i32),
                 ("x1", _i32), ("y1", _i32), ("batch", _u32),
                 ("sender_pid", _u32), ("client_token", _u64),
-                ("claim_ns", _u64), ("position", _u64)]
+                ("claim_ns", _u64), ("position", _u64),
+                ("agent", _u32), ("target", _u32), ("group", _u32),
+                ("flags", _u32), ("px", _f), ("py", _f), ("gx", _f),
+                ("gy", _f), ("radius", _f), ("speed", _f), ("dist", _f)]
 
 
 class _EditSent(ctypes.Structure):
@@ -160,7 +163,7 @@ class _TraceEvent(ctypes.Structure):
 # The layout is the C library's: check the sizes it documents so that a
 # mismatch fails at import, not as garbage later.
 assert ctypes.sizeof(_Agent) == 128 and ctypes.sizeof(_Stats) == 256
-assert ctypes.sizeof(_Edit) == 56 and ctypes.sizeof(_GcError) == 524
+assert ctypes.sizeof(_Edit) == 104 and ctypes.sizeof(_GcError) == 524
 
 
 def _fn(name, res, *args):
