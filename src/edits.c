@@ -196,8 +196,9 @@ classify_agent(const gc_edit *e)
         (!rad && e->radius != 0.0f) || (!spd && e->speed != 0.0f) ||
         (!dist && e->dist != 0.0f))
         return GC_EDIT_R_BAD_FIELD;
-    if ((agent && e->agent == 0) || (target && e->target == 0))
-        return GC_EDIT_R_BAD_AGENT;
+    if ((agent && e->agent == 0) || (target && e->target == 0) ||
+        (target && e->target == e->agent))
+        return GC_EDIT_R_BAD_AGENT; /* none, or following itself */
     if (!isfinite(e->px) || !isfinite(e->py) || !isfinite(e->gx) ||
         !isfinite(e->gy) || !isfinite(e->radius) || !isfinite(e->speed) ||
         !isfinite(e->dist))

@@ -238,7 +238,7 @@ shell_tests = \
 	%reldir%/edits-dead-writer.test \
 	%reldir%/ctl-clean.test \
 	%reldir%/ctl-input.test \
-	%reldir%/ctl-path.test \
+	%reldir%/ctl-path.test %reldir%/ctl-agents.test \
 	%reldir%/python.test \
 	%reldir%/fault-queue.test \
 	%reldir%/fault-kill9.test \

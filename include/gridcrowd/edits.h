@@ -42,8 +42,9 @@
  *                  the new agent's handle.
  *   GC_EDIT_REMOVE agent `agent`
  *   GC_EDIT_GOAL   agent `agent`; type is the goal: GC_EDIT_GOAL_POINT
- *                  (px, py), _WANDER, _STOP, or _FOLLOW agent `target`,
- *                  stopping `dist` (>= 0) from it
+ *                  (px, py), _WANDER, _STOP, or _FOLLOW agent `target`
+ *                  (not itself: bad_agent), stopping `dist` (>= 0) from
+ *                  it
  *   GC_EDIT_SPEED  agent `agent`'s speed becomes `speed` (> 0)
  *   GC_EDIT_RADIUS agent `agent`'s radius becomes `radius` (>= 0)
  * Checked in this order: op, the goal kind (bad_type), unused fields and

@@ -129,7 +129,8 @@ model_agent_reason(const gc_edit *e)
         (!uses_rad && e->radius != 0) || (!uses_spd && e->speed != 0) ||
         (!follow && e->dist != 0))
         return "bad_field";
-    if ((!spawn && e->agent == 0) || (follow && e->target == 0))
+    if ((!spawn && e->agent == 0) || (follow && e->target == 0) ||
+        (follow && e->target == e->agent))
         return "bad_agent";
     if (!fin(e->px) || !fin(e->py) || !fin(e->gx) || !fin(e->gy) ||
         !fin(e->radius) || !fin(e->speed) || !fin(e->dist))
