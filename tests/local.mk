@@ -239,7 +239,7 @@ shell_tests = \
 	%reldir%/ctl-clean.test \
 	%reldir%/ctl-input.test \
 	%reldir%/ctl-path.test %reldir%/ctl-agents.test \
-	%reldir%/python.test \
+	%reldir%/python.test %reldir%/python-agents.test \
 	%reldir%/fault-queue.test \
 	%reldir%/fault-kill9.test \
 	%reldir%/fault-garbage.test \
@@ -257,7 +257,7 @@ shell_tests = \
 	%reldir%/record-daemon.test
 TESTS += $(shell_tests)
 EXTRA_DIST += $(shell_tests) %reldir%/lib.sh %reldir%/ctl-lib.sh \
-	%reldir%/dijkstra.py %reldir%/python_test.py \
+	%reldir%/dijkstra.py %reldir%/python_test.py %reldir%/python_agents_test.py \
 	%reldir%/view_lib.sh %reldir%/lsan.supp %reldir%/valgrind-sdl.supp \
 	%reldir%/data/bench/bench.map %reldir%/data/bench/bench.scen \
 	%reldir%/data/bench/bench-wrong.scen %reldir%/data/bench/bench-bad.scen
