@@ -243,7 +243,7 @@ shell_tests = \
 	%reldir%/fault-queue.test \
 	%reldir%/fault-kill9.test \
 	%reldir%/fault-garbage.test \
-	%reldir%/fault-flood.test \
+	%reldir%/fault-flood.test %reldir%/fault-flood-agents.test \
 	%reldir%/access.test \
 	%reldir%/view-cli.test \
 	%reldir%/view-pixels.test \
