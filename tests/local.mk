@@ -252,7 +252,7 @@ shell_tests = \
 	%reldir%/view-kill.test \
 	%reldir%/view-valgrind.test \
 	%reldir%/view-daemon.test \
-	%reldir%/view-paint.test \
+	%reldir%/view-paint.test %reldir%/view-agents.test \
 	%reldir%/record-file.test \
 	%reldir%/record-daemon.test
 TESTS += $(shell_tests)

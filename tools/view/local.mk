@@ -5,7 +5,7 @@ bin_PROGRAMS += %reldir%/gridcrowd-view
 %canon_reldir%_gridcrowd_view_SOURCES = %reldir%/gridcrowd-view.c \
 	%reldir%/view.h %reldir%/view_conn.c %reldir%/view_draw.c \
 	%reldir%/view_draw_int.h %reldir%/view_agents.c %reldir%/view_overlay.c \
-	%reldir%/view_input.c %reldir%/view_font.c %reldir%/view_font.h
+	%reldir%/view_input.c %reldir%/view_command.c %reldir%/view_font.c %reldir%/view_font.h
 %canon_reldir%_gridcrowd_view_CFLAGS = $(AM_CFLAGS) $(SDL2_CFLAGS)
 %canon_reldir%_gridcrowd_view_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/common
 %canon_reldir%_gridcrowd_view_LDADD = tools/common/libgcprog.la libgridcrowd.la \
