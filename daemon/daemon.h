@@ -47,6 +47,7 @@ enum opt_id {
     O_COST,
     O_CELL_SIZE,
     O_AGENTS,
+    O_MAX_AGENTS,
     O_GOALS,
     O_WANDER_RADIUS,
     O_SPEED,

@@ -491,8 +491,7 @@ create_world(const options *o, const gc_grid *map, gc_world **world)
     wc.width = map->width;
     wc.height = map->height;
     wc.cell_size = map->cell_size;
-    wc.agent_capacity =
-        o->sim.max_agents > o->sim.agents ? o->sim.max_agents : o->sim.agents;
+    wc.agent_capacity = o->sim.max_agents;
     wc.world_mode = (mode_t)o->shm_mode;
     /* So that `gridcrowd-ctl path` prices the cells as the agents do. */
     wc.publish_costs = true;
@@ -610,7 +609,7 @@ finish(const options *o, const run_figures *fig, gc_host *host, gc_sim *sim,
         prog_msg("stopping on %s", stop_signal == SIGINT   ? "SIGINT"
                                    : stop_signal == SIGHUP ? "SIGHUP"
                                                            : "SIGTERM");
-    write_summary(stderr, false, o, fig, gc_sim_agent_count(sim));
+    write_summary(stderr, false, o, fig, gc_sim_live_count(sim));
     write_edit_summary(stderr, gc_host_applier(host));
     gc_host_counts counts;
     gc_host_counts_get(host, &counts);
@@ -619,7 +618,7 @@ finish(const options *o, const run_figures *fig, gc_host *host, gc_sim *sim,
                  "(SIGBUS caught %d times)",
                  (unsigned long)counts.queue_resets, (int)guard_hits);
     if (sf->f != NULL) {
-        write_summary(sf->f, true, o, fig, gc_sim_agent_count(sim));
+        write_summary(sf->f, true, o, fig, gc_sim_live_count(sim));
         if (!stats_file_commit(sf))
             return EXIT_STATS;
     }
@@ -673,6 +672,26 @@ main(int argc, char **argv)
         o.sim.scen_name = o.scen;
         if (o.given[O_AGENTS] == NULL || o.sim.agents > scen.len)
             o.sim.agents = (uint32_t)scen.len;
+    }
+    /* Room for spawned agents: by default four times the start, at least
+     * 1024 (a world started empty still takes a crowd), never past the
+     * snapshot's limit. */
+    if (o.scenario != NULL) {
+        /* scenario_load sized it for the file's groups and sources. */
+    } else if (o.given[O_MAX_AGENTS] == NULL) {
+        uint64_t m = 4 * (uint64_t)o.sim.agents;
+        if (m < 1024)
+            m = 1024;
+        if (m > GC_WORLD_MAX_AGENTS)
+            m = GC_WORLD_MAX_AGENTS;
+        if (m < o.sim.agents)
+            m = o.sim.agents;
+        o.sim.max_agents = (uint32_t)m;
+    } else if (o.sim.max_agents < o.sim.agents) {
+        prog_msg("--max-agents %u is below --agents %u", o.sim.max_agents,
+                 o.sim.agents);
+        code = EXIT_USAGE;
+        goto out;
     }
     /* Real time: a tick may spend at most 60% of its step planning, so the
      * first plans of many agents spread over ticks instead of overrunning. */
@@ -733,7 +752,7 @@ main(int argc, char **argv)
                  o.scenario ? o.scenario
                  : o.map    ? o.map
                             : gc_default_map_name,
-                 map->width, map->height, gc_sim_agent_count(sim),
+                 map->width, map->height, gc_sim_live_count(sim),
                  o.sim.threads, o.batch ? "batch" : "real time", o.sim.hz,
                  o.shm, (int)getpid());
 

@@ -120,7 +120,14 @@ scenario_load(options *o, scenario_mode *m, gc_grid **map)
     if (cap > most)
         cap = most;
     o->sim.agents = 0;
-    o->sim.max_agents = (uint32_t)cap;
+    if (o->given[O_MAX_AGENTS] != NULL) {
+        if (o->sim.max_agents != cap)
+            prog_msg("--max-agents %s overrides the scenario's %llu "
+                     "(its groups and sources)",
+                     o->given[O_MAX_AGENTS], (unsigned long long)cap);
+    } else {
+        o->sim.max_agents = (uint32_t)cap;
+    }
     o->sim.goals = GC_GOALS_WANDER; /* no agent of its own: the runner's */
     /* What the sim has per run: the largest body plans the default
      * clearance, the first group with a turn rate or a wander radius

@@ -33,11 +33,24 @@
  * - Changed cells are deduplicated with a bitmap of the grid (1 bit a cell,
  *   allocated at the first drain) and reported only when their type at the
  *   end of the drain differs from the one at its start.
+ * - Agent commands are checked here like cell edits (every field, floats
+ *   finite) and applied by the caller's on_agent (the host hands them to
+ *   the simulation), in queue order with the cell edits around them.  A
+ *   batch stages them whole (a gc_edit each, beside the 20-byte cell
+ *   members).  What the simulation refuses is counted under the reason
+ *   its code maps to (gc_edit_reason_of): the check cannot know that a
+ *   cell is a wall, a handle stale or the world full.
+ * - Answers.  Every SPAWN and every entry flagged GC_EDIT_F_ANSWER gets
+ *   one answer in the world's answers section once its fate is known:
+ *   applied (with the new handle for a SPAWN) or refused with its reason.
+ *   Corrupt entries and dead claims get none: their sender fields are not
+ *   to be trusted.
  */
 #include "config.h"
 
 #include <gridcrowd/edits.h>
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,7 +70,36 @@ static const char *const reason_names[GC_EDIT_NREASONS] = {
     [GC_EDIT_R_NO_MEMORY] = "no_memory",
     [GC_EDIT_R_CORRUPT] = "corrupt",
     [GC_EDIT_R_DEAD_CLAIM] = "dead_claim",
+    [GC_EDIT_R_BAD_VALUE] = "bad_value",
+    [GC_EDIT_R_STALE_AGENT] = "stale_agent",
+    [GC_EDIT_R_CAPACITY] = "capacity",
+    [GC_EDIT_R_BLOCKED] = "blocked",
+    [GC_EDIT_R_OVERLAP] = "overlap",
+    [GC_EDIT_R_NO_AGENTS] = "no_agents",
 };
+
+int
+gc_edit_reason_of(int code)
+{
+    switch (code) {
+    case GC_EGONE:
+    case GC_EINVAL:
+        return GC_EDIT_R_STALE_AGENT;
+    case GC_ECAPACITY:
+        return GC_EDIT_R_CAPACITY;
+    case GC_EBLOCKED:
+        return GC_EDIT_R_BLOCKED;
+    case GC_EOUTSIDE:
+        return GC_EDIT_R_OUT_OF_BOUNDS;
+    case GC_EOVERLAP:
+        return GC_EDIT_R_OVERLAP;
+    case GC_ERANGE:
+        return GC_EDIT_R_BAD_VALUE;
+    case GC_ENOMEM:
+        return GC_EDIT_R_NO_MEMORY;
+    }
+    return GC_EDIT_R_BAD_VALUE;
+}
 
 const char *
 gc_edit_reason_name(int reason)
@@ -98,16 +140,92 @@ in_map(int32_t x, int32_t y, int32_t width, int32_t height)
     return x >= 0 && y >= 0 && x < width && y < height;
 }
 
+
+/* Every agent field zero (cell edits, END, TRACE), flags aside. */
+static bool
+no_agent_fields(const gc_edit *e)
+{
+    return e->agent == 0 && e->target == 0 && e->group == 0 &&
+           e->px == 0.0f && e->py == 0.0f && e->gx == 0.0f && e->gy == 0.0f &&
+           e->radius == 0.0f && e->speed == 0.0f && e->dist == 0.0f;
+}
+
+/* An agent command's reason, or -1.  Order: the goal kind (bad_type),
+ * unused fields and flags (bad_field), handles (bad_agent), values
+ * (bad_value). */
+static int
+classify_agent(const gc_edit *e)
+{
+    if (e->op == GC_EDIT_GOAL &&
+        (e->type < GC_EDIT_GOAL_POINT || e->type > GC_EDIT_GOAL_FOLLOW))
+        return GC_EDIT_R_BAD_TYPE;
+    if (e->op != GC_EDIT_GOAL && e->type != 0)
+        return GC_EDIT_R_BAD_FIELD;
+    if (e->x0 != 0 || e->y0 != 0 || e->x1 != 0 || e->y1 != 0)
+        return GC_EDIT_R_BAD_FIELD;
+    uint32_t allowed = GC_EDIT_F_ANSWER;
+    if (e->op == GC_EDIT_SPAWN)
+        allowed |= GC_EDIT_F_GOAL;
+    if (e->flags & ~allowed)
+        return GC_EDIT_R_BAD_FIELD;
+    /* Which fields each command uses; the rest must be zero. */
+    bool pos = false, goal = false, rad = false, spd = false, dist = false;
+    bool agent = true, target = false, group = false;
+    switch (e->op) {
+    case GC_EDIT_SPAWN:
+        pos = rad = spd = group = true;
+        goal = (e->flags & GC_EDIT_F_GOAL) != 0;
+        agent = false;
+        break;
+    case GC_EDIT_REMOVE:
+        break;
+    case GC_EDIT_GOAL:
+        pos = e->type == GC_EDIT_GOAL_POINT;
+        target = dist = e->type == GC_EDIT_GOAL_FOLLOW;
+        break;
+    case GC_EDIT_SPEED:
+        spd = true;
+        break;
+    case GC_EDIT_RADIUS:
+        rad = true;
+        break;
+    }
+    if ((!agent && e->agent != 0) || (!target && e->target != 0) ||
+        (!group && e->group != 0) || (!pos && (e->px != 0.0f || e->py != 0.0f)) ||
+        (!goal && (e->gx != 0.0f || e->gy != 0.0f)) ||
+        (!rad && e->radius != 0.0f) || (!spd && e->speed != 0.0f) ||
+        (!dist && e->dist != 0.0f))
+        return GC_EDIT_R_BAD_FIELD;
+    if ((agent && e->agent == 0) || (target && e->target == 0) ||
+        (target && e->target == e->agent))
+        return GC_EDIT_R_BAD_AGENT; /* none, or following itself */
+    if (!isfinite(e->px) || !isfinite(e->py) || !isfinite(e->gx) ||
+        !isfinite(e->gy) || !isfinite(e->radius) || !isfinite(e->speed) ||
+        !isfinite(e->dist))
+        return GC_EDIT_R_BAD_VALUE;
+    /* SPAWN takes <= 0 as "the default"; set values must be in range. */
+    if ((e->op == GC_EDIT_SPEED && !(e->speed > 0.0f)) ||
+        (e->op == GC_EDIT_RADIUS && e->radius < 0.0f) || e->dist < 0.0f)
+        return GC_EDIT_R_BAD_VALUE;
+    return -1;
+}
+
 /* The reason `e` is rejected, or -1 when it passes.  Order: op, type,
  * unused fields, batch fields, bounds, size. */
 static int
 classify(const gc_edit *e, int32_t width, int32_t height)
 {
+    if (gc_edit_is_agent_op(e->op))
+        return classify_agent(e);
+    /* Flags other than ANSWER (none on TRACE) and agent fields are
+     * unused fields of the cell ops. */
+    uint32_t allowed = e->op == GC_EDIT_TRACE ? 0 : GC_EDIT_F_ANSWER;
+    bool extra = (e->flags & ~allowed) != 0 || !no_agent_fields(e);
     switch (e->op) {
     case GC_EDIT_SET:
         if (e->type >= GC_CELL_NTYPES)
             return GC_EDIT_R_BAD_TYPE;
-        if (e->x1 != 0 || e->y1 != 0)
+        if (e->x1 != 0 || e->y1 != 0 || extra)
             return GC_EDIT_R_BAD_FIELD;
         if (!in_map(e->x0, e->y0, width, height))
             return GC_EDIT_R_OUT_OF_BOUNDS;
@@ -116,6 +234,8 @@ classify(const gc_edit *e, int32_t width, int32_t height)
     case GC_EDIT_LINE:
         if (e->type >= GC_CELL_NTYPES)
             return GC_EDIT_R_BAD_TYPE;
+        if (extra)
+            return GC_EDIT_R_BAD_FIELD;
         if (!in_map(e->x0, e->y0, width, height) ||
             !in_map(e->x1, e->y1, width, height))
             return GC_EDIT_R_OUT_OF_BOUNDS;
@@ -123,13 +243,13 @@ classify(const gc_edit *e, int32_t width, int32_t height)
             return GC_EDIT_R_TOO_BIG;
         return -1;
     case GC_EDIT_BATCH_END:
-        if (e->type != 0 || e->y0 != 0 || e->x1 != 0 || e->y1 != 0)
+        if (e->type != 0 || e->y0 != 0 || e->x1 != 0 || e->y1 != 0 || extra)
             return GC_EDIT_R_BAD_FIELD;
         if (e->batch == 0 || e->x0 < 0 || (uint32_t)e->x0 > GC_EDIT_MAX_BATCH)
             return GC_EDIT_R_BAD_BATCH;
         return -1;
     case GC_EDIT_TRACE:
-        if (e->type != 0 || e->x1 != 0 || e->y1 != 0)
+        if (e->type != 0 || e->x1 != 0 || e->y1 != 0 || extra)
             return GC_EDIT_R_BAD_FIELD;
         if (e->batch != 0)
             return GC_EDIT_R_BAD_BATCH;
@@ -158,10 +278,15 @@ gc_edit_check(const gc_edit *e, int32_t width, int32_t height,
 
 /* ---- The applier --------------------------------------------------------- */
 
-/* A checked SET, RECT or LINE, as staged: 20 bytes instead of a gc_edit. */
+/* A checked batch member as staged: a SET, RECT or LINE in 20 bytes, an
+ * agent command as the index of its whole gc_edit in the batch's cmds;
+ * with what its answer needs when it asked for one. */
 typedef struct staged {
     uint8_t op, type;
+    bool answer; /* GC_EDIT_F_ANSWER or a SPAWN */
     int32_t x0, y0, x1, y1;
+    uint32_t cmd;                /* agent command: index in cmds */
+    uint64_t position, token;    /* answer: the entry's */
 } staged;
 
 /* One open batch of one sender.  Slots are reused; `used` marks live ones. */
@@ -173,6 +298,8 @@ typedef struct batch {
     uint64_t last_ns;   /* now_ns of the drain that last added to it */
     staged *ent;
     uint32_t n, cap;
+    gc_edit *cmds; /* its agent commands, in order */
+    uint32_t ncmds, cmds_cap;
 } batch;
 
 struct gc_edit_applier {
@@ -232,6 +359,7 @@ batch_close(gc_edit_applier *a, batch *b)
     a->staged_total -= b->n;
     a->open--;
     free(b->ent);
+    free(b->cmds);
     memset(b, 0, sizeof *b);
 }
 
@@ -274,6 +402,78 @@ reject(gc_edit_applier *a, int reason, uint64_t n)
 {
     a->counts.by_reason[reason] += n;
     a->counts.rejected += n;
+}
+
+/* Whether an entry gets an answer: every SPAWN, and what asked. */
+static bool
+wants_answer(const gc_edit *e)
+{
+    return e->op == GC_EDIT_SPAWN || (e->flags & GC_EDIT_F_ANSWER) != 0;
+}
+
+/* Answer (pid, token, position): applied (reason < 0, handle) or refused
+ * with `reason`. */
+static void
+answer(gc_edit_applier *a, uint32_t pid, uint64_t token, uint64_t position,
+       uint32_t op, int code, int reason, uint32_t handle)
+{
+    if (a->w == NULL)
+        return;
+    gc_world_answer ans = {.position = position,
+                           .token = token,
+                           .tick = gc_world_tick(a->w),
+                           .sender_pid = pid,
+                           .op = op,
+                           .code = reason < 0 ? GC_OK : code,
+                           .reason = reason < 0 ? -1 : reason,
+                           .handle = handle};
+    gc_world_answer_publish(a->w, &ans);
+}
+
+static void
+answer_entry(gc_edit_applier *a, const gc_edit *e, int code, int reason,
+             uint32_t handle)
+{
+    if (wants_answer(e))
+        answer(a, e->sender_pid, e->client_token, e->position, e->op, code,
+               reason, handle);
+}
+
+/* The gc_err an answer carries for a reason found by the check. */
+static int
+code_of_reason(int reason)
+{
+    switch (reason) {
+    case GC_EDIT_R_OUT_OF_BOUNDS:
+        return GC_EOUTSIDE;
+    case GC_EDIT_R_TOO_BIG:
+        return GC_ETOOBIG;
+    case GC_EDIT_R_NO_MEMORY:
+        return GC_ENOMEM;
+    case GC_EDIT_R_BAD_VALUE:
+        return GC_ERANGE;
+    }
+    return GC_EINVAL;
+}
+
+/* Apply one checked agent command through on_agent; count it; answer. */
+static void
+apply_agent(gc_edit_applier *a, const gc_edit *e)
+{
+    uint32_t handle = 0;
+    int code = a->cfg.on_agent != NULL
+                   ? a->cfg.on_agent(a->cfg.on_agent_arg, e, &handle)
+                   : GC_EINVAL;
+    int reason = -1;
+    if (a->cfg.on_agent == NULL)
+        reason = GC_EDIT_R_NO_AGENTS;
+    else if (code != GC_OK)
+        reason = gc_edit_reason_of(code);
+    if (reason < 0)
+        a->counts.accepted++;
+    else
+        reject(a, reason, 1);
+    answer_entry(a, e, code, reason, reason < 0 ? handle : 0);
 }
 
 /* ---- Writing cells ------------------------------------------------------- */
@@ -374,10 +574,15 @@ apply_one(gc_edit_applier *a, const staged *s)
     }
 }
 
-/* Apply n checked entries together, or none of them when the room to
- * record their changes cannot be had. */
+/*
+ * Apply n checked entries of sender `pid` together, in order, or none of
+ * them when the room to record their cell changes cannot be had.  Cell
+ * edits are counted accepted here, agent commands (cmds[s.cmd]) by
+ * apply_agent, which may refuse one alone.
+ */
 static int
-apply_list(gc_edit_applier *a, const staged *s, uint32_t n)
+apply_list(gc_edit_applier *a, const staged *s, uint32_t n,
+           const gc_edit *cmds, uint32_t pid)
 {
     uint64_t cells = 0;
     for (uint32_t i = 0; i < n; i++) {
@@ -390,10 +595,28 @@ apply_list(gc_edit_applier *a, const staged *s, uint32_t n)
     }
     if (reserve_changes(a, cells) != GC_OK)
         return GC_ENOMEM;
-    for (uint32_t i = 0; i < n; i++)
+    for (uint32_t i = 0; i < n; i++) {
+        if (gc_edit_is_agent_op(s[i].op)) {
+            apply_agent(a, &cmds[s[i].cmd]);
+            continue;
+        }
         apply_one(a, &s[i]);
+        a->counts.accepted++;
+        if (s[i].answer)
+            answer(a, pid, s[i].token, s[i].position, s[i].op, GC_OK, -1, 0);
+    }
     a->cell_writes += cells;
     return GC_OK;
+}
+
+/* Answer the members of a batch refused whole for `reason`. */
+static void
+answer_members(gc_edit_applier *a, const batch *b, int reason)
+{
+    for (uint32_t i = 0; i < b->n; i++)
+        if (b->ent[i].answer)
+            answer(a, b->pid, b->ent[i].token, b->ent[i].position,
+                   b->ent[i].op, code_of_reason(reason), reason, 0);
 }
 
 /* ---- Batches ------------------------------------------------------------- */
@@ -444,6 +667,7 @@ stage(gc_edit_applier *a, const gc_edit *e, uint64_t now_ns)
         a->staged_total >= a->cfg.max_staged) {
         /* Its END will find the count short and reject the rest. */
         reject(a, GC_EDIT_R_BATCH_OVERFLOW, 1);
+        answer_entry(a, e, GC_EINVAL, GC_EDIT_R_BATCH_OVERFLOW, 0);
         return;
     }
     if (b->n == b->cap) {
@@ -453,15 +677,34 @@ stage(gc_edit_applier *a, const gc_edit *e, uint64_t now_ns)
         staged *ent = realloc(b->ent, (size_t)cap * sizeof *ent);
         if (ent == NULL) {
             reject(a, GC_EDIT_R_NO_MEMORY, 1);
+            answer_entry(a, e, GC_ENOMEM, GC_EDIT_R_NO_MEMORY, 0);
             return;
         }
         b->ent = ent;
         b->cap = cap;
     }
+    staged st = {(uint8_t)e->op, (uint8_t)e->type, wants_answer(e),
+                 e->x0,          e->y0,           e->x1,
+                 e->y1,          0,               e->position,
+                 e->client_token};
+    if (gc_edit_is_agent_op(e->op)) {
+        if (b->ncmds == b->cmds_cap) {
+            uint32_t cap = b->cmds_cap ? b->cmds_cap * 2 : 8;
+            gc_edit *cmds = realloc(b->cmds, (size_t)cap * sizeof *cmds);
+            if (cmds == NULL) {
+                reject(a, GC_EDIT_R_NO_MEMORY, 1);
+                answer_entry(a, e, GC_ENOMEM, GC_EDIT_R_NO_MEMORY, 0);
+                return;
+            }
+            b->cmds = cmds;
+            b->cmds_cap = cap;
+        }
+        st.cmd = b->ncmds;
+        b->cmds[b->ncmds++] = *e;
+    }
     if (b->n == 0)
         b->first_pos = e->position;
-    b->ent[b->n++] =
-        (staged){(uint8_t)e->op, (uint8_t)e->type, e->x0, e->y0, e->x1, e->y1};
+    b->ent[b->n++] = st;
     b->last_ns = now_ns;
     a->staged_total++;
 }
@@ -474,17 +717,24 @@ batch_end(gc_edit_applier *a, const gc_edit *e)
     uint32_t n = b != NULL ? b->n : 0;
     if (b == NULL && e->x0 == 0) {
         a->counts.accepted++; /* an empty batch: nothing to do */
+        answer_entry(a, e, GC_OK, -1, 0);
         return;
     }
-    if (b == NULL || b->poisoned || n != (uint32_t)e->x0) {
-        reject(a, GC_EDIT_R_BATCH_INCOMPLETE, (uint64_t)n + 1);
+    int why = -1;
+    if (b == NULL || b->poisoned || n != (uint32_t)e->x0)
+        why = GC_EDIT_R_BATCH_INCOMPLETE;
+    else if (apply_list(a, b->ent, n, b->cmds, b->pid) != GC_OK)
+        why = GC_EDIT_R_NO_MEMORY;
+    if (why >= 0) {
+        reject(a, why, (uint64_t)n + 1);
         a->counts.batches_dropped++;
-    } else if (apply_list(a, b->ent, n) != GC_OK) {
-        reject(a, GC_EDIT_R_NO_MEMORY, (uint64_t)n + 1);
-        a->counts.batches_dropped++;
+        if (b != NULL)
+            answer_members(a, b, why);
+        answer_entry(a, e, code_of_reason(why), why, 0);
     } else {
-        a->counts.accepted += (uint64_t)n + 1;
+        a->counts.accepted++; /* the END; the members were counted */
         a->counts.batches_applied++;
+        answer_entry(a, e, GC_OK, -1, 0);
     }
     if (b != NULL)
         batch_close(a, b);
@@ -501,6 +751,7 @@ expire(gc_edit_applier *a, uint64_t now_ns, uint64_t timeout_ns)
             continue;
         reject(a, GC_EDIT_R_BATCH_TIMEOUT, b->n);
         a->counts.batches_dropped++;
+        answer_members(a, b, GC_EDIT_R_BATCH_TIMEOUT);
         batch_close(a, b);
     }
 }
@@ -517,11 +768,12 @@ handle(gc_edit_applier *a, gc_world *w, const gc_edit *e, uint64_t now_ns)
         r = GC_EDIT_R_BAD_AGENT;
     if (r >= 0) {
         reject(a, r, 1);
+        answer_entry(a, e, code_of_reason(r), r, 0);
         /* A batch member that fails its check sinks its batch.  (Its
          * sender and batch fields passed the ring's check, so they name
          * the batch as well as anything does.) */
         bool member = e->op == GC_EDIT_SET || e->op == GC_EDIT_RECT ||
-                      e->op == GC_EDIT_LINE;
+                      e->op == GC_EDIT_LINE || gc_edit_is_agent_op(e->op);
         if (member && e->batch != 0) {
             batch *b = batch_get(a, e->sender_pid, e->batch, now_ns);
             if (b != NULL) {
@@ -544,11 +796,18 @@ handle(gc_edit_applier *a, gc_world *w, const gc_edit *e, uint64_t now_ns)
         stage(a, e, now_ns);
         return;
     }
-    staged s = {(uint8_t)e->op, (uint8_t)e->type, e->x0, e->y0, e->x1, e->y1};
-    if (apply_list(a, &s, 1) == GC_OK)
-        a->counts.accepted++;
-    else
+    if (gc_edit_is_agent_op(e->op)) {
+        apply_agent(a, e);
+        return;
+    }
+    staged s = {(uint8_t)e->op, (uint8_t)e->type, wants_answer(e),
+                e->x0,          e->y0,           e->x1,
+                e->y1,          0,               e->position,
+                e->client_token};
+    if (apply_list(a, &s, 1, NULL, e->sender_pid) != GC_OK) {
         reject(a, GC_EDIT_R_NO_MEMORY, 1);
+        answer_entry(a, e, GC_ENOMEM, GC_EDIT_R_NO_MEMORY, 0);
+    }
 }
 
 /* Size the change tracking for a width x height grid. */

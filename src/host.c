@@ -97,6 +97,52 @@ gc_host_grid(gc_world *w, const gc_grid *map, gc_grid **out)
     return GC_OK;
 }
 
+/*
+ * The applier's on_agent: one checked agent command, applied to the
+ * simulation between ticks (the drain runs on the loop's thread with the
+ * workers parked).  The sim checks what the applier cannot: the map, the
+ * handles, the room.
+ */
+static int
+host_agent(void *arg, const gc_edit *e, uint32_t *handle)
+{
+    gc_host *h = arg;
+    gc_sim *s = h->sim;
+    switch (e->op) {
+    case GC_EDIT_SPAWN: {
+        gc_spawn_spec sp = {.x = e->px,
+                            .y = e->py,
+                            .has_goal = (e->flags & GC_EDIT_F_GOAL) != 0,
+                            .goal_x = e->gx,
+                            .goal_y = e->gy,
+                            .radius = e->radius,
+                            .speed = e->speed,
+                            .group = e->group};
+        return gc_sim_spawn(s, &sp, handle, NULL);
+    }
+    case GC_EDIT_REMOVE:
+        return gc_sim_remove(s, e->agent, NULL);
+    case GC_EDIT_GOAL:
+        switch (e->type) {
+        case GC_EDIT_GOAL_POINT:
+            return gc_sim_set_goal_point(s, e->agent, e->px, e->py, NULL);
+        case GC_EDIT_GOAL_WANDER:
+            return gc_sim_set_goal_wander(s, e->agent, NULL);
+        case GC_EDIT_GOAL_STOP:
+            return gc_sim_set_goal_stop(s, e->agent, NULL);
+        case GC_EDIT_GOAL_FOLLOW:
+            return gc_sim_set_goal_follow(s, e->agent, e->target, e->dist,
+                                          NULL);
+        }
+        return GC_EINVAL;
+    case GC_EDIT_SPEED:
+        return gc_sim_set_speed(s, e->agent, e->speed, NULL);
+    case GC_EDIT_RADIUS:
+        return gc_sim_set_radius(s, e->agent, e->radius, NULL);
+    }
+    return GC_EINVAL;
+}
+
 int
 gc_host_new(gc_host **out, const gc_host_config *cfg)
 {
@@ -118,6 +164,10 @@ gc_host_new(gc_host **out, const gc_host_config *cfg)
     memset(&ec, 0, sizeof ec);
     ec.on_apply = cfg->on_edit;
     ec.on_apply_arg = cfg->on_edit_arg;
+    if (h->sim != NULL) {
+        ec.on_agent = host_agent;
+        ec.on_agent_arg = h;
+    }
     int rc = gc_edit_applier_new(&h->edits, &ec);
     if (rc == GC_OK && h->sim != NULL) {
         h->trace_cap = gc_world_trace_capacity(h->world);

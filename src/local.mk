@@ -48,13 +48,13 @@ libgridcrowd_core_la_SOURCES = \
 	%reldir%/shm.c %reldir%/world_int.h \
 	%reldir%/world-layout.c \
 	%reldir%/world.c \
-	%reldir%/world-snapshot.c \
+	%reldir%/world-snapshot.c %reldir%/world-answers.c \
 	%reldir%/queue.c \
 	%reldir%/edits.c \
 	%reldir%/scenario.c %reldir%/scenario-json.c %reldir%/scenario-crowd.c \
 	%reldir%/scenario-raster.c %reldir%/scenario_int.h \
 	%reldir%/scenario-run.c %reldir%/scenario-sim.c \
-	%reldir%/edit-client.c \
+	%reldir%/edit-client.c %reldir%/edit-agents.c \
 	%reldir%/query.c \
 	%reldir%/version.c \
 	%reldir%/util.c \

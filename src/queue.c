@@ -104,18 +104,32 @@ mix64(uint64_t h)
 /* The entry's check: its position and every payload field.  Not a defence
  * against a malicious writer (who can compute it too), but against a
  * stalled producer's late stores mixing into someone else's entry. */
+static uint32_t
+fbits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
 static uint64_t
 edit_check(uint64_t pos, const gc_edit *e)
 {
-    const uint64_t words[5] = {
+    const uint64_t words[11] = {
         (uint64_t)e->op << 32 | e->type,
         (uint64_t)(uint32_t)e->x0 << 32 | (uint32_t)e->y0,
         (uint64_t)(uint32_t)e->x1 << 32 | (uint32_t)e->y1,
         (uint64_t)e->batch << 32 | e->sender_pid,
         e->client_token,
+        (uint64_t)e->agent << 32 | e->target,
+        (uint64_t)e->group << 32 | e->flags,
+        (uint64_t)fbits(e->px) << 32 | fbits(e->py),
+        (uint64_t)fbits(e->gx) << 32 | fbits(e->gy),
+        (uint64_t)fbits(e->radius) << 32 | fbits(e->speed),
+        (uint64_t)fbits(e->dist),
     };
     uint64_t h = mix64(pos ^ GC_QUEUE_MAGIC);
-    for (int i = 0; i < 5; i++)
+    for (int i = 0; i < 11; i++)
         h = mix64(h ^ words[i]);
     return h;
 }
@@ -180,6 +194,17 @@ gc_queue_push(gc_queue *q, gc_edit *e, uint64_t timeout_ns)
     slot->batch = e->batch;
     slot->sender_pid = e->sender_pid;
     slot->client_token = e->client_token;
+    slot->agent = e->agent;
+    slot->target = e->target;
+    slot->group = e->group;
+    slot->flags = e->flags;
+    slot->px = e->px;
+    slot->py = e->py;
+    slot->gx = e->gx;
+    slot->gy = e->gy;
+    slot->radius = e->radius;
+    slot->speed = e->speed;
+    slot->dist = e->dist;
     slot->check = edit_check(pos, e);
     /* A CAS, not a store: if the daemon gave up on this slot, it has moved
      * seq on, and the entry must not be published into a later lap. */
@@ -237,6 +262,17 @@ gc_queue_pop(gc_queue *q, gc_edit *out)
             out->batch = slot->batch;
             out->sender_pid = slot->sender_pid;
             out->client_token = slot->client_token;
+            out->agent = slot->agent;
+            out->target = slot->target;
+            out->group = slot->group;
+            out->flags = slot->flags;
+            out->px = slot->px;
+            out->py = slot->py;
+            out->gx = slot->gx;
+            out->gy = slot->gy;
+            out->radius = slot->radius;
+            out->speed = slot->speed;
+            out->dist = slot->dist;
             out->claim_ns =
                 atomic_load_explicit(&slot->claim_ns, memory_order_relaxed);
             out->position = pos;

@@ -286,12 +286,19 @@ cheb(gc_cell a, gc_cell b)
     return dx > dy ? dx : dy;
 }
 
+/* A follower whose target moved, but not out of the neighbourhood of its
+ * path's end, plans again after this long all the same (seconds). */
+#define FOLLOW_REFRESH_S 1.0
+
 /*
  * One follower, before a tick: stop near the target; else head for the
  * target's cell when the agent is not walking there already, or when the
  * target has left the neighbourhood of the cell its path ends in (more
  * than max(2, stop distance) cells from it), so a target moving a little
- * costs no search.  `force`: plan now whatever the state.
+ * costs no search; or, when the target's cell changed at all, once
+ * FOLLOW_REFRESH_S passed since the last plan (the end of a path planned
+ * for where the target was drifts off otherwise).  `force`: plan now
+ * whatever the state.
  */
 static void
 follow_one(gc_sim *s, uint32_t i, bool force)
@@ -324,9 +331,14 @@ follow_one(gc_sim *s, uint32_t i, bool force)
     bool replan = force;
     switch (a->state) {
     case GC_AGENT_MOVING:
-    case GC_AGENT_WAITING:
-        replan = replan || cheb(tc, sl->goal) > slack;
+    case GC_AGENT_WAITING: {
+        uint64_t refresh = (uint64_t)ceil(FOLLOW_REFRESH_S * s->cfg.hz);
+        int32_t moved = cheb(tc, sl->goal);
+        replan = replan || moved > slack ||
+                 (moved > 0 && a->state == GC_AGENT_MOVING &&
+                  s->ticks - sl->follow_tick >= refresh);
         break;
+    }
     case GC_AGENT_ARRIVED:
     case GC_AGENT_IDLE: {
         /* At the end of its path, the target out of reach: go on, unless
@@ -342,6 +354,7 @@ follow_one(gc_sim *s, uint32_t i, bool force)
     }
     if (!replan)
         return;
+    sl->follow_tick = s->ticks;
     set_goal_cell(s, i, tc);
     want_path(s, i);
 }

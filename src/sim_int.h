@@ -53,6 +53,7 @@ typedef struct gc_sim_slot {
                            (gc_agent.goal becomes the end of a partial
                            path; this is what the next plan aims at) */
     uint8_t goal_kind;  /* GC_SIM_GOAL_* */
+    uint64_t follow_tick; /* GOAL_FOLLOW: s->ticks at its last plan */
 } gc_sim_slot;
 
 /*

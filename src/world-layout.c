@@ -58,7 +58,11 @@ _Static_assert(offsetof(gc_world_header, diag) == 196, "diag");
 _Static_assert(offsetof(gc_world_header, path) == 200, "path section");
 _Static_assert(offsetof(gc_world_header, cost) == 216, "costs");
 _Static_assert(offsetof(gc_world_header, nav_flags) == 232, "nav flags");
-_Static_assert(offsetof(gc_world_header, reserved) == 240, "reserved");
+_Static_assert(offsetof(gc_world_header, answer_capacity) == 236,
+               "version 3: answers");
+_Static_assert(offsetof(gc_world_header, answers) == 240, "answers section");
+_Static_assert(sizeof(gc_world_answers_hdr) == 64, "answers head");
+_Static_assert(sizeof(gc_world_answer_slot) == 64, "answer slot");
 
 _Static_assert(sizeof(gc_world_agent) == 128, "agent record size");
 _Static_assert(offsetof(gc_world_agent, state) == 36, "agent state");
@@ -81,9 +85,10 @@ _Static_assert(sizeof(gc_queue_header) == 256, "edits header size");
 _Static_assert(offsetof(gc_queue_header, pid) == 32, "edits pid");
 _Static_assert(offsetof(gc_queue_header, head) == 64, "head on its line");
 _Static_assert(offsetof(gc_queue_header, tail) == 128, "tail on its line");
-_Static_assert(sizeof(gc_queue_entry) == 64, "edit entry size");
+_Static_assert(sizeof(gc_queue_entry) == 128, "edit entry size");
 _Static_assert(offsetof(gc_queue_entry, op) == 16, "edit payload");
 _Static_assert(offsetof(gc_queue_entry, check) == 56, "edit check");
+_Static_assert(offsetof(gc_queue_entry, agent) == 64, "agent commands");
 
 /* ---- Sizes and offsets --------------------------------------------------- */
 
@@ -112,6 +117,13 @@ path_section_size(uint32_t capacity)
     return sizeof(gc_world_path_hdr) + (uint64_t)capacity * sizeof(uint64_t);
 }
 
+static uint64_t
+answers_section_size(uint32_t capacity)
+{
+    return sizeof(gc_world_answers_hdr) +
+           (uint64_t)capacity * sizeof(gc_world_answer_slot);
+}
+
 /* Sections in this order after the header, each 64-byte aligned. */
 void
 gc_layout_compute(gc_layout *l)
@@ -126,7 +138,9 @@ gc_layout_compute(gc_layout *l)
     l->trace_size = trace_section_size(l->trace_capacity);
     l->path_off = align_up(l->trace_off + l->trace_size);
     l->path_size = path_section_size(l->path_capacity);
-    l->total = align_up(l->path_off + l->path_size);
+    l->answers_off = align_up(l->path_off + l->path_size);
+    l->answers_size = answers_section_size(l->answer_capacity);
+    l->total = align_up(l->answers_off + l->answers_size);
 }
 
 uint64_t
@@ -329,14 +343,21 @@ gc_layout_check_world(const uint8_t *p, size_t size, const char *name,
                             "path capacity %" PRIu32 " is out of range (1..%u)",
                             h->path_capacity, GC_WORLD_PATH_MAX);
 
+    if (h->answer_capacity < 1 || h->answer_capacity > GC_WORLD_ANSWERS_MAX)
+        return gc_error_set(err, GC_ECORRUPT, name, 0, 0,
+                            "answer capacity %" PRIu32
+                            " is out of range (1..%u)",
+                            h->answer_capacity, GC_WORLD_ANSWERS_MAX);
+
     const uint64_t total = h->total_size;
-    enum { NSEC = 5 };
+    enum { NSEC = 6 };
     const section_check sec[NSEC] = {
         {"cells", h->cells, (uint64_t)h->width * (uint64_t)h->height},
         {"agents", h->agents, agents_section_size(h->agent_capacity)},
         {"stats", h->stats, sizeof(gc_world_stats_area)},
         {"trace", h->trace, trace_section_size(h->trace_capacity)},
         {"path", h->path, path_section_size(h->path_capacity)},
+        {"answers", h->answers, answers_section_size(h->answer_capacity)},
     };
     for (int i = 0; i < NSEC; i++) {
         const section_check *c = &sec[i];
@@ -403,6 +424,9 @@ gc_layout_check_world(const uint8_t *p, size_t size, const char *name,
         lay->trace_size = h->trace.size;
         lay->path_off = h->path.offset;
         lay->path_size = h->path.size;
+        lay->answer_capacity = h->answer_capacity;
+        lay->answers_off = h->answers.offset;
+        lay->answers_size = h->answers.size;
         lay->total = total;
         layout_costs(h, lay);
     }

@@ -140,6 +140,13 @@ check_config(const gc_world_config *cfg, gc_layout *l, uint32_t *edits_cap,
         return gc_error_set(err, GC_ETOOBIG, NULL, 0, 0,
                             "path capacity %" PRIu32 " exceeds the limit %u",
                             pcap, GC_WORLD_PATH_MAX);
+    uint32_t acap = cfg->answer_capacity ? cfg->answer_capacity
+                                         : GC_WORLD_ANSWERS_DEFAULT;
+    if (acap > GC_WORLD_ANSWERS_MAX)
+        return gc_error_set(err, GC_ETOOBIG, NULL, 0, 0,
+                            "answer capacity %" PRIu32
+                            " exceeds the limit %u",
+                            acap, GC_WORLD_ANSWERS_MAX);
     uint32_t ecap =
         cfg->edits_capacity ? cfg->edits_capacity : GC_QUEUE_DEFAULT_CAPACITY;
     if (ecap < 2 || ecap > GC_QUEUE_MAX_CAPACITY || (ecap & (ecap - 1)) != 0)
@@ -159,6 +166,7 @@ check_config(const gc_world_config *cfg, gc_layout *l, uint32_t *edits_cap,
     l->capacity = cfg->agent_capacity;
     l->trace_capacity = tcap;
     l->path_capacity = pcap;
+    l->answer_capacity = acap;
     /* Made sane by the rule readers apply when they attach (an obstacle,
      * or a cost that is not a passable number, is a wall; an unknown rule
      * the default), so that the owner's handle and the header agree with
@@ -205,6 +213,8 @@ init_world(gc_world *w)
     h->trace = (gc_world_section){l->trace_off, l->trace_size};
     h->path_capacity = l->path_capacity;
     h->path = (gc_world_section){l->path_off, l->path_size};
+    h->answer_capacity = l->answer_capacity;
+    h->answers = (gc_world_section){l->answers_off, l->answers_size};
     if (l->costs_published) {
         for (int t = 0; t < GC_CELL_NTYPES; t++)
             h->cost[t] = l->cost[t];
@@ -611,6 +621,9 @@ gc_world_section_at(const gc_world *w, int which, size_t *size)
         break;
     case GC_WORLD_SEC_PATH:
         off = w->lay.path_off, sz = w->lay.path_size;
+        break;
+    case GC_WORLD_SEC_ANSWERS:
+        off = w->lay.answers_off, sz = w->lay.answers_size;
         break;
     default:
         if (size != NULL)

@@ -26,12 +26,13 @@
 typedef struct gc_layout {
     int32_t width, height;
     float cell_size;
-    uint32_t capacity, trace_capacity, path_capacity;
+    uint32_t capacity, trace_capacity, path_capacity, answer_capacity;
     uint64_t cells_off, cells_size;
     uint64_t agents_off, agents_size;
     uint64_t stats_off, stats_size;
     uint64_t trace_off, trace_size;
     uint64_t path_off, path_size;
+    uint64_t answers_off, answers_size;
     uint64_t total;
     /* The daemon's cost table and diagonal rule (gc_world_costs), checked:
      * the defaults when the daemon published none. */
@@ -208,6 +209,19 @@ world_path_words(const gc_world *w)
 {
     return (_Atomic uint64_t *)(void *)(w->base + w->lay.path_off +
                                         sizeof(gc_world_path_hdr));
+}
+
+static inline gc_world_answers_hdr *
+world_answers_hdr(const gc_world *w)
+{
+    return (gc_world_answers_hdr *)(void *)(w->base + w->lay.answers_off);
+}
+
+static inline gc_world_answer_slot *
+world_answer_slots(const gc_world *w)
+{
+    return (gc_world_answer_slot *)(void *)(w->base + w->lay.answers_off +
+                                            sizeof(gc_world_answers_hdr));
 }
 
 /* ---- Queue (queue.c) ----------------------------------------------------- */

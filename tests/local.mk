@@ -32,6 +32,10 @@ unit_tests += %reldir%/test_sim_agents
 %canon_reldir%_test_sim_agents_SOURCES = %reldir%/test_sim_agents.c
 %canon_reldir%_test_sim_agents_CFLAGS = $(test_cflags)
 %canon_reldir%_test_sim_agents_LDADD = $(test_ldadd)
+unit_tests += %reldir%/test_agent_cmds
+%canon_reldir%_test_agent_cmds_SOURCES = %reldir%/test_agent_cmds.c
+%canon_reldir%_test_agent_cmds_CFLAGS = $(test_cflags)
+%canon_reldir%_test_agent_cmds_LDADD = $(test_ldadd)
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
 
@@ -79,7 +83,8 @@ TESTS += $(unit_tests)
 %canon_reldir%_test_host_LDADD = $(test_ldadd)
 
 %canon_reldir%_test_world_SOURCES = %reldir%/test_world.c src/world.c \
-	src/shm.c src/world-layout.c src/world-snapshot.c src/queue.c \
+	src/shm.c src/world-layout.c src/world-snapshot.c src/world-answers.c \
+	src/queue.c \
 	src/grid.c src/agent.c src/error.c src/util.c
 %canon_reldir%_test_world_CFLAGS = $(test_cflags)
 %canon_reldir%_test_world_LDADD = $(CMOCKA_LIBS) -lm
@@ -253,12 +258,12 @@ shell_tests = \
 	%reldir%/edits-dead-writer.test \
 	%reldir%/ctl-clean.test \
 	%reldir%/ctl-input.test \
-	%reldir%/ctl-path.test \
-	%reldir%/python.test \
+	%reldir%/ctl-path.test %reldir%/ctl-agents.test \
+	%reldir%/python.test %reldir%/python-agents.test \
 	%reldir%/fault-queue.test \
 	%reldir%/fault-kill9.test \
 	%reldir%/fault-garbage.test \
-	%reldir%/fault-flood.test \
+	%reldir%/fault-flood.test %reldir%/fault-flood-agents.test \
 	%reldir%/access.test \
 	%reldir%/report.test \
 	%reldir%/view-cli.test \
@@ -268,7 +273,7 @@ shell_tests = \
 	%reldir%/view-kill.test \
 	%reldir%/view-valgrind.test \
 	%reldir%/view-daemon.test \
-	%reldir%/view-paint.test \
+	%reldir%/view-paint.test %reldir%/view-agents.test \
 	%reldir%/view-replay.test \
 	%reldir%/view-replay-files.test \
 	%reldir%/view-replay-valgrind.test \
@@ -278,7 +283,7 @@ shell_tests = \
 shell_tests += %reldir%/scenario-daemon.test
 TESTS += $(shell_tests)
 EXTRA_DIST += $(shell_tests) %reldir%/lib.sh %reldir%/ctl-lib.sh \
-	%reldir%/dijkstra.py %reldir%/python_test.py \
+	%reldir%/dijkstra.py %reldir%/python_test.py %reldir%/python_agents_test.py \
 	%reldir%/view_lib.sh %reldir%/lsan.supp %reldir%/valgrind-sdl.supp \
 	%reldir%/data/bench/bench.map %reldir%/data/bench/bench.scen \
 	%reldir%/data/bench/bench-wrong.scen %reldir%/data/bench/bench-bad.scen

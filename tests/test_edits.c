@@ -428,7 +428,9 @@ test_check(void **state)
 
     /* Ops. */
     check_is(ed(0, 0, 0, 0, 0, 0, 0), W, H, GC_EINVAL, "bad_op");
-    check_is(ed(6, 0, 0, 0, 0, 0, 0), W, H, GC_EINVAL, "bad_op");
+    /* 6 .. 10 are the agent commands now: the first op past them. */
+    check_is(ed(GC_EDIT_RADIUS + 1, 0, 0, 0, 0, 0, 0), W, H, GC_EINVAL,
+             "bad_op");
     check_is(ed(UINT32_MAX, 0, 0, 0, 0, 0, 0), W, H, GC_EINVAL, "bad_op");
     /* Types. */
     check_is(set(1, 1, GC_CELL_NTYPES), W, H, GC_EINVAL, "bad_type");
@@ -503,7 +505,8 @@ test_reason_names(void **state)
         "bad_op",        "bad_type",       "bad_field", "out_of_bounds",
         "too_big",       "bad_batch",      "bad_agent", "batch_incomplete",
         "batch_timeout", "batch_overflow", "no_memory", "corrupt",
-        "dead_claim"};
+        "dead_claim",    "bad_value",      "stale_agent", "capacity",
+        "blocked",       "overlap",        "no_agents"};
     for (int r = 0; r < GC_EDIT_NREASONS; r++)
         assert_string_equal(gc_edit_reason_name(r), want[r]);
     assert_null(gc_edit_reason_name(-1));

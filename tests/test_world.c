@@ -328,16 +328,19 @@ test_create_attach(void **state)
 
     /* Sections by their validated offsets. */
     const uint8_t *base = gc_world_base(f->reader);
-    const gc_world_section *secs[5] = {&h->cells, &h->agents, &h->stats,
-                                       &h->trace, &h->path};
-    for (int i = 0; i < 5; i++) {
+    const gc_world_section *secs[6] = {&h->cells, &h->agents, &h->stats,
+                                       &h->trace, &h->path, &h->answers};
+    for (int i = 0; i < 6; i++) {
         size_t sz = 0;
         assert_ptr_equal(gc_world_section_at(f->reader, i, &sz),
                          base + secs[i]->offset);
         assert_int_equal(sz, secs[i]->size);
     }
+    assert_int_equal(h->answer_capacity, GC_WORLD_ANSWERS_DEFAULT);
+    assert_int_equal(gc_world_answer_capacity(f->reader),
+                     GC_WORLD_ANSWERS_DEFAULT);
     size_t sz = 1;
-    assert_null(gc_world_section_at(f->reader, 5, &sz));
+    assert_null(gc_world_section_at(f->reader, 6, &sz));
     assert_int_equal(sz, 0);
 
     /* Live fields written by the owner are seen by the reader. */
@@ -457,8 +460,8 @@ test_attach_edits(void **state)
     assert_int_equal(e->version, GC_QUEUE_VERSION);
     assert_int_equal(e->capacity, 64);
     assert_int_equal(e->entry_size, sizeof(gc_queue_entry));
-    assert_int_equal(e->total_size, 256 + 64 * 64);
-    assert_int_equal(gc_queue_size(gc_world_queue(f->reader)), 256 + 64 * 64);
+    assert_int_equal(e->total_size, 256 + 64 * 128);
+    assert_int_equal(gc_queue_size(gc_world_queue(f->reader)), 256 + 64 * 128);
     assert_int_equal(e->pid, getpid());
     assert_int_equal(atomic_load(&e->head), 0);
     assert_int_equal(atomic_load(&e->tail), 0);
@@ -666,13 +669,37 @@ test_refuse_corrupt_objects(void **state)
              "/%s: path section offset %llu is not 64-byte aligned", f->name,
              (unsigned long long)h->path.offset);
     expect_attach_error(f, GC_ECORRUPT, msg);
+    /* The answers section comes after the path since version 3. */
     h->path.offset = saved.path.offset + 64;
-    snprintf(msg, sizeof msg,
-             "/%s: path section of %llu bytes at offset %llu runs past the "
-             "end of the object (%zu bytes)",
-             f->name, (unsigned long long)saved.path.size,
-             (unsigned long long)h->path.offset, size);
+    snprintf(msg, sizeof msg, "/%s: path and answers sections overlap",
+             f->name);
     expect_attach_error(f, GC_ECORRUPT, msg);
+    h->path.offset = saved.path.offset;
+    h->answers.offset = saved.answers.offset + 64;
+    snprintf(msg, sizeof msg,
+             "/%s: answers section of %llu bytes at offset %llu runs past "
+             "the end of the object (%zu bytes)",
+             f->name, (unsigned long long)saved.answers.size,
+             (unsigned long long)h->answers.offset, size);
+    expect_attach_error(f, GC_ECORRUPT, msg);
+    h->answers.offset = saved.answers.offset;
+    /* The answers section's fields (layout version 3). */
+    h->answer_capacity = 0;
+    snprintf(msg, sizeof msg,
+             "/%s: answer capacity 0 is out of range (1..65536)", f->name);
+    expect_attach_error(f, GC_ECORRUPT, msg);
+    h->answer_capacity = GC_WORLD_ANSWERS_MAX + 1;
+    snprintf(msg, sizeof msg,
+             "/%s: answer capacity 65537 is out of range (1..65536)",
+             f->name);
+    expect_attach_error(f, GC_ECORRUPT, msg);
+    h->answer_capacity = saved.answer_capacity - 1;
+    snprintf(msg, sizeof msg,
+             "/%s: answers section is %llu bytes, expected %llu", f->name,
+             (unsigned long long)saved.answers.size,
+             (unsigned long long)(64 + (saved.answer_capacity - 1) * 64ull));
+    expect_attach_error(f, GC_ECORRUPT, msg);
+    h->answer_capacity = saved.answer_capacity;
     h->path.offset = 192;
     snprintf(msg, sizeof msg,
              "/%s: path section at offset 192 overlaps the header (256 "
@@ -740,13 +767,13 @@ test_refuse_corrupt_edits(void **state)
     assert_string_equal(err.msg, msg);
     memcpy(e, &saved, sizeof saved);
 
-    e->version = 2;
+    e->version = GC_QUEUE_VERSION + 1;
     assert_int_equal(gc_world_attach(&w, f->name, GC_WORLD_ATTACH_QUEUE, &err),
                      GC_EVERSION);
     snprintf(msg, sizeof msg,
-             "/%s.edits: edit queue layout version 2, but this program reads "
-             "version 1",
-             f->name);
+             "/%s.edits: edit queue layout version %u, but this program "
+             "reads version %u",
+             f->name, GC_QUEUE_VERSION + 1, GC_QUEUE_VERSION);
     assert_string_equal(err.msg, msg);
     memcpy(e, &saved, sizeof saved);
 

@@ -18,6 +18,7 @@
 #include <gridcrowd/common.h>
 #include <gridcrowd/edits.h>
 #include <gridcrowd/queue.h>
+#include <gridcrowd/sim.h>
 #include <gridcrowd/world.h>
 
 GC_BEGIN_DECLS
@@ -86,6 +87,55 @@ size_t gc_edit_count_applied(const gc_world *w, const gc_edit *ed, size_t n);
  */
 int gc_edit_diff(const uint8_t *cur, const uint8_t *want, int32_t width,
                  int32_t height, gc_edit **out, size_t *n, uint64_t *cells);
+
+/* ---- Agent commands ------------------------------------------------------
+ *
+ * One agent command (edits.h) at a time, with its answer when the caller
+ * wants one.  Each command gets a fresh random client_token
+ * (gc_edit_token), so that its answer is told apart from every other
+ * tool's.  `ans` NULL: the command is pushed and the call returns (the
+ * daemon applies it in its next drain, or refuses it, unseen).  `ans` not
+ * NULL: the command asks for an answer (GC_EDIT_F_ANSWER) and the call
+ * waits for it up to timeout_ns, copies it to *ans and returns its code:
+ * GC_OK when applied, else the code the daemon refused it with (ans->reason
+ * names the reason, gc_edit_reason_name).  Other returns: gc_queue_push's
+ * (GC_EFULL, GC_ETIMEOUT, GC_ECORRUPT), GC_ETIMEOUT (no answer in time),
+ * GC_ENOENT (the daemon went away), GC_EAGAIN (the daemon answered, but
+ * so many answers came after that the ring overwrote it before it was
+ * read: the command's fate is unknown here).  Handles are sim.h's.
+ */
+
+/* A 64-bit random number for a client_token (getrandom, else the clock
+ * and the pid mixed); never 0. */
+uint64_t gc_edit_token(void);
+
+/* Push e as is (a fresh token first) and, with ans, wait for its answer:
+ * the primitive under the calls below. */
+int gc_edit_command(gc_world *w, gc_edit *e, uint64_t timeout_ns,
+                    gc_world_answer *ans);
+
+/* Wait for the answer to e, pushed with GC_EDIT_F_ANSWER (or a SPAWN). */
+int gc_edit_wait_answer(const gc_world *w, const gc_edit *e,
+                        uint64_t timeout_ns, gc_world_answer *ans);
+
+/* Spawn: always waits (the answer carries the handle, written to *out). */
+int gc_edit_spawn(gc_world *w, const gc_spawn_spec *sp, uint64_t timeout_ns,
+                  gc_agent_handle *out, gc_world_answer *ans);
+int gc_edit_remove(gc_world *w, gc_agent_handle h, uint64_t timeout_ns,
+                   gc_world_answer *ans);
+int gc_edit_goal_point(gc_world *w, gc_agent_handle h, float x, float y,
+                       uint64_t timeout_ns, gc_world_answer *ans);
+int gc_edit_goal_wander(gc_world *w, gc_agent_handle h, uint64_t timeout_ns,
+                        gc_world_answer *ans);
+int gc_edit_goal_stop(gc_world *w, gc_agent_handle h, uint64_t timeout_ns,
+                      gc_world_answer *ans);
+int gc_edit_goal_follow(gc_world *w, gc_agent_handle h, gc_agent_handle target,
+                        float stop_distance, uint64_t timeout_ns,
+                        gc_world_answer *ans);
+int gc_edit_speed(gc_world *w, gc_agent_handle h, float speed,
+                  uint64_t timeout_ns, gc_world_answer *ans);
+int gc_edit_radius(gc_world *w, gc_agent_handle h, float radius,
+                   uint64_t timeout_ns, gc_world_answer *ans);
 
 GC_END_DECLS
 #endif

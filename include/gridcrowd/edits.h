@@ -28,8 +28,38 @@
  *                  (salt y0, both read as uint32) for the viewer;
  *                  x0 = GC_WORLD_NO_AGENT (UINT32_MAX): none; type, x1, y1
  *                  and batch are 0
- * `type` is a GC_CELL_* value.  Fields an operation does not use must be
- * zero.  Cells outside the map, unknown ops or types, rectangles or lines
+ *
+ * Agent commands (queue layout version 2).  Agents are named by handle
+ * (sim.h: slot index and generation salt); positions are world units,
+ * carried as plain floats in the entry's float fields (never NaN or
+ * infinite: such an entry is rejected as bad_value).  They can be batched
+ * like cell edits (a batch's commands apply in order at its END; each
+ * command may still be refused by the simulation when it applies, and
+ * then only that command is refused, under its own reason).
+ *   GC_EDIT_SPAWN  an agent at (px, py); with GC_EDIT_F_GOAL its goal is
+ *                  (gx, gy); radius and speed (<= 0: the daemon's
+ *                  defaults), group.  Always answered: the answer carries
+ *                  the new agent's handle.
+ *   GC_EDIT_REMOVE agent `agent`
+ *   GC_EDIT_GOAL   agent `agent`; type is the goal: GC_EDIT_GOAL_POINT
+ *                  (px, py), _WANDER, _STOP, or _FOLLOW agent `target`
+ *                  (not itself: bad_agent), stopping `dist` (>= 0) from
+ *                  it
+ *   GC_EDIT_SPEED  agent `agent`'s speed becomes `speed` (> 0)
+ *   GC_EDIT_RADIUS agent `agent`'s radius becomes `radius` (>= 0)
+ * Checked in this order: op, the goal kind (bad_type), unused fields and
+ * flags (bad_field), handles that must not be 0 (bad_agent), values
+ * (bad_value); the map, the handles' life and the room are the
+ * simulation's to check when it applies the command.
+ * flags: GC_EDIT_F_ANSWER (any op but TRACE: the daemon answers it,
+ * applied or refused with its reason, in the world's answers section,
+ * keyed by (sender_pid, client_token, position): gc_world_find_answer;
+ * a batch member is answered when its END comes), GC_EDIT_F_GOAL (SPAWN
+ * only).  Other flags are bad_field.  Cell edits, BATCH_END and TRACE
+ * must have every agent field zero.
+ *
+ * `type` is a GC_CELL_* value (GOAL: the goal kind).  Fields an operation
+ * does not use must be zero.  Cells outside the map, unknown ops or types, rectangles or lines
  * of more than GC_EDIT_MAX_CELLS cells are rejected whole.  sender_pid and
  * client_token are not interpreted, except that (sender_pid, batch) names a
  * batch.
@@ -63,8 +93,32 @@ enum {
     GC_EDIT_RECT = 2,
     GC_EDIT_LINE = 3,
     GC_EDIT_BATCH_END = 4,
-    GC_EDIT_TRACE = 5
+    GC_EDIT_TRACE = 5,
+    GC_EDIT_SPAWN = 6,
+    GC_EDIT_REMOVE = 7,
+    GC_EDIT_GOAL = 8,
+    GC_EDIT_SPEED = 9,
+    GC_EDIT_RADIUS = 10
 };
+
+/* GC_EDIT_GOAL's type. */
+enum {
+    GC_EDIT_GOAL_POINT = 1,
+    GC_EDIT_GOAL_WANDER = 2,
+    GC_EDIT_GOAL_STOP = 3,
+    GC_EDIT_GOAL_FOLLOW = 4
+};
+
+/* gc_edit.flags */
+#define GC_EDIT_F_ANSWER 1u /* answer it: applied or refused */
+#define GC_EDIT_F_GOAL 2u   /* SPAWN: gx, gy is the goal */
+
+/* Whether op is an agent command (SPAWN .. RADIUS). */
+static inline int
+gc_edit_is_agent_op(uint32_t op)
+{
+    return op >= GC_EDIT_SPAWN && op <= GC_EDIT_RADIUS;
+}
 
 /* Largest number of cells one RECT or LINE may touch. */
 #define GC_EDIT_MAX_CELLS ((size_t)1 << 24)
@@ -106,11 +160,30 @@ typedef enum gc_edit_reason {
                                    or its slot was in no legal state */
     GC_EDIT_R_DEAD_CLAIM,       /* "dead_claim": claimed and never
                                    published within the claim timeout */
+    /* Agent commands: found by the check (bad_value) or refused by the
+     * simulation when applied (the rest). */
+    GC_EDIT_R_BAD_VALUE,        /* "bad_value": a float not finite, or a
+                                   speed, radius or distance out of range */
+    GC_EDIT_R_STALE_AGENT,      /* "stale_agent": the handle names no live
+                                   agent (removed, or never was) */
+    GC_EDIT_R_CAPACITY,         /* "capacity": every agent slot in use */
+    GC_EDIT_R_BLOCKED,          /* "blocked": position or goal in an
+                                   impassable cell */
+    GC_EDIT_R_OVERLAP,          /* "overlap": the body would overlap a
+                                   wall or another body */
+    GC_EDIT_R_NO_AGENTS,        /* "no_agents": the daemon runs no
+                                   simulation */
     GC_EDIT_NREASONS
 } gc_edit_reason;
 
 /* The reason's name as above ("out_of_bounds"), or NULL when out of range. */
 const char *gc_edit_reason_name(int reason);
+
+/* The reason an agent command refused by the simulation with `code`
+ * (sim.h) is counted under: GC_EGONE and GC_EINVAL stale_agent,
+ * GC_ECAPACITY capacity, GC_EBLOCKED blocked, GC_EOUTSIDE out_of_bounds,
+ * GC_EOVERLAP overlap, GC_ERANGE bad_value, GC_ENOMEM no_memory. */
+int gc_edit_reason_of(int code);
 
 /*
  * Check every field of `e` against a map of width x height cells: op, type,
@@ -156,6 +229,13 @@ typedef struct gc_edit_applier_config {
      * world or the grid. */
     void (*on_apply)(void *arg, const gc_edit *e);
     void *on_apply_arg;
+    /* Apply one agent command that passed its check, in queue order (a
+     * batch's at its END), and return GC_OK (SPAWN: the new handle in
+     * *handle) or the code the simulation refused it with (its reason:
+     * gc_edit_reason_of).  NULL: agent commands are refused (no_agents).  It
+     * runs inside the drain, between ticks. */
+    int (*on_agent)(void *arg, const gc_edit *e, uint32_t *handle);
+    void *on_agent_arg;
 } gc_edit_applier_config;
 
 /* The applier's counters, cumulative since gc_edit_applier_new. */

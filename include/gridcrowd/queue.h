@@ -46,6 +46,18 @@ typedef struct gc_edit {
     uint64_t client_token;
     uint64_t claim_ns; /* set by gc_queue_push (CLOCK_MONOTONIC) */
     uint64_t position; /* set by push and pop: its queue position */
+    /* Agent commands (queue layout version 2; edits.h gives their
+     * meaning); zero in cell edits.  Positions and values are plain
+     * floats in world units. */
+    uint32_t agent;   /* the agent's handle (gc_agent_handle) */
+    uint32_t target;  /* GOAL follow: the followed agent's handle */
+    uint32_t group;   /* SPAWN: the new agent's group */
+    uint32_t flags;   /* GC_EDIT_F_* */
+    float px, py;     /* SPAWN: position; GOAL point: the point */
+    float gx, gy;     /* SPAWN with GC_EDIT_F_GOAL: the goal */
+    float radius;     /* SPAWN (<= 0: default), RADIUS */
+    float speed;      /* SPAWN (<= 0: default), SPEED */
+    float dist;       /* GOAL follow: the stop distance */
 } gc_edit;
 
 /*

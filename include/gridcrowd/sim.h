@@ -282,7 +282,8 @@ int gc_sim_remove(gc_sim *s, gc_agent_handle h, gc_error *err);
  * and stop within stop_distance world units of its centre (< 0 or not
  * finite: GC_ERANGE; 0: as near as it gets), planning again as the
  * target moves (when the target's cell is more than max(2, stop_distance)
- * cells from the end of the path); an agent cannot follow itself
+ * cells from the end of the path, or once a second while it is anywhere
+ * but that cell); an agent cannot follow itself
  * (GC_EINVAL); when the target is removed the follower stops.
  */
 int gc_sim_set_goal_point(gc_sim *s, gc_agent_handle h, float x, float y,

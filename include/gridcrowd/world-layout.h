@@ -47,9 +47,11 @@
 /* "GCWORLD1" and "GCEDITS1", read as little-endian uint64. */
 #define GC_WORLD_MAGIC UINT64_C(0x31444c524f574347)
 #define GC_QUEUE_MAGIC UINT64_C(0x3153544944454347)
-/* Version 2 added the path section (path_capacity, path). */
-#define GC_WORLD_VERSION 2u
-#define GC_QUEUE_VERSION 1u
+/* Version 2 added the path section (path_capacity, path); version 3 the
+ * answers section (answer_capacity, answers). */
+#define GC_WORLD_VERSION 3u
+/* Version 2: entries of 128 bytes, with the agent commands' fields. */
+#define GC_QUEUE_VERSION 2u
 
 /* Sections start on this boundary (a cache line). */
 #define GC_WORLD_ALIGN 64
@@ -120,8 +122,9 @@ typedef struct gc_world_header {
      * tools use the default costs. */
     float cost[GC_CELL_NTYPES]; /* fixed: per cell type, as gc_grid.cost */
     uint32_t nav_flags;         /* fixed: GC_WORLD_NAV_* */
-    uint32_t reserved0;         /* zero */
-    uint64_t reserved[2];       /* zero; room for future fields */
+    uint32_t answer_capacity;   /* fixed (version 3): answer slots */
+    gc_world_section answers;   /* fixed (version 3): gc_world_answers_hdr
+                                   + answer_capacity slots */
 } gc_world_header;
 
 /* gc_world_header.nav_flags */
@@ -213,6 +216,43 @@ typedef struct gc_world_path_hdr {
     uint64_t reserved[4];
 } gc_world_path_hdr;
 
+/*
+ * The answers section: what became of the commands that asked for an
+ * answer (every SPAWN, and any entry with GC_EDIT_F_ANSWER), keyed by the
+ * sender's (sender_pid, client_token, queue position).  A ring of
+ * answer_capacity slots written only by the daemon, between ticks, in the
+ * order it deals with the commands: answer number k goes to slot
+ * k % answer_capacity, overwriting the oldest, so a slow reader never
+ * holds the daemon up; a reader that finds no answer for its command
+ * after edits_applied passed its position knows that it was overwritten.
+ *
+ * Each slot is a seqlock: seq odd while the daemon writes it (release /
+ * acquire), the words relaxed and read inside it.  `written` counts the
+ * answers ever written (release, after the slot's seq is even again).
+ * The world is read-only to everyone but the daemon, so nobody can forge
+ * an answer; every reader can read every answer (the token travels in the
+ * queue, which every producer can read too): a token keeps two tools'
+ * answers apart, it is not a secret.
+ */
+typedef struct gc_world_answers_hdr {
+    _Atomic uint64_t written;
+    uint64_t reserved[7];
+} gc_world_answers_hdr;
+
+typedef struct gc_world_answer_slot {
+    _Atomic uint64_t seq;
+    _Atomic uint64_t position;   /* the command's queue position */
+    _Atomic uint64_t token;      /* its client_token */
+    _Atomic uint64_t tick;       /* the tick it was dealt with before */
+    _Atomic uint32_t sender_pid; /* its sender_pid */
+    _Atomic uint32_t op;         /* its op */
+    _Atomic int32_t code;        /* 0: applied; else a negative gc_err */
+    _Atomic uint32_t reason;     /* refused: gc_edit_reason + 1; else 0 */
+    _Atomic uint32_t handle;     /* SPAWN applied: the new agent */
+    uint32_t pad;
+    uint64_t reserved;
+} gc_world_answer_slot;
+
 /* ---- The edit-queue object --------------------------------------------- */
 
 /*
@@ -275,7 +315,12 @@ typedef struct gc_queue_entry {
     uint32_t batch;            /* entries of one batch share this */
     uint32_t sender_pid;
     uint64_t client_token; /* chosen by the client, echoed in replies */
-    uint64_t check;        /* hash of the position and the fields above */
+    uint64_t check;        /* hash of the position and the fields above
+                              and below */
+    /* Version 2: agent commands (gc_edit's fields of the same names). */
+    uint32_t agent, target, group, flags;
+    float px, py, gx, gy, radius, speed, dist;
+    uint32_t reserved[5]; /* zero */
 } gc_queue_entry;
 
 /* ---- The raw mappings ---------------------------------------------------- */
@@ -294,7 +339,8 @@ enum {
     GC_WORLD_SEC_AGENTS = 1,
     GC_WORLD_SEC_STATS = 2,
     GC_WORLD_SEC_TRACE = 3,
-    GC_WORLD_SEC_PATH = 4
+    GC_WORLD_SEC_PATH = 4,
+    GC_WORLD_SEC_ANSWERS = 5
 };
 /* Start of section `which` in the mapping and its size; NULL when `which`
  * is not a section. */

@@ -74,6 +74,9 @@ const char *gc_world_state_name(unsigned state);
 #define GC_WORLD_PATH_POINTS 8
 #define GC_WORLD_PATH_MAX (1u << 22)     /* largest path capacity */
 #define GC_WORLD_PATH_DEFAULT (1u << 18) /* cap of the default capacity */
+/* Answers to commands (gc_world_answer): slots in the ring. */
+#define GC_WORLD_ANSWERS_DEFAULT 4096u
+#define GC_WORLD_ANSWERS_MAX (1u << 16)
 /* Bounded retries of a reader that keeps seeing a write in progress. */
 #define GC_WORLD_READ_ATTEMPTS 1000
 
@@ -149,6 +152,7 @@ typedef struct gc_world_config {
                                   min(cells, GC_WORLD_PATH_DEFAULT) (a path
                                   has at most one waypoint a cell) */
     uint32_t edits_capacity;   /* 0: GC_QUEUE_DEFAULT_CAPACITY; power of 2 */
+    uint32_t answer_capacity;  /* answer slots; 0: GC_WORLD_ANSWERS_DEFAULT */
     mode_t world_mode;         /* 0: 0600; applied exactly (umask ignored) */
     mode_t edits_mode;         /* 0: 0600 */
     uint32_t claim_timeout_ms; /* 0: 2000; see gc_queue_pop */
@@ -436,6 +440,43 @@ int gc_world_read_path(const gc_world *w, gc_world_path_info *info,
 /* The trace request (relaxed loads). */
 void gc_world_trace_request(const gc_world *w, uint32_t *agent,
                             uint32_t *salt);
+
+/* ---- Answers to commands ------------------------------------------------
+ *
+ * The daemon answers every SPAWN and every entry sent with
+ * GC_EDIT_F_ANSWER (edits.h) in a ring of answer slots in the world
+ * (world-layout.h has the protocol), keyed by the sender's pid, its
+ * client_token and the entry's queue position.  The ring overwrites its
+ * oldest answers: a reader that waited too long finds its answer gone.
+ */
+typedef struct gc_world_answer {
+    uint64_t position;   /* the command's queue position */
+    uint64_t token;      /* its client_token */
+    uint64_t tick;       /* the tick it was dealt with before */
+    uint32_t sender_pid; /* its sender */
+    uint32_t op;         /* its GC_EDIT_* op */
+    int32_t code;        /* GC_OK: applied; else why not (gc_err) */
+    int32_t reason;      /* refused: a gc_edit_reason; -1 when applied */
+    uint32_t handle;     /* SPAWN applied: the new agent's handle */
+} gc_world_answer;
+
+/* Answer slots (the world's answer_capacity). */
+uint32_t gc_world_answer_capacity(const gc_world *w);
+
+/* Write one answer into the next slot (owner only, between ticks).
+ * GC_EPERM on a reader's handle. */
+int gc_world_answer_publish(gc_world *w, const gc_world_answer *a);
+
+/*
+ * Find the answer to the command (sender_pid, token, position) and copy
+ * it to *out.  GC_OK; GC_EAGAIN when there is none (not answered yet, or,
+ * once gc_world_edits_applied has passed the position, overwritten: the
+ * caller tells which); GC_EBUSY when slots kept changing under the reader.
+ * Reads every slot: a few hundred kilobytes at most.
+ */
+int gc_world_find_answer(const gc_world *w, uint32_t sender_pid,
+                         uint64_t token, uint64_t position,
+                         gc_world_answer *out);
 
 GC_END_DECLS
 #endif

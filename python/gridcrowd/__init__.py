@@ -31,7 +31,7 @@ import ctypes
 import ctypes.util
 import os
 
-__all__ = ["Error", "World", "Agent", "Path", "Status", "attach",
+__all__ = ["Error", "Refused", "World", "Agent", "Path", "Status", "attach",
            "library_path"]
 
 # ---- Loading the library ------------------------------------------------
@@ -141,7 +141,22 @@ class _Edit(ctypes.Structure):
     _fields_ = [("op", _u32), ("type", _u32), ("x0", _i32), ("y0", _i32),
                 ("x1", _i32), ("y1", _i32), ("batch", _u32),
                 ("sender_pid", _u32), ("client_token", _u64),
-                ("claim_ns", _u64), ("position", _u64)]
+                ("claim_ns", _u64), ("position", _u64),
+                ("agent", _u32), ("target", _u32), ("group", _u32),
+                ("flags", _u32), ("px", _f), ("py", _f), ("gx", _f),
+                ("gy", _f), ("radius", _f), ("speed", _f), ("dist", _f)]
+
+
+class _Answer(ctypes.Structure):
+    _fields_ = [("position", _u64), ("token", _u64), ("tick", _u64),
+                ("sender_pid", _u32), ("op", _u32), ("code", ctypes.c_int32),
+                ("reason", ctypes.c_int32), ("handle", _u32)]
+
+
+class _SpawnSpec(ctypes.Structure):
+    _fields_ = [("x", _f), ("y", _f), ("has_goal", _b), ("goal_x", _f),
+                ("goal_y", _f), ("radius", _f), ("speed", _f),
+                ("group", _u32)]
 
 
 class _EditSent(ctypes.Structure):
@@ -160,7 +175,8 @@ class _TraceEvent(ctypes.Structure):
 # The layout is the C library's: check the sizes it documents so that a
 # mismatch fails at import, not as garbage later.
 assert ctypes.sizeof(_Agent) == 128 and ctypes.sizeof(_Stats) == 256
-assert ctypes.sizeof(_Edit) == 56 and ctypes.sizeof(_GcError) == 524
+assert ctypes.sizeof(_Edit) == 104 and ctypes.sizeof(_GcError) == 524
+assert ctypes.sizeof(_Answer) == 48 and ctypes.sizeof(_SpawnSpec) == 32
 
 
 def _fn(name, res, *args):
@@ -231,6 +247,19 @@ _query_next = _fn("gc_query_next_step", ctypes.c_int, _p, _Cell, _Cell,
                   ctypes.POINTER(_AstarOpts), ctypes.POINTER(_Cell),
                   ctypes.POINTER(_AstarStats), _E)
 _query_generation = _fn("gc_query_generation", _u64, _p)
+_A = ctypes.POINTER(_Answer)
+_ag_spawn = _fn("gc_edit_spawn", ctypes.c_int, _p, ctypes.POINTER(_SpawnSpec),
+                _u64, ctypes.POINTER(_u32), _A)
+_ag_remove = _fn("gc_edit_remove", ctypes.c_int, _p, _u32, _u64, _A)
+_ag_point = _fn("gc_edit_goal_point", ctypes.c_int, _p, _u32, _f, _f, _u64,
+                _A)
+_ag_wander = _fn("gc_edit_goal_wander", ctypes.c_int, _p, _u32, _u64, _A)
+_ag_stop = _fn("gc_edit_goal_stop", ctypes.c_int, _p, _u32, _u64, _A)
+_ag_follow = _fn("gc_edit_goal_follow", ctypes.c_int, _p, _u32, _u32, _f,
+                 _u64, _A)
+_ag_speed = _fn("gc_edit_speed", ctypes.c_int, _p, _u32, _f, _u64, _A)
+_ag_radius = _fn("gc_edit_radius", ctypes.c_int, _p, _u32, _f, _u64, _A)
+_reason_name = _fn("gc_edit_reason_name", ctypes.c_char_p, ctypes.c_int)
 
 # Constants of the C headers (edits.h, world.h, error.h).
 _EDIT_SET, _EDIT_RECT, _EDIT_LINE, _EDIT_TRACE = 1, 2, 3, 5
@@ -253,6 +282,17 @@ class Error(Exception):
         super().__init__("%s: %s" % (self.name, self.message))
 
 
+class Refused(Error):
+    """The daemon (or the library's check, for a command it would refuse)
+    refused an agent command: .reason names why ("stale_agent",
+    "blocked", "overlap", "capacity"...), .code is the library's code."""
+
+    def __init__(self, code, reason, what=None):
+        self.reason = reason
+        msg = "refused: %s (%s)" % (reason, _gc_strerror(code).decode())
+        super().__init__(code, "%s: %s" % (what, msg) if what else msg)
+
+
 def _raise(code, err=None, what=None):
     msg = err.msg.decode(errors="replace") if err is not None and \
         err.msg[:1] != b"" else _gc_strerror(code).decode()
@@ -262,10 +302,12 @@ def _raise(code, err=None, what=None):
 # ---- Results ------------------------------------------------------------
 
 Agent = collections.namedtuple(
-    "Agent", "id salt x y heading speed state goal path_len path")
+    "Agent", "id salt x y heading speed state goal path_len path group "
+    "handle")
 Agent.__doc__ = """One agent of the snapshot: position (x, y) and path in
 world units, heading in radians, state a name ("moving"), goal a cell
-(x, y), path the first waypoints remaining (at most 8) as (x, y)."""
+(x, y), path the first waypoints remaining (at most 8) as (x, y); group
+as spawned, and handle, what spawn() returned for it (slot id and salt)."""
 
 Status = collections.namedtuple(
     "Status", "name pid state width height cell_size tick generation "
@@ -424,7 +466,8 @@ class World:
             out.append(Agent(a.id, a.salt, a.x, a.y, a.heading, a.speed,
                              _agent_state_name(a.state).decode(),
                              (a.goal_x, a.goal_y), a.path_len,
-                             [(a.path[i].x, a.path[i].y) for i in range(k)]))
+                             [(a.path[i].x, a.path[i].y) for i in range(k)],
+                             a.reserved[3], (a.salt << 20) | a.id))
         return out
 
     def positions(self):
@@ -549,6 +592,76 @@ class World:
             raise Error(_GC_EPERM, "no write access to the edit queue of %s"
                         % self.name)
         return self._wait(_q_tail(q))
+
+    # -- agents --
+
+    def _agent_call(self, what, fn, *args, sync=True):
+        """Run one agent command; with sync, wait for its answer and raise
+        Refused when the daemon refused it."""
+        ans = _Answer()
+        ans.reason = -2
+        rc = fn(self._h(), *args, int(self.timeout * 1e9),
+                ctypes.byref(ans) if sync else None)
+        if sync and ans.reason >= 0:
+            raise Refused(ans.code, _reason_name(ans.reason).decode(), what)
+        if rc != 0:
+            if rc == -23:  # GC_EAGAIN
+                raise Error(rc, "%s: the answer was overwritten before it "
+                            "was read; the command's fate is unknown" % what)
+            _raise(rc, what=what)
+        return ans
+
+    @staticmethod
+    def _handle(agent):
+        return agent.handle if isinstance(agent, Agent) else int(agent)
+
+    def spawn(self, x, y, goal=None, radius=0.0, speed=0.0, group=0):
+        """Add an agent at world position (x, y), with an optional goal
+        (x, y), radius and speed (0: the daemon's defaults) and group; wait
+        for the daemon's answer and return the new agent's handle.  Raises
+        Refused (reason "blocked", "out_of_bounds", "overlap", "capacity",
+        "bad_value") when the daemon refuses it."""
+        sp = _SpawnSpec(x=x, y=y, has_goal=goal is not None,
+                        goal_x=goal[0] if goal else 0.0,
+                        goal_y=goal[1] if goal else 0.0, radius=radius,
+                        speed=speed, group=group)
+        h = _u32()
+        self._agent_call("spawn", lambda w, t, a: _ag_spawn(
+            w, ctypes.byref(sp), t, ctypes.byref(h), a))
+        return h.value
+
+    def remove(self, agent, sync=False):
+        """Remove an agent (a handle or an Agent).  With sync, wait and
+        raise Refused ("stale_agent") if it was gone already."""
+        self._agent_call("remove", _ag_remove, self._handle(agent), sync=sync)
+
+    def goal(self, agent, goal, sync=False):
+        """Give an agent a goal: a point (x, y) in world units, "wander"
+        or "stop"."""
+        h = self._handle(agent)
+        if goal == "wander":
+            self._agent_call("goal", _ag_wander, h, sync=sync)
+        elif goal == "stop":
+            self._agent_call("goal", _ag_stop, h, sync=sync)
+        else:
+            self._agent_call("goal", _ag_point, h, float(goal[0]),
+                             float(goal[1]), sync=sync)
+
+    def follow(self, agent, target, distance=0.0, sync=False):
+        """Make an agent follow another, stopping `distance` world units
+        from it."""
+        self._agent_call("follow", _ag_follow, self._handle(agent),
+                         self._handle(target), float(distance), sync=sync)
+
+    def speed(self, agent, speed, sync=False):
+        """Set an agent's speed (world units per second)."""
+        self._agent_call("speed", _ag_speed, self._handle(agent),
+                         float(speed), sync=sync)
+
+    def radius(self, agent, radius, sync=False):
+        """Set an agent's body radius (world units)."""
+        self._agent_call("radius", _ag_radius, self._handle(agent),
+                         float(radius), sync=sync)
 
     # -- tracing --
 

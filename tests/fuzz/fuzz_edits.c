@@ -7,13 +7,25 @@
  * with it:
  *
  *   byte 0      mode: how it reaches the queue (below)
- *   byte 1, 2   op, type (any byte: 1..5 and 0..3 are the valid ones)
+ *   byte 1, 2   op, type (any byte: 1..10 and 0..4 are the valid ones)
  *   byte 3      flags: 1 = the coordinates are small (c mod 20 - 2, so
- *               that many land on the map), 2 = batch = token mod 4
+ *               that many land on the map), 2 = batch = token mod 4,
+ *               4 = the entry's flags come from token bits 24..27 (cell
+ *               edits) / its cell fields stay set (agent commands)
  *   4..19       x0, y0, x1, y1 (int32)
  *   20..23      batch (uint32)
  *   24..27      token (uint32): client token, and the sizes of the extra
  *               validator call
+ *
+ * Agent commands (ops 6..10: SPAWN, REMOVE, GOAL, SPEED, RADIUS) take
+ * their fields from the same bytes: the four coordinates' bits are floats
+ * (with flag 1, small halves: c / 2), two of them px and py, the other two
+ * going to the fields token bits 13..15 and 16..18 choose (gx, gy, radius,
+ * speed, dist, or none); agent = token bits 8..9, target = bits 10..11,
+ * group = bit 12, flags = token bits 0..1 (and bit 2 as an unknown flag
+ * when token bit 20 is set).  The applier here has no simulation, so an
+ * agent command that passes its check is refused as no_agents when it
+ * applies, alone or at its batch's END.
  *
  * Every record is first checked alone: gc_edit_check against the world's
  * 16 x 12 map and against a map whose size comes from the token, compared
@@ -42,6 +54,7 @@
 #include <gridcrowd/world-layout.h>
 #include <gridcrowd/world.h>
 
+#include <math.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -84,33 +97,85 @@ model_cells(const gc_edit *e)
     return 0;
 }
 
+static int
+fin(float f)
+{
+    return isfinite(f);
+}
+
+/* edits.h's rules for agent commands, in its order: goal kind, unused
+ * fields and flags, handles, values.  NULL: accepted. */
+static const char *
+model_agent_reason(const gc_edit *e)
+{
+    uint32_t op = e->op;
+    if (op == GC_EDIT_GOAL && (e->type < 1 || e->type > 4))
+        return "bad_type";
+    if (op != GC_EDIT_GOAL && e->type != 0)
+        return "bad_field";
+    if (e->x0 || e->y0 || e->x1 || e->y1)
+        return "bad_field";
+    uint32_t allowed = 1u | (op == GC_EDIT_SPAWN ? 2u : 0u);
+    if (e->flags & ~allowed)
+        return "bad_field";
+    int spawn = op == GC_EDIT_SPAWN, point = op == GC_EDIT_GOAL && e->type == 1;
+    int follow = op == GC_EDIT_GOAL && e->type == 4;
+    int uses_pos = spawn || point, uses_goal = spawn && (e->flags & 2);
+    int uses_rad = spawn || op == GC_EDIT_RADIUS;
+    int uses_spd = spawn || op == GC_EDIT_SPEED;
+    if ((spawn && e->agent) || (!follow && e->target) ||
+        (!spawn && e->group) || (!uses_pos && (e->px != 0 || e->py != 0)) ||
+        (!uses_goal && (e->gx != 0 || e->gy != 0)) ||
+        (!uses_rad && e->radius != 0) || (!uses_spd && e->speed != 0) ||
+        (!follow && e->dist != 0))
+        return "bad_field";
+    if ((!spawn && e->agent == 0) || (follow && e->target == 0) ||
+        (follow && e->target == e->agent))
+        return "bad_agent";
+    if (!fin(e->px) || !fin(e->py) || !fin(e->gx) || !fin(e->gy) ||
+        !fin(e->radius) || !fin(e->speed) || !fin(e->dist))
+        return "bad_value";
+    if ((op == GC_EDIT_SPEED && !(e->speed > 0)) ||
+        (op == GC_EDIT_RADIUS && e->radius < 0) || e->dist < 0)
+        return "bad_value";
+    return NULL;
+}
+
 /* edits.h's rules, in its order: op, type, unused fields, batch fields,
  * bounds, size.  NULL: accepted. */
 static const char *
 model_reason(const gc_edit *e, int32_t w, int32_t h)
 {
+    if (e->op >= GC_EDIT_SPAWN && e->op <= GC_EDIT_RADIUS)
+        return model_agent_reason(e);
+    /* Cell edits: agent fields and flags other than ANSWER (any flag on
+     * TRACE) are unused fields.  (decode never sets agent fields on
+     * them, only flags.) */
+    int extra = (e->flags & ~(e->op == GC_EDIT_TRACE ? 0u : 1u)) != 0;
     switch (e->op) {
     case GC_EDIT_SET:
         if (e->type >= GC_CELL_NTYPES)
             return "bad_type";
-        if (e->x1 != 0 || e->y1 != 0)
+        if (e->x1 != 0 || e->y1 != 0 || extra)
             return "bad_field";
         return on(e->x0, e->y0, w, h) ? NULL : "out_of_bounds";
     case GC_EDIT_RECT:
     case GC_EDIT_LINE:
         if (e->type >= GC_CELL_NTYPES)
             return "bad_type";
+        if (extra)
+            return "bad_field";
         if (!on(e->x0, e->y0, w, h) || !on(e->x1, e->y1, w, h))
             return "out_of_bounds";
         return model_cells(e) > GC_EDIT_MAX_CELLS ? "too_big" : NULL;
     case GC_EDIT_BATCH_END:
-        if (e->type != 0 || e->y0 != 0 || e->x1 != 0 || e->y1 != 0)
+        if (e->type != 0 || e->y0 != 0 || e->x1 != 0 || e->y1 != 0 || extra)
             return "bad_field";
         if (e->batch == 0 || e->x0 < 0 || e->x0 > (int32_t)GC_EDIT_MAX_BATCH)
             return "bad_batch";
         return NULL;
     case GC_EDIT_TRACE:
-        if (e->type != 0 || e->x1 != 0 || e->y1 != 0)
+        if (e->type != 0 || e->x1 != 0 || e->y1 != 0 || extra)
             return "bad_field";
         return e->batch != 0 ? "bad_batch" : NULL;
     }
@@ -258,8 +323,9 @@ m_entry(model *m, const gc_edit *e)
     if (why == NULL && e->op == GC_EDIT_TRACE &&
         (uint32_t)e->x0 != UINT32_MAX && (uint32_t)e->x0 >= AGENTS)
         why = "bad_agent";
-    int member =
-        e->op == GC_EDIT_SET || e->op == GC_EDIT_RECT || e->op == GC_EDIT_LINE;
+    int agent_op = e->op >= GC_EDIT_SPAWN && e->op <= GC_EDIT_RADIUS;
+    int member = e->op == GC_EDIT_SET || e->op == GC_EDIT_RECT ||
+                 e->op == GC_EDIT_LINE || agent_op;
     if (why != NULL) {
         m_reject(m, reason_index(why), 1);
         if (member && e->batch != 0) {
@@ -278,9 +344,17 @@ m_entry(model *m, const gc_edit *e)
         } else if (b == NULL || b->poisoned || b->n != (uint32_t)e->x0) {
             m_reject(m, GC_EDIT_R_BATCH_INCOMPLETE, (b ? b->n : 0) + 1);
         } else {
-            for (uint32_t i = 0; i < b->n; i++)
-                m_apply(m, &b->ent[i]);
-            m->accepted += b->n + 1;
+            /* In order; agent commands find no simulation here. */
+            for (uint32_t i = 0; i < b->n; i++) {
+                uint32_t op = b->ent[i].op;
+                if (op >= GC_EDIT_SPAWN && op <= GC_EDIT_RADIUS) {
+                    m_reject(m, GC_EDIT_R_NO_AGENTS, 1);
+                } else {
+                    m_apply(m, &b->ent[i]);
+                    m->accepted++;
+                }
+            }
+            m->accepted++;
         }
         if (b != NULL)
             m_close(b);
@@ -294,6 +368,8 @@ m_entry(model *m, const gc_edit *e)
         FUZZ_CHECK(ne != NULL);
         b->ent = ne;
         b->ent[b->n++] = *e;
+    } else if (agent_op) {
+        m_reject(m, GC_EDIT_R_NO_AGENTS, 1);
     } else {
         m_apply(m, e);
         m->accepted++;
@@ -364,6 +440,32 @@ decode(const uint8_t *r, uint8_t *mode)
     e.y1 = c[3];
     e.batch = (r[3] & 2) ? token % 4 : batch;
     e.client_token = token;
+    if (e.op >= GC_EDIT_SPAWN && e.op <= GC_EDIT_RADIUS) {
+        float f[4];
+        for (int k = 0; k < 4; k++) {
+            if (r[3] & 1)
+                f[k] = (float)c[k] / 2.0f;
+            else
+                memcpy(&f[k], &c[k], sizeof f[k]);
+        }
+        if (!(r[3] & 4))
+            e.x0 = e.y0 = e.x1 = e.y1 = 0;
+        e.px = f[0];
+        e.py = f[1];
+        for (int k = 0; k < 2; k++) {
+            float *to[8] = {&e.gx,    &e.gy,   &e.radius, &e.speed,
+                            &e.dist,  NULL,    NULL,      NULL};
+            float *p = to[(token >> (13 + 3 * k)) & 7];
+            if (p != NULL)
+                *p = f[2 + k];
+        }
+        e.agent = (token >> 8) & 3;
+        e.target = (token >> 10) & 3;
+        e.group = (token >> 12) & 1;
+        e.flags = (token & 3) | ((token >> 20) & 1 ? 4u : 0u);
+    } else if (r[3] & 4) {
+        e.flags = (token >> 24) & 15;
+    }
     return e;
 }
 

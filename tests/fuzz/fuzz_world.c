@@ -84,13 +84,16 @@ check_world_ok(const uint8_t *p, size_t size)
     FUZZ_CHECK(count <= h.agent_capacity);
     FUZZ_CHECK(h.trace_capacity >= 1 && h.trace_capacity <= GC_WORLD_TRACE_MAX);
     FUZZ_CHECK(h.path_capacity >= 1 && h.path_capacity <= GC_WORLD_PATH_MAX);
+    FUZZ_CHECK(h.answer_capacity >= 1 &&
+               h.answer_capacity <= GC_WORLD_ANSWERS_MAX);
 
-    const gc_world_section *s[5] = {&h.cells, &h.agents, &h.stats, &h.trace,
-                                    &h.path};
-    const uint64_t want[5] = {cells, 64 + 2 * (uint64_t)h.agent_capacity * 128,
+    const gc_world_section *s[6] = {&h.cells, &h.agents, &h.stats,
+                                    &h.trace, &h.path,   &h.answers};
+    const uint64_t want[6] = {cells, 64 + 2 * (uint64_t)h.agent_capacity * 128,
                               64 + 256, 64 + 8 * (uint64_t)h.trace_capacity,
-                              64 + 8 * (uint64_t)h.path_capacity};
-    for (int i = 0; i < 5; i++) {
+                              64 + 8 * (uint64_t)h.path_capacity,
+                              64 + 64 * (uint64_t)h.answer_capacity};
+    for (int i = 0; i < 6; i++) {
         FUZZ_CHECK(inside(s[i], size));
         FUZZ_CHECK(aligned(s[i]->offset));
         FUZZ_CHECK(s[i]->size == want[i]);
@@ -109,10 +112,10 @@ check_edits_ok(const uint8_t *p, size_t size)
     memcpy(&magic, p, sizeof magic);
     FUZZ_CHECK(magic == GC_QUEUE_MAGIC);
     FUZZ_CHECK(h.version == GC_QUEUE_VERSION && h.header_size == 256);
-    FUZZ_CHECK(h.total_size == size && h.entry_size == 64);
+    FUZZ_CHECK(h.total_size == size && h.entry_size == 128);
     FUZZ_CHECK(h.capacity >= 2 && h.capacity <= GC_QUEUE_MAX_CAPACITY);
     FUZZ_CHECK((h.capacity & (h.capacity - 1)) == 0);
-    FUZZ_CHECK(256 + 64 * (uint64_t)h.capacity == size);
+    FUZZ_CHECK(256 + 128 * (uint64_t)h.capacity == size);
     FUZZ_CHECK(h.pid > 0);
     FUZZ_CHECK(h.claim_timeout_ns >= 1000000 &&
                h.claim_timeout_ns <= UINT64_C(3600000000000));

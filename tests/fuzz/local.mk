@@ -232,6 +232,7 @@ fuzz_corpus = \
 	%reldir%/corpus/world/valid-7x5.world \
 	%reldir%/corpus/world/valid-cap2.edits \
 	%reldir%/corpus/world/valid-cap4.edits \
+	%reldir%/corpus/edits/agent-commands \
 	%reldir%/corpus/edits/bad-op-type-field \
 	%reldir%/corpus/edits/batch-complete \
 	%reldir%/corpus/edits/batch-count-wrong \

@@ -321,6 +321,18 @@ edit_seeds(void)
          R(5, 1, 1, 0, 2, 1, 0, 0, 7, 2), R(0, 4, 0, 0, 2, 0, 0, 0, 7, 3));
     SEED("scribbled-header", R(7, 1, 1, 0, 1, 1, 0, 0, 0, 12345),
          R(7, 1, 2, 0, 2, 2, 0, 0, 0, 0), R(0, 1, 3, 0, 3, 3, 0, 0, 0, 3));
+    /* Agent commands (fuzz_edits.c's header has how the token bits
+     * place the floats): spawn with a goal, remove, follow, speed,
+     * radius, a batched spawn, a spawn at NaN, a remove of handle 0. */
+    SEED("agent-commands", R(0, 6, 0, 1, 5, 6, 7, 8, 0, 65538),
+         R(0, 7, 0, 1, 2, 2, 2, 2, 0, 368896),
+         R(0, 8, 4, 1, 2, 2, 5, 2, 0, 362752),
+         R(0, 9, 0, 1, 2, 2, 6, 2, 0, 352512),
+         R(0, 10, 0, 1, 2, 2, 3, 2, 0, 344320),
+         R(0, 6, 0, 1, 5, 6, 2, 2, 7, 368640),
+         R(0, 4, 0, 0, 1, 0, 0, 0, 7, 3),
+         R(0, 6, 0, 0, 0x7fc00000, 0, 0, 0, 0, 368640),
+         R(0, 7, 0, 1, 2, 2, 2, 2, 0, 368640));
     /* More than a ring's worth: several drains, a batch across them. */
     rec many[140];
     for (int i = 0; i < 140; i++)

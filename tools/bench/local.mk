@@ -37,3 +37,14 @@ noinst_PROGRAMS += %reldir%/bench-record
 noinst_PROGRAMS += %reldir%/bench-crowd
 %canon_reldir%_bench_crowd_SOURCES = %reldir%/bench-crowd.c
 %canon_reldir%_bench_crowd_LDADD = libgridcrowd.la -lm
+
+# bench-agents: spawn --sync latency and agent commands absorbed per second,
+# against a running daemon.
+noinst_PROGRAMS += %reldir%/bench-agents
+%canon_reldir%_bench_agents_SOURCES = %reldir%/bench-agents.c
+%canon_reldir%_bench_agents_LDADD = libgridcrowd.la
+
+# bench-chase: 1,000 agents chasing 10 moving targets, follow vs naive.
+noinst_PROGRAMS += %reldir%/bench-chase
+%canon_reldir%_bench_chase_SOURCES = %reldir%/bench-chase.c
+%canon_reldir%_bench_chase_LDADD = libgridcrowd.la -lm

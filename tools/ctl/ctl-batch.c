@@ -178,10 +178,10 @@ cmd_batch(const char *cmd, int n, char **args, cmd_opts *o)
         char *s = trim(line);
         if (*s == '\0' || *s == '#')
             continue;
-        char *tok[8] = {NULL};
+        char *tok[16] = {NULL};
         int nt = 0;
         for (char *t = strtok(s, " \t"); t != NULL; t = strtok(NULL, " \t")) {
-            if (nt == 8) {
+            if (nt == 16) {
                 nt++;
                 break;
             }
@@ -189,19 +189,43 @@ cmd_batch(const char *cmd, int n, char **args, cmd_opts *o)
         }
         if (nt == 0)
             continue; /* not reached: s is not blank */
+        if (nt <= 16 && is_agent_command(tok[0])) {
+            /* An agent command: the same line as on the command line. */
+            gc_edit e;
+            unsigned f;
+            const char *why;
+            rc = build_agent_edit(tok[0], nt - 1, tok + 1, &e, &f, msg,
+                                  sizeof msg);
+            if (rc == EX_OK && gc_edit_check(&e, gc_world_width(w),
+                                             gc_world_height(w),
+                                             &why) != GC_OK) {
+                snprintf(msg, sizeof msg, "refused: %s", why);
+                rc = EX_REJECTED;
+            }
+            if (rc != EX_OK) {
+                rc = prog_fail(rc, cmd, "%s:%d: %s", label, lineno, msg);
+                goto out;
+            }
+            if (!edit_list_add(&l, &e)) {
+                rc = prog_fail(EX_FAILED, cmd, "out of memory");
+                goto out;
+            }
+            continue;
+        }
+        if (nt > 8)
+            nt = 8;
         uint32_t op = strcmp(tok[0], "set") == 0    ? GC_EDIT_SET
                       : strcmp(tok[0], "rect") == 0 ? GC_EDIT_RECT
                       : strcmp(tok[0], "line") == 0 ? GC_EDIT_LINE
                                                     : 0;
         if (op == 0) {
             rc = prog_fail(EX_USAGE, cmd,
-                           "%s:%d: unknown edit '%s' (set, rect or line)",
+                           "%s:%d: unknown edit '%s' (set, rect, line, or "
+                           "an agent command)",
                            label, lineno, tok[0]);
             goto out;
         }
         gc_edit e;
-        if (nt > 8)
-            nt = 8;
         if ((rc = build_edit(op, nt - 1, tok + 1, &e, msg, sizeof msg)) !=
                 EX_OK ||
             (rc = check_edit(&e, gc_world_width(w), gc_world_height(w), msg,

@@ -158,9 +158,13 @@ cmd_agents(const char *cmd, int n, char **args, cmd_opts *o)
             json_num(stdout, g->y);
             fputs(", \"heading\": ", stdout);
             json_num(stdout, g->heading);
+            /* The handle spawn printed: slot (id) and salt. */
             printf(", \"state\": \"%s\", \"goal_x\": %" PRId32
-                   ", \"goal_y\": %" PRId32 "}",
-                   state, g->goal_x, g->goal_y);
+                   ", \"goal_y\": %" PRId32 ", \"salt\": %" PRIu32
+                   ", \"handle\": %" PRIu32 ", \"group\": %" PRIu32 "}",
+                   state, g->goal_x, g->goal_y, g->salt,
+                   (g->salt << GC_AGENT_INDEX_BITS) | g->id,
+                   g->reserved[GC_WORLD_AGENT_GROUP]);
         } else if (o->csv) {
             printf("%" PRIu64 ",%" PRIu32 ",%.9g,%.9g,%.9g,%s,%" PRId32
                    ",%" PRId32 "\n",

@@ -5,6 +5,7 @@
  *   ctl-read.c       status, agents, cells, clean: reading the world
  *   ctl-edit.c       set, rect, line, trace, sync: one edit, sending, waiting
  *   ctl-batch.c      apply and batch: many edits as one batch
+ *   ctl-agent.c      spawn, remove, goal, follow, speed, radius
  *
  * Every command is `int cmd_x(const char *cmd, int n, char **args,
  * cmd_opts *o)`: the command's name, its positional arguments, its options;
@@ -97,6 +98,21 @@ int cmd_sync(const char *cmd, int n, char **args, cmd_opts *o);
 
 int cmd_apply(const char *cmd, int n, char **args, cmd_opts *o);
 int cmd_batch(const char *cmd, int n, char **args, cmd_opts *o);
+
+/* ---- ctl-agent.c -------------------------------------------------------- */
+
+/* Whether `name` is an agent command (spawn, remove, goal, follow, speed,
+ * radius). */
+bool is_agent_command(const char *name);
+
+/* Parse an agent command's arguments (options anywhere: --sync, --json,
+ * and the command's own) into e; *flags gets O_SYNC and O_JSON.  EX_OK,
+ * or EX_USAGE with the message in msg. */
+int build_agent_edit(const char *name, int n, char **args, gc_edit *e,
+                     unsigned *flags, char *msg, size_t msgsz);
+
+/* Run an agent command (o may be NULL: it parses its own options). */
+int cmd_agent(const char *cmd, int n, char **args, cmd_opts *o);
 
 /* ---- ctl-read.c --------------------------------------------------------- */
 

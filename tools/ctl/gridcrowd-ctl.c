@@ -287,6 +287,19 @@ help(FILE *f)
         "                           [--repeat N: time N queries])\n"
         "  next X0 Y0 X1 Y1         only the neighbour to step to first\n"
         "                           (same options)\n"
+        "  spawn X Y                add an agent at world position X Y and\n"
+        "                           print its handle ([--goal X Y]\n"
+        "                           [--radius R] [--speed V] [--group G]\n"
+        "                           [--json]); waits for the daemon's answer\n"
+        "  remove H                 remove agent H\n"
+        "  goal H X Y|wander|stop   give agent H a goal (world units)\n"
+        "  follow H TARGET          agent H follows agent TARGET\n"
+        "                           ([--distance D]: stop D from it)\n"
+        "  speed H V                agent H's speed (world units/s)\n"
+        "  radius H R               agent H's body radius (world units)\n"
+        "                           Agent commands take --sync (wait, print\n"
+        "                           applied, or refused: REASON and exit 4)\n"
+        "                           and --json; batch files take their lines\n"
         "\n"
         "TYPE is a name: walkable (free, open), obstacle (wall, blocked),\n"
         "high (high-cost, swamp), low (low-cost, road); or a map glyph:\n"
@@ -366,6 +379,9 @@ main(int argc, char **argv)
     if (strcmp(name, "path") == 0 || strcmp(name, "next") == 0)
         return ctl_path_main(name, shm_name, argc - optind - 1,
                              argv + optind + 1);
+    /* So do the agent commands (ctl-agent.c). */
+    if (is_agent_command(name))
+        return cmd_agent(name, argc - optind - 1, argv + optind + 1, NULL);
     const struct command *cmd = NULL;
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (strcmp(commands[i].name, name) == 0)

@@ -200,6 +200,12 @@ void view_sync_trace(view_state *s);
 
 void view_input_event(view_state *s, const SDL_Event *e);
 
+/* ---- Agent commands (view_command.c) -------------------------------------
+ * Key a: spawn an agent at window pixel (mx, my); right click: send the
+ * selected agent there.  Neither waits for the daemon. */
+void view_command_spawn(view_state *s, int mx, int my);
+void view_command_goal(view_state *s, int mx, int my);
+
 /* ---- Drawing (view_draw.c, view_agents.c, view_overlay.c) ----------------
  */
 

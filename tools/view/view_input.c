@@ -283,6 +283,12 @@ key(view_state *s, const SDL_KeyboardEvent *k)
     case SDLK_h:
         s->show_help = !s->show_help;
         break;
+    case SDLK_a: {
+        int mx, my;
+        SDL_GetMouseState(&mx, &my);
+        view_command_spawn(s, mx, my);
+        break;
+    }
     case SDLK_s:
         s->save_shot = true;
         break;
@@ -371,6 +377,8 @@ view_input_event(view_state *s, const SDL_Event *e)
             e->button.button == SDL_BUTTON_LEFT &&
             (s->conn.w != NULL || s->replay != NULL))
             pick(s, e->button.x, e->button.y);
+        else if (!s->dragged && e->button.button == SDL_BUTTON_RIGHT)
+            view_command_goal(s, e->button.x, e->button.y);
         s->press_button = 0;
         s->paint_type = PAINT_NONE;
         break;

@@ -140,6 +140,8 @@ view_draw_overlay(view_draw *d, const view_state *s, long sel)
             "click        select the agent under the pointer",
             "shift-drag   paint obstacles",
             "ctrl-drag    paint walkable cells",
+            "a            spawn an agent at the pointer",
+            "right click  send the selected agent there",
             "p            every agent's path",
             "t            trace of the selected agent's last search",
             "space        freeze the picture",

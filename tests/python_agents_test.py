@@ -1,0 +1,172 @@
+"""tests/python_agents_test.py: the gridcrowd Python module's agent calls
+(spawn, remove, goal, follow, speed, radius) against a real daemon
+started with --agents 0.  Run by tests/python-agents.test (the same
+environment as tests/python.test); prints TAP; starts its own daemon under
+a name unique to this process and removes everything in a finally.
+
+Checks: spawn returns a handle that the snapshot shows (slot, salt,
+group); goals, follow, speed and radius applied (the agent arrives where
+sent); every refusal raises Refused with its reason and the library's
+code; a removed agent's handle stays stale after its slot is reused.
+"""
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import gridcrowd
+
+SRC = os.environ.get("GC_SRCDIR", ".")
+BUILD = os.environ.get("GC_BUILDDIR", SRC)
+NAME = "gct%d-pyagents" % os.getpid()
+MAP = os.path.join(SRC, "maps", "small.map")
+ERRFILE = os.path.join(os.environ.get("TMPDIR", "/tmp"), NAME + ".err")
+
+checks = 0
+fails = 0
+
+
+def check(desc, cond, detail=None):
+    global checks, fails
+    checks += 1
+    print("%s %d - %s" % ("ok" if cond else "not ok", checks, desc))
+    if not cond:
+        fails += 1
+        if detail is not None:
+            print("# " + str(detail).replace("\n", "\n# "))
+    sys.stdout.flush()
+
+
+def refused(fn, reason):
+    """The Refused fn raises, if its reason is `reason`, else None."""
+    try:
+        fn()
+    except gridcrowd.Refused as e:
+        return e if e.reason == reason else None
+    return None
+
+
+def wait_until(seconds, pred):
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if pred():
+            return True
+        time.sleep(0.02)
+    return pred()
+
+
+def agent(w, h):
+    return next((a for a in w.agents() if a.handle == h), None)
+
+
+def test():
+    def ready():
+        try:
+            with gridcrowd.attach(NAME) as w:
+                return w.status().state == "running"
+        except gridcrowd.Error:
+            return False
+    check("daemon becomes ready with no agents", wait_until(20, ready))
+    w = gridcrowd.attach(NAME)
+    check("no agents", w.agents() == [])
+
+    a = w.spawn(1.5, 0.5, radius=0.3, group=7)
+    check("spawn returns a handle", isinstance(a, int) and a > 0, a)
+    check("the snapshot shows it: slot, salt, group",
+          wait_until(5, lambda: agent(w, a) is not None) and
+          (agent(w, a).id, agent(w, a).salt, agent(w, a).group) == (0, 1, 7),
+          agent(w, a))
+    b = w.spawn(6.5, 0.5, goal=(12.5, 6.5), speed=3.0)
+    check("spawn with a goal: the agent gets there",
+          wait_until(15, lambda: agent(w, b).state == "arrived"),
+          agent(w, b))
+    g = agent(w, b).goal
+    check("in its goal cell", g == (12, 6), g)
+
+    w.goal(a, (1.5, 6.5), sync=True)
+    check("goal (x, y): arrives",
+          wait_until(15, lambda: agent(w, a).state == "arrived"), agent(w, a))
+    w.goal(a, "wander", sync=True)
+    w.goal(a, "stop", sync=True)
+    check("goal stop: idle",
+          wait_until(5, lambda: agent(w, a).state == "idle"), agent(w, a))
+    w.follow(b, a, distance=2.0, sync=True)
+    w.speed(a, 2.0, sync=True)
+    w.radius(a, 0.25, sync=True)
+    check("follow, speed and radius applied", True)
+
+    for desc, fn, reason in [
+            ("spawn in a wall", lambda: w.spawn(5.5, 4.5), "blocked"),
+            ("spawn off the map", lambda: w.spawn(40, 1), "out_of_bounds"),
+            ("spawn on a body", lambda: w.spawn(
+                agent(w, a).x, agent(w, a).y, radius=0.3), "overlap"),
+            ("spawn with a NaN", lambda: w.spawn(float("nan"), 1),
+             "bad_value"),
+            ("a goal in a wall", lambda: w.goal(a, (5.5, 4.5), sync=True),
+             "blocked"),
+            ("speed 0", lambda: w.speed(a, 0, sync=True), "bad_value"),
+            ("radius 100", lambda: w.radius(a, 100, sync=True), "bad_value"),
+            ("follow itself", lambda: w.follow(a, a, sync=True),
+             "bad_agent")]:
+        e = refused(fn, reason)
+        check("%s: Refused, %s" % (desc, reason), e is not None)
+
+    e = refused(lambda: w.spawn(5.5, 4.5), "blocked")
+    check("Refused carries the code and its name",
+          e is not None and e.code == -9 and e.name == "GC_EBLOCKED" and
+          isinstance(e, gridcrowd.Error), e)
+
+    w.remove(a, sync=True)
+    check("removed: gone from the snapshot",
+          wait_until(5, lambda: agent(w, a) is None))
+    check("remove again: stale_agent",
+          refused(lambda: w.remove(a, sync=True), "stale_agent") is not None)
+    c = w.spawn(1.5, 0.5)
+    check("the slot is reused with a new handle",
+          c & 0xFFFFF == a & 0xFFFFF and c != a, (a, c))
+    check("the old handle stays stale",
+          refused(lambda: w.goal(a, "stop", sync=True),
+                  "stale_agent") is not None)
+    check("the new one works", w.goal(c, "stop", sync=True) is None)
+    w.close()
+
+
+def main():
+    err = open(ERRFILE, "w")
+    d = subprocess.Popen(
+        [os.path.join(BUILD, "daemon", "gridcrowdd"), "--shm", NAME,
+         "--map", MAP, "--agents", "0", "--threads", "1", "--quiet"],
+        stderr=err)
+    try:
+        test()
+    except Exception:  # a crash is a failed check, not a silent exit
+        import traceback
+        check("the test ran to the end", False, traceback.format_exc())
+    finally:
+        d.send_signal(signal.SIGTERM)
+        try:
+            d.wait(10)
+        except subprocess.TimeoutExpired:
+            d.kill()
+            d.wait()
+        err.close()
+        with open(ERRFILE) as f:
+            for line in f:
+                print("# daemon: " + line.rstrip())
+        os.unlink(ERRFILE)
+        for n in (NAME, NAME + ".edits"):
+            try:
+                os.unlink("/dev/shm/" + n)
+            except FileNotFoundError:
+                pass
+    check("the daemon exited cleanly and removed its objects",
+          d.returncode == 0 and not os.path.exists("/dev/shm/" + NAME),
+          d.returncode)
+    print("1..%d" % checks)
+    print("# %d checks, %d failed" % (checks, fails))
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
