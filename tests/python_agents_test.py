@@ -60,6 +60,14 @@ def agent(w, h):
     return next((a for a in w.agents() if a.handle == h), None)
 
 
+def state(w, h):
+    """Agent h's state, or None while the snapshot does not show it yet
+    (an answer comes when the command is applied, the snapshot a tick
+    later)."""
+    a = agent(w, h)
+    return a.state if a is not None else None
+
+
 def test():
     def ready():
         try:
@@ -79,18 +87,18 @@ def test():
           agent(w, a))
     b = w.spawn(6.5, 0.5, goal=(12.5, 6.5), speed=3.0)
     check("spawn with a goal: the agent gets there",
-          wait_until(15, lambda: agent(w, b).state == "arrived"),
+          wait_until(15, lambda: state(w, b) == "arrived"),
           agent(w, b))
     g = agent(w, b).goal
     check("in its goal cell", g == (12, 6), g)
 
     w.goal(a, (1.5, 6.5), sync=True)
     check("goal (x, y): arrives",
-          wait_until(15, lambda: agent(w, a).state == "arrived"), agent(w, a))
+          wait_until(15, lambda: state(w, a) == "arrived"), agent(w, a))
     w.goal(a, "wander", sync=True)
     w.goal(a, "stop", sync=True)
     check("goal stop: idle",
-          wait_until(5, lambda: agent(w, a).state == "idle"), agent(w, a))
+          wait_until(5, lambda: state(w, a) == "idle"), agent(w, a))
     w.follow(b, a, distance=2.0, sync=True)
     w.speed(a, 2.0, sync=True)
     w.radius(a, 0.25, sync=True)
