@@ -129,20 +129,12 @@ scenario_load(options *o, scenario_mode *m, gc_grid **map)
         o->sim.max_agents = (uint32_t)cap;
     }
     o->sim.goals = GC_GOALS_WANDER; /* no agent of its own: the runner's */
-    /* What the sim has per run: the largest body plans the default
-     * clearance, the first group with a turn rate or a wander radius
-     * gives it (docs/scenario.md says so). */
+    /* The largest body plans the default clearance.  Turn rates and
+     * wander radii are each agent's own (its group's, given by the
+     * runner at spawn). */
     double radius = 0;
-    for (size_t g = 0; g < sc->ngroups; g++) {
-        const gc_scenario_group *gr = &sc->groups[g];
-        radius = fmax(radius, gr->radius);
-        if (gr->turn_rate > 0 && o->sim.motion.turn_rate == 0)
-            o->sim.motion.turn_rate =
-                (float)(gr->turn_rate * 3.14159265358979323846 / 180.0);
-        if (gr->goal.kind == GC_GOAL_WANDER && o->sim.wander_radius == 0)
-            o->sim.wander_radius =
-                (uint32_t)ceil(gr->goal.radius / sc->cell_size);
-    }
+    for (size_t g = 0; g < sc->ngroups; g++)
+        radius = fmax(radius, sc->groups[g].radius);
     o->sim.radius = (float)radius;
     /* Every agent plans in the tick it needs to: a per-worker budget would
      * make who plans when depend on --threads, and a scenario's run must

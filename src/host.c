@@ -117,7 +117,10 @@ host_agent(void *arg, const gc_edit *e, uint32_t *handle)
                             .goal_y = e->gy,
                             .radius = e->radius,
                             .speed = e->speed,
-                            .group = e->group};
+                            .group = e->group,
+                            /* Not in the queue's entry: the defaults. */
+                            .turn_rate = -1.0f,
+                            .wander_radius = -1.0f};
         return gc_sim_spawn(s, &sp, handle, NULL);
     }
     case GC_EDIT_REMOVE:

@@ -4,9 +4,9 @@
  * Four calls, each a thin mapping onto the simulation's runtime agent API
  * (gridcrowd/sim.h: gc_sim_spawn, gc_sim_remove, the gc_sim_set_goal_*
  * calls, gc_sim_resolve), so that everything the runner decides stays in
- * scenario-run.c and is tested there on a model crowd.  What the sim has
- * per run rather than per agent (the turn rate, the wander radius) is set
- * by the program in gc_sim_config; the daemon takes the scenario's.
+ * scenario-run.c and is tested there on a model crowd.  Each agent gets
+ * its group's turn rate (at spawn) and wander radius (with a wander aim,
+ * so that an event giving the group a new wander goal brings its radius).
  *
  * A refused place (the sim's own check of walls and bodies, which may be
  * stricter than the runner's by its wall tolerance) comes back to the
@@ -28,8 +28,11 @@ aim_apply(gc_sim *s, gc_agent_handle h, const scn_aim *aim)
     case SCN_AIM_POINT:
         return gc_sim_set_goal_point(s, h, (float)aim->point.x,
                                      (float)aim->point.y, NULL);
-    case SCN_AIM_WANDER:
-        return gc_sim_set_goal_wander(s, h, NULL);
+    case SCN_AIM_WANDER: {
+        /* The group's radius, the agent's own: groups differ. */
+        int rc = gc_sim_set_wander_radius(s, h, (float)aim->radius, NULL);
+        return rc != GC_OK ? rc : gc_sim_set_goal_wander(s, h, NULL);
+    }
     case SCN_AIM_FOLLOW:
         /* Stop a body's width short of the leader. */
         return gc_sim_set_goal_follow(s, h, (gc_agent_handle)aim->target, 0,
@@ -54,6 +57,8 @@ sim_spawn(void *arg, const scn_spawn *sp, const scn_aim *aim, scn_agent *out)
     spec.radius = (float)sp->radius;
     spec.speed = (float)sp->speed;
     spec.group = (uint32_t)sp->group;
+    spec.turn_rate = (float)(sp->turn_rate * 180.0 / 3.14159265358979323846);
+    spec.wander_radius = -1.0f; /* set with a wander aim (aim_apply) */
     gc_agent_handle h;
     int rc = gc_sim_spawn(s, &spec, &h, NULL);
     if (rc == GC_EOVERLAP || rc == GC_EBLOCKED || rc == GC_EOUTSIDE)

@@ -430,6 +430,65 @@ gc_sim_set_radius(gc_sim *s, gc_agent_handle h, float radius, gc_error *err)
     return GC_OK;
 }
 
+/* ---- turn rate and wander radius ---------------------------------------- */
+
+/* Degrees per second (< 0: the default) to the slot's radians per second. */
+static int
+resolve_turn(const gc_sim *s, float deg, float *out, gc_error *err)
+{
+    if (!(deg <= GC_SIM_MAX_TURN_RATE))
+        return gc_error_set(err, GC_ERANGE, NULL, 0, 0,
+                            "turn rate %g deg/s is out of range (at most %g)",
+                            (double)deg, (double)GC_SIM_MAX_TURN_RATE);
+    *out = deg < 0.0f ? s->cfg.motion.turn_rate
+                      : deg * (float)(3.14159265358979323846 / 180.0);
+    return GC_OK;
+}
+
+/* World units (< 0: the default) to the slot's cells.  The small slack
+ * keeps a radius that is a whole number of cells from rounding up. */
+static int
+resolve_wander(const gc_sim *s, float r, uint32_t *out, gc_error *err)
+{
+    if (!isfinite(r))
+        return gc_error_set(err, GC_ERANGE, NULL, 0, 0,
+                            "wander radius %g is not finite", (double)r);
+    if (r < 0.0f) {
+        *out = s->cfg.wander_radius;
+        return GC_OK;
+    }
+    double c = ceil((double)r / (double)s->grid->cell_size - 1e-4);
+    *out = c <= 0 ? 0 : c >= 1e9 ? 1000000000u : (uint32_t)c;
+    return GC_OK;
+}
+
+int
+gc_sim_set_turn_rate(gc_sim *s, gc_agent_handle h, float deg_per_s,
+                     gc_error *err)
+{
+    uint32_t i = 0;
+    float rate = 0.0f;
+    int rc = agent_of(s, h, &i, err);
+    if (rc == GC_OK)
+        rc = resolve_turn(s, deg_per_s, &rate, err);
+    if (rc == GC_OK)
+        s->slot[i].turn_rate = rate;
+    return rc;
+}
+
+int
+gc_sim_set_wander_radius(gc_sim *s, gc_agent_handle h, float radius,
+                         gc_error *err)
+{
+    uint32_t i = 0, cells = 0;
+    int rc = agent_of(s, h, &i, err);
+    if (rc == GC_OK)
+        rc = resolve_wander(s, radius, &cells, err);
+    if (rc == GC_OK)
+        s->slot[i].wander_cells = cells;
+    return rc;
+}
+
 /* ---- spawn and remove -------------------------------------------------- */
 
 int
@@ -453,8 +512,12 @@ gc_sim_spawn(gc_sim *s, const gc_spawn_spec *sp, gc_agent_handle *out,
     /* <= 0 asks for the default; NaN is not <= 0 and is refused. */
     float r = sp->radius <= 0.0f ? s->cfg.radius : sp->radius;
     float v = sp->speed <= 0.0f ? s->cfg.motion.speed : sp->speed;
+    float turn = 0.0f;
+    uint32_t wcells = 0;
     if ((rc = check_radius(s, r, err)) != GC_OK ||
-        (rc = check_speed(s, v, err)) != GC_OK)
+        (rc = check_speed(s, v, err)) != GC_OK ||
+        (rc = resolve_turn(s, sp->turn_rate, &turn, err)) != GC_OK ||
+        (rc = resolve_wander(s, sp->wander_radius, &wcells, err)) != GC_OK)
         return rc;
     gc_vec2 p = {sp->x, sp->y};
     if (body_in_wall(s->grid, p, r))
@@ -486,6 +549,8 @@ gc_sim_spawn(gc_sim *s, const gc_spawn_spec *sp, gc_agent_handle *out,
     /* QUEUED stays: a removed agent may still sit on a plan queue. */
     s->flags[i] &= GC_SIM_F_QUEUED;
     s->slot[i].group = sp->group;
+    s->slot[i].turn_rate = turn;
+    s->slot[i].wander_cells = wcells;
     s->slot[i].target = GC_AGENT_NONE;
     s->slot[i].goal_kind = GC_SIM_GOAL_NONE;
     if (s->body != NULL) {

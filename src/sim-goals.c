@@ -4,8 +4,8 @@
  * Components.  Passable cells are grouped by connected component (the nav
  * labels under the sim's move rule), rebuilt by the loop whenever the grid
  * changes and read-only during ticks.  A wander goal is drawn from the
- * cells of the agent's own component (optionally within wander_radius
- * cells of it), so it is reachable by construction; a goal someone else
+ * cells of the agent's own component (optionally within the agent's own
+ * wander radius, that many cells of it in each axis), so it is reachable by construction; a goal someone else
  * set (point, scen) may not be, and the planner deals with that.
  *
  * Determinism.  Placement uses one generator seeded by `seed`; each agent
@@ -102,7 +102,8 @@ cell_of_index(const gc_grid *g, uint32_t i)
 
 /*
  * A random cell of c's component, or c itself when it has none.  With a
- * wander radius, a cell of the component within that many cells of c in
+ * wander radius (the agent's own, in cells), a cell of the component
+ * within that many cells of c in
  * both axes, drawn by rejection (a few tries; then anywhere in the
  * component, so a small pocket never loops).
  */
@@ -115,7 +116,7 @@ gc_sim_random_goal(gc_sim *s, uint32_t agent, gc_cell c)
     uint32_t lo = s->comp_off[l], hi = s->comp_off[l + 1];
     if (hi <= lo)
         return c;
-    uint32_t r = s->cfg.wander_radius;
+    uint32_t r = s->slot[agent].wander_cells;
     for (int tries = 0; r > 0 && tries < 32; tries++) {
         gc_cell g = {c.x - (int32_t)r +
                          (int32_t)gc_sim_rand_below(&s->rng[agent], 2 * r + 1),

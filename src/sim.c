@@ -96,6 +96,7 @@ worker_tick(gc_sim_worker *w)
         if (a->state != GC_AGENT_MOVING)
             continue; /* free slots are idle */
         pr.speed = a->speed;
+        pr.turn_rate = s->slot[i].turn_rate;
         if (gc_agent_step(a, s->dt, &pr))
             gc_sim_on_arrival(s, w, i);
     }
@@ -230,6 +231,8 @@ gc_sim_new(gc_sim **out, gc_grid *g, const gc_sim_config *cfg, gc_error *err)
         s->rng[i] = cfg->seed * 0x100000001B3ull + i;
         gc_sim_splitmix(&s->rng[i]);
         s->slot[i].salt = 1;
+        s->slot[i].turn_rate = s->cfg.motion.turn_rate;
+        s->slot[i].wander_cells = s->cfg.wander_radius;
         s->slot[i].goal_kind = cfg->goals == GC_GOALS_WANDER
                                    ? GC_SIM_GOAL_WANDER
                                    : GC_SIM_GOAL_POINT;

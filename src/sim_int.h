@@ -42,7 +42,7 @@ enum {
  * Per-slot bookkeeping of agents driven from outside (sim-agents.c):
  * written only by the loop between ticks (spawn, remove, goals, the
  * follow update before each tick); goal_kind is read by the slot's worker
- * during a tick.
+ * during a tick, and so are turn_rate and wander_cells.
  */
 typedef struct gc_sim_slot {
     uint32_t salt;      /* generation of the slot, 1 .. GC_AGENT_SALT_MAX */
@@ -54,6 +54,11 @@ typedef struct gc_sim_slot {
                            path; this is what the next plan aims at) */
     uint8_t goal_kind;  /* GC_SIM_GOAL_* */
     uint64_t follow_tick; /* GOAL_FOLLOW: s->ticks at its last plan */
+    /* The agent's own motion profile, read by its worker during a tick
+     * (motion, wander goals): turn rate in radians per second (0: at
+     * once) and wander radius in cells (0: anywhere reachable). */
+    float turn_rate;
+    uint32_t wander_cells;
 } gc_sim_slot;
 
 /*

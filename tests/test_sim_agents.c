@@ -100,6 +100,103 @@ ticks(gc_sim *s, int n)
         assert_int_equal(gc_sim_tick(s), GC_OK);
 }
 
+/* Two agents with their own turn rates (and a third with the sim's
+ * default, at once) turn towards the same direction at their own rates. */
+static void
+test_turn_rate_per_agent(void **state)
+{
+    (void)state;
+    gc_grid *g = map();
+    gc_sim *s = empty_sim(g, 4, 1, GC_AVOID_NONE, 0.0f);
+    gc_error err;
+    /* Heading 0 (east), goal straight south: they must turn 90 degrees. */
+    const float rates[3] = {45.0f, 90.0f, -1.0f};
+    const float xs[3] = {2.5f, 5.5f, 7.5f};
+    gc_agent_handle h[3];
+    for (int k = 0; k < 3; k++) {
+        gc_spawn_spec sp = {.x = xs[k], .y = 0.5f, .has_goal = true,
+                            .goal_x = xs[k], .goal_y = 8.5f,
+                            .turn_rate = rates[k], .wander_radius = -1.0f};
+        assert_int_equal(gc_sim_spawn(s, &sp, &h[k], &err), GC_OK);
+    }
+    /* 30 ticks at 60 Hz: planned and moving from the first. */
+    ticks(s, 30);
+    const float deg = 3.14159265f / 180.0f;
+    assert_float_equal(agent_of(s, h[0])->heading, 22.5f * deg, 1e-4);
+    assert_float_equal(agent_of(s, h[1])->heading, 45.0f * deg, 1e-4);
+    assert_float_equal(agent_of(s, h[2])->heading, 90.0f * deg, 1e-4);
+    /* The slow one has walked less: it walks at speed * cos(off). */
+    assert_true(agent_of(s, h[0])->travelled < agent_of(s, h[1])->travelled);
+    ticks(s, 30);
+    assert_float_equal(agent_of(s, h[0])->heading, 45.0f * deg, 1e-4);
+    assert_float_equal(agent_of(s, h[1])->heading, 90.0f * deg, 1e-4);
+
+    /* The setter: errors, then a new rate from the next tick. */
+    assert_int_equal(gc_sim_set_turn_rate(s, h[0], NAN, &err), GC_ERANGE);
+    assert_int_equal(gc_sim_set_turn_rate(s, h[0], 2e5f, &err), GC_ERANGE);
+    assert_int_equal(gc_sim_set_wander_radius(s, h[0], INFINITY, &err),
+                     GC_ERANGE);
+    assert_int_equal(gc_sim_set_turn_rate(s, GC_AGENT_NONE, 1.0f, &err),
+                     GC_EINVAL);
+    assert_int_equal(gc_sim_set_turn_rate(s, h[0], 0.0f, &err), GC_OK);
+    ticks(s, 1);
+    assert_float_equal(agent_of(s, h[0])->heading, 90.0f * deg, 1e-4);
+    gc_spawn_spec bad = {.x = 12.5f, .y = 0.5f, .turn_rate = INFINITY};
+    assert_int_equal(gc_sim_spawn(s, &bad, NULL, &err), GC_ERANGE);
+    gc_sim_free(s);
+    gc_grid_free(g);
+}
+
+/* Wanderers of two radii: every goal is drawn within the agent's own
+ * radius (in cells, each axis) of the cell it stands in when it draws it;
+ * the wider ones do go further. */
+static void
+test_wander_radius_per_agent(void **state)
+{
+    (void)state;
+    gc_grid *g;
+    assert_int_equal(gc_grid_new(&g, 40, 40), GC_OK);
+    gc_sim *s = empty_sim(g, 16, 2, GC_AVOID_NONE, 0.0f);
+    gc_error err;
+    gc_agent_handle h[16];
+    for (int k = 0; k < 16; k++) {
+        gc_spawn_spec sp = {.x = 4.5f + 2.0f * (float)k, .y = 20.5f,
+                            .speed = 8.0f, .turn_rate = -1.0f,
+                            /* 2 cells, and 6 (5.5 rounds up) */
+                            .wander_radius = k % 2 ? 5.5f : 2.0f};
+        assert_int_equal(gc_sim_spawn(s, &sp, &h[k], &err), GC_OK);
+        assert_int_equal(gc_sim_set_goal_wander(s, h[k], &err), GC_OK);
+    }
+    int drawn[2] = {0, 0}, wide[2] = {0, 0};
+    gc_cell last[16];
+    for (int k = 0; k < 16; k++)
+        last[k] = (gc_cell){-1, -1};
+    for (int t = 0; t < 600; t++) {
+        for (int k = 0; k < 16; k++) {
+            const gc_agent *a = agent_of(s, h[k]);
+            if (a->state != GC_AGENT_WAITING ||
+                (a->goal.x == last[k].x && a->goal.y == last[k].y))
+                continue;
+            /* A goal drawn since the last tick, where it stands. */
+            last[k] = a->goal;
+            gc_cell at = gc_grid_world_to_cell(g, a->pos);
+            int r = k % 2 ? 6 : 2;
+            int dx = abs(a->goal.x - at.x), dy = abs(a->goal.y - at.y);
+            if (dx > r || dy > r)
+                fail_msg("agent %d (radius %d) at (%d, %d) drew (%d, %d)", k,
+                         r, at.x, at.y, a->goal.x, a->goal.y);
+            drawn[k % 2]++;
+            wide[k % 2] += dx > 2 || dy > 2;
+        }
+        assert_int_equal(gc_sim_tick(s), GC_OK);
+    }
+    assert_true(drawn[0] > 40 && drawn[1] > 20);
+    assert_int_equal(wide[0], 0);
+    assert_true(wide[1] > drawn[1] / 4);
+    gc_sim_free(s);
+    gc_grid_free(g);
+}
+
 static void
 test_spawn_handles(void **state)
 {
@@ -607,6 +704,8 @@ main(void)
         cmocka_unit_test(test_orca_holes),
         cmocka_unit_test(test_deterministic_any_threads),
         cmocka_unit_test(test_config),
+        cmocka_unit_test(test_turn_rate_per_agent),
+        cmocka_unit_test(test_wander_radius_per_agent),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -252,6 +252,15 @@ typedef struct gc_spawn_spec {
     float radius;        /* world units; <= 0: the sim's default */
     float speed;         /* world units per second; <= 0: the default */
     uint32_t group;      /* a label for the caller (scenarios, viewer) */
+    /* Profile.  turn_rate: DEGREES per second (< 0: the sim's default,
+     * motion.turn_rate; 0: turns at once).  wander_radius: world units
+     * (< 0: the sim's default, wander_radius cells; 0: anywhere
+     * reachable); a wander goal is a cell within ceil(wander_radius /
+     * cell_size) cells, in each axis, of the cell the agent stands in when
+     * it draws the goal.  A zeroed spec thus turns at once and wanders
+     * anywhere: say -1 for the defaults. */
+    float turn_rate;
+    float wander_radius;
 } gc_spawn_spec;
 
 /*
@@ -263,7 +272,9 @@ typedef struct gc_spawn_spec {
  * cell is impassable), GC_EOVERLAP (the body reaches into a wall cell
  * deeper than GC_SIM_WALL_TOL, or overlaps another body: the message
  * says which, and whose), GC_ERANGE (radius above GC_SIM_MAX_RADIUS_CELLS
- * cells or speed above GC_SIM_MAX_SPEED_CELLS_PER_TICK, or not finite),
+ * cells or speed above GC_SIM_MAX_SPEED_CELLS_PER_TICK, or not finite;
+ * a turn rate above GC_SIM_MAX_TURN_RATE or a wander radius that is not
+ * finite),
  * GC_ENOMEM.  Bodies overlap when both have a radius and their centres
  * are closer than the sum.
  */
@@ -301,6 +312,18 @@ int gc_sim_set_speed(gc_sim *s, gc_agent_handle h, float speed,
                      gc_error *err);
 int gc_sim_set_radius(gc_sim *s, gc_agent_handle h, float radius,
                       gc_error *err);
+
+/* The agent's turn rate in DEGREES per second (0: turns at once; < 0: the
+ * sim's default; GC_ERANGE above GC_SIM_MAX_TURN_RATE or not finite) and
+ * wander radius in world units (0: anywhere; < 0: the sim's default;
+ * GC_ERANGE when not finite), as in gc_spawn_spec.  The turn rate applies
+ * from the next tick (without avoidance: with avoid ORCA the heading
+ * follows the velocity); the wander radius from the next goal drawn. */
+#define GC_SIM_MAX_TURN_RATE 100000.0f
+int gc_sim_set_turn_rate(gc_sim *s, gc_agent_handle h, float deg_per_s,
+                         gc_error *err);
+int gc_sim_set_wander_radius(gc_sim *s, gc_agent_handle h, float radius,
+                             gc_error *err);
 
 /* The handle of the agent in slot `index`, GC_AGENT_NONE for a free slot
  * or past the capacity. */

@@ -74,7 +74,9 @@ run(const opts *o, gc_grid *g, bool naive)
     for (long i = 0; i < o->targets + o->chasers; i++) {
         gc_cell at = open_cell(g, &k);
         gc_spawn_spec sp = {.x = ((float)at.x + 0.5f) * cs,
-                            .y = ((float)at.y + 0.5f) * cs};
+                            .y = ((float)at.y + 0.5f) * cs,
+                            .turn_rate = -1.0f,
+                            .wander_radius = -1.0f};
         gc_agent_handle *out = i < o->targets ? &t[i] : &h[i - o->targets];
         if (gc_sim_spawn(s, &sp, out, &err) != GC_OK) {
             fprintf(stderr, "bench-chase: %s\n", err.msg);
