@@ -207,6 +207,7 @@ want_path(gc_sim *s, uint32_t i)
 {
     gc_agent *a = &s->agents[i];
     gc_agent_clear_path(a);
+    s->flags[i] &= (uint8_t)~GC_SIM_F_REUSE;
     a->state = GC_AGENT_WAITING;
     s->flags[i] &= (uint8_t)~GC_SIM_F_PARTIAL;
     gc_sim_enqueue(s, i, false);
@@ -217,6 +218,7 @@ stop_agent(gc_sim *s, uint32_t i, uint8_t state)
 {
     gc_agent *a = &s->agents[i];
     gc_agent_clear_path(a);
+    s->flags[i] &= (uint8_t)~GC_SIM_F_REUSE;
     a->state = state;
     s->flags[i] &= (uint8_t)~GC_SIM_F_PARTIAL;
     if (s->body != NULL)
@@ -356,6 +358,16 @@ follow_one(gc_sim *s, uint32_t i, bool force)
         return;
     sl->follow_tick = s->ticks;
     set_goal_cell(s, i, tc);
+    if (!force && a->state == GC_AGENT_MOVING && s->cfg.follow_reuse &&
+        !(s->flags[i] & GC_SIM_F_PARTIAL) && a->wp_next < a->wp_len) {
+        /* Keep the waypoints: the plan may join onto them (sim-plan.c).
+         * It waits, as for any plan, so the path held is the one planned
+         * against; a grid change before the plan drops it. */
+        a->state = GC_AGENT_WAITING;
+        s->flags[i] |= GC_SIM_F_REUSE;
+        gc_sim_enqueue(s, i, false);
+        return;
+    }
     want_path(s, i);
 }
 

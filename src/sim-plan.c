@@ -29,6 +29,19 @@
  * partial path to the cell nearest the goal, and the agent is counted
  * UNREACHABLE when it gets there; it never spins.
  *
+ * Followers keep what is still good.  When a moving follower plans again
+ * because its target moved (sim-agents.c marks it GC_SIM_F_REUSE and
+ * leaves its waypoints in place), its remaining path is still valid: a
+ * grid change stops every agent whose path it touches and drops the kept
+ * path of one waiting.  So the plan keeps that path up to the kept cell
+ * nearest the target's new cell and searches only from there
+ * (gc_sim_join_path, sim_int.h states its cost bound), then smooths the
+ * whole as any plan, which pulls the joint straight.  It searches in full
+ * when the target is more than GC_SIM_JOIN_MAX_CELLS from the kept path's
+ * last cells, when the joint search fails or hits its cap, when the
+ * stretch from where the agent stands to its next waypoint is no longer
+ * a valid walk (avoidance pushed it aside), and when it is traced.
+ *
  * Bodies of another size.  An agent whose radius is not the sim's default
  * cannot use the planning grid inflated for the default: it is planned by
  * plain A* with its own clearance (opts.radius) on the real grid, always
@@ -108,6 +121,95 @@ gc_sim_own_cell(const gc_grid *g, gc_vec2 p, gc_cell *out)
     return false;
 }
 
+/* ---- follow: joining onto the kept path ---------------------------------- */
+
+static double
+octile(gc_cell a, gc_cell b)
+{
+    double dx = fabs((double)a.x - b.x), dy = fabs((double)a.y - b.y);
+    return dx > dy ? dx + (M_SQRT2 - 1.0) * dy : dy + (M_SQRT2 - 1.0) * dx;
+}
+
+int
+gc_sim_join_path(gc_astar *astar, const gc_grid *g, const gc_astar_opts *o,
+                 const gc_path *keep, gc_cell target, int32_t max_cells,
+                 gc_path *scratch, gc_path *out, gc_astar_stats *st,
+                 size_t *joint)
+{
+    if (keep->len < 2)
+        return GC_EINVAL;
+    /* The joint: the kept cell nearest the target, looking back from the
+     * end no further than 2 * max_cells along the path (a target that
+     * came back towards the follower is joined earlier on, not by
+     * walking to the end and back). */
+    size_t best = keep->len - 1;
+    double bd = octile(keep->cells[best], target), back = 0.0;
+    for (size_t k = keep->len - 1; k >= 2; k--) {
+        back += octile(keep->cells[k], keep->cells[k - 1]);
+        if (back > 2.0 * max_cells)
+            break;
+        double d = octile(keep->cells[k - 1], target);
+        if (d < bd) {
+            bd = d;
+            best = k - 1;
+        }
+    }
+    if (bd > (double)max_cells)
+        return GC_ERANGE;
+    gc_astar_opts jo = *o;
+    jo.partial = false;
+    jo.smooth = false;
+    jo.trace = NULL;
+    /* A joint search that wanders far (a wall between the joint and the
+     * target) is no cheaper than a full one: cap it. */
+    uint64_t side = 2 * (uint64_t)max_cells + 1;
+    jo.max_expansions = 4 * side * side;
+    int rc = gc_astar_find(astar, g, keep->cells[best], target, &jo, scratch,
+                           st);
+    if (rc != GC_OK)
+        return rc;
+    rc = gc_path_reserve(out, best + scratch->len);
+    if (rc != GC_OK)
+        return rc;
+    memcpy(out->cells, keep->cells, (best + 1) * sizeof *out->cells);
+    /* The search's path starts at the joint, already copied. */
+    memcpy(out->cells + best + 1, scratch->cells + 1,
+           (scratch->len - 1) * sizeof *out->cells);
+    out->len = best + scratch->len;
+    if (joint != NULL)
+        *joint = best;
+    return GC_OK;
+}
+
+/*
+ * The cells a follower keeps: the one it plans from, then those of its
+ * waypoints still ahead (equal neighbours dropped).  False when there is
+ * nothing to keep or the stretch from its cell to the first waypoint is
+ * not a valid straight walk (avoidance may have pushed it aside).
+ */
+static bool
+kept_cells(const gc_sim *s, gc_sim_worker *w, const gc_agent *a, gc_cell start,
+           const gc_grid *pg, const gc_nav *pn, float rad_cells)
+{
+    if (a->wp_next >= a->wp_len ||
+        gc_path_reserve(&w->keep, 1 + (size_t)(a->wp_len - a->wp_next)) !=
+            GC_OK)
+        return false;
+    gc_path *k = &w->keep;
+    k->len = 0;
+    k->cells[k->len++] = start;
+    for (uint32_t j = a->wp_next; j < a->wp_len; j++) {
+        gc_cell c = gc_grid_world_to_cell(s->pgrid, a->wp[j]);
+        gc_cell p = k->cells[k->len - 1];
+        if (c.x != p.x || c.y != p.y)
+            k->cells[k->len++] = c;
+    }
+    if (k->len < 2)
+        return false;
+    gc_path first = {k->cells, 2, 2};
+    return isfinite(gc_polyline_cost(pg, pn, rad_cells, s->cfg.diag, &first));
+}
+
 static void
 plan(gc_sim *s, gc_sim_worker *w, uint32_t i)
 {
@@ -153,7 +255,29 @@ plan(gc_sim *s, gc_sim_worker *w, uint32_t i)
     if (traced)
         o.trace = &s->trace;
     gc_astar_stats st;
-    int rc = gc_astar_find(w->astar, pg, start, a->goal, &o, &w->path, &st);
+    int rc = GC_EINVAL;
+    /* A follower whose target moved keeps the path it walks up to near its
+     * end and searches only from there (gc_sim_join_path); a trace shows a
+     * full search. */
+    bool follow = s->slot[i].goal_kind == GC_SIM_GOAL_FOLLOW;
+    bool joined = false;
+    if ((s->flags[i] & GC_SIM_F_REUSE) && follow && !traced &&
+        kept_cells(s, w, a, start, pg, pn, rad_cells)) {
+        rc = gc_sim_join_path(w->astar, pg, &o, &w->keep, a->goal,
+                              GC_SIM_JOIN_MAX_CELLS, &w->jpath, &w->path, &st,
+                              NULL);
+        joined = rc == GC_OK;
+        if (!joined) { /* its figures count: it ran */
+            w->win.searches++;
+            w->win.expanded += st.expanded;
+            w->win.search_ns_sum += st.ns;
+        }
+    }
+    s->flags[i] &= (uint8_t)~GC_SIM_F_REUSE;
+    if (follow)
+        (joined ? &w->win.follow_reused : &w->win.follow_full)[0]++;
+    if (!joined)
+        rc = gc_astar_find(w->astar, pg, start, a->goal, &o, &w->path, &st);
     /* What gc_astar_find does with o.smooth set, on the path it returns. */
     uint64_t smooth_ns = 0;
     if (s->cfg.smooth && w->path.len > 0) {
@@ -390,6 +514,12 @@ gc_sim_grid_changed(gc_sim *s, const gc_cell *cells, size_t n)
             continue;
         gc_agent *a = &s->agents[i];
         bool replan = false;
+        if (s->flags[i] & GC_SIM_F_REUSE) {
+            /* A follower's kept path was checked against no change: let
+             * its waiting plan search in full. */
+            gc_agent_clear_path(a);
+            s->flags[i] &= (uint8_t)~GC_SIM_F_REUSE;
+        }
         if (standing_in_wall(s, a)) {
             gc_agent_clear_path(a);
             if (!eject(s, a, max_r)) {

@@ -117,6 +117,8 @@ fill_counts(gc_sim_stats *out, const gc_sim_counters *c, const gc_sim_hist *h,
     out->expanded = c->expanded;
     out->arrivals = c->arrivals;
     out->replans = c->replans;
+    out->follow_reused = c->follow_reused;
+    out->follow_full = c->follow_full;
     out->replan_delay_ticks_max = c->replan_ticks_max;
     out->replan_delay_ms_mean =
         c->replans ? (double)c->replan_ns_sum / (double)c->replans / 1e6 : 0.0;
@@ -138,6 +140,8 @@ add_counters(gc_sim_counters *into, const gc_sim_counters *c)
     into->expanded += c->expanded;
     into->arrivals += c->arrivals;
     into->replans += c->replans;
+    into->follow_reused += c->follow_reused;
+    into->follow_full += c->follow_full;
     into->search_ns_sum += c->search_ns_sum;
     into->smooth_ns_sum += c->smooth_ns_sum;
     into->replan_ns_sum += c->replan_ns_sum;

@@ -55,6 +55,7 @@ gc_sim_config_init(gc_sim_config *c)
     c->wander_repeat = true;
     c->radius = 0.0f;
     c->avoid = GC_AVOID_NONE;
+    c->follow_reuse = true;
 }
 
 const char *
@@ -246,6 +247,8 @@ gc_sim_new(gc_sim **out, gc_grid *g, const gc_sim_config *cfg, gc_error *err)
         w->sim = s;
         w->id = k;
         gc_path_init(&w->path);
+        gc_path_init(&w->keep);
+        gc_path_init(&w->jpath);
         w->qcap = s->cap / (uint32_t)s->nworkers + 1;
         w->queue = malloc((size_t)w->qcap * sizeof *w->queue);
         w->urgent = malloc((size_t)w->qcap * sizeof *w->urgent);
@@ -318,6 +321,8 @@ gc_sim_free(gc_sim *s)
         for (int k = 0; k < s->nworkers; k++) {
             gc_astar_free(s->workers[k].astar);
             gc_path_free(&s->workers[k].path);
+            gc_path_free(&s->workers[k].keep);
+            gc_path_free(&s->workers[k].jpath);
             free(s->workers[k].queue);
             free(s->workers[k].urgent);
         }

@@ -27,7 +27,10 @@ enum {
     GC_SIM_F_PARTIAL = 1u << 1, /* walking a partial path: unreachable on
                                    arrival */
     GC_SIM_F_REPLAN = 1u << 2,  /* queued because the grid changed */
-    GC_SIM_F_FREE = 1u << 3     /* the slot holds no agent */
+    GC_SIM_F_FREE = 1u << 3,    /* the slot holds no agent */
+    GC_SIM_F_REUSE = 1u << 4    /* a follower waiting for a plan that may
+                                   keep its waypoints (still held) and
+                                   search only from near their end */
 };
 
 /* What an agent's goal is (s->slot[i].goal_kind). */
@@ -79,6 +82,8 @@ typedef struct gc_sim_hist {
 
 typedef struct gc_sim_counters {
     uint64_t searches, expanded, arrivals, replans;
+    /* Follow plans: joined onto the kept path, or searched in full. */
+    uint64_t follow_reused, follow_full;
     /* Time of the searches and of smoothing their paths, apart: smoothing
      * can cost several times the search it follows. */
     uint64_t search_ns_sum, smooth_ns_sum;
@@ -114,6 +119,7 @@ typedef struct gc_sim_worker {
     bool started;
     gc_astar *astar;
     gc_path path;
+    gc_path keep, jpath; /* a follower's kept cells; its joint search */
     /* Plan queues: agent indices, FIFO rings of capacity = own agent count.
      * `urgent` holds agents stopped by a grid change: all of them are
      * served on the next tick, ahead of the budgeted `queue`. */
@@ -218,6 +224,30 @@ void gc_sim_enqueue(gc_sim *s, uint32_t i, bool urgent);
 bool gc_sim_own_cell(const gc_grid *g, gc_vec2 p, gc_cell *out);
 /* Serve the worker's queues within the tick's budgets. */
 void gc_sim_plan_queued(gc_sim_worker *w);
+/*
+ * Follow's reuse of a path.  `keep` is the still-good path a follower
+ * walks (its own cell first, then the cells of its waypoints, each
+ * consecutive pair a valid step or straight segment).  Take as joint J
+ * the kept cell (not the first) nearest `target` by octile distance among
+ * those within 2 * max_cells of the path's end along it (ties: the
+ * later), search from J to `target` with `o` (no partial path, smoothing
+ * off, expansions capped) into `scratch`, and write keep[0 .. J] followed
+ * by the search's path to `out`, unsmoothed.  GC_ERANGE when J is more
+ * than max_cells cells (octile) from the target, else the search's error
+ * (GC_ELIMIT, GC_EUNREACHABLE, ...): the caller then searches in full.
+ * *st gets the joint search's figures, *joint J's index.
+ *
+ * Bound: when the kept path is an optimal path from keep[0] (a suffix of
+ * one), the joined path costs at most the optimal cost from keep[0] to the
+ * target plus twice the joint search's cost (triangle inequality: cost
+ * (keep[0], J) <= opt(keep[0], target) + opt(J, target) on costs that are
+ * symmetric), so at most 2 * max_cells * sqrt(2) cell-costs more.
+ */
+#define GC_SIM_JOIN_MAX_CELLS 16
+int gc_sim_join_path(gc_astar *astar, const gc_grid *g, const gc_astar_opts *o,
+                     const gc_path *keep, gc_cell target, int32_t max_cells,
+                     gc_path *scratch, gc_path *out, gc_astar_stats *st,
+                     size_t *joint);
 /* What happens when agent i arrives (next wander goal, unreachable). */
 void gc_sim_on_arrival(gc_sim *s, gc_sim_worker *w, uint32_t i);
 

@@ -21,7 +21,7 @@ unit_tests = %reldir%/test_grid %reldir%/test_astar %reldir%/test_astar_props \
 	%reldir%/test_mapio %reldir%/test_sim %reldir%/test_world \
 	%reldir%/test_edits %reldir%/test_api %reldir%/test_host \
 	%reldir%/test_orca %reldir%/test_prog \
-	%reldir%/test_crowd
+	%reldir%/test_crowd %reldir%/test_follow
 # Path queries on a live world against the Dijkstra of dijkstra.h.
 unit_tests += %reldir%/test_query
 %canon_reldir%_test_query_SOURCES = %reldir%/test_query.c %reldir%/dijkstra.h
@@ -103,6 +103,10 @@ TESTS += $(unit_tests)
 %canon_reldir%_test_crowd_SOURCES = %reldir%/test_crowd.c
 %canon_reldir%_test_crowd_CFLAGS = $(test_cflags)
 %canon_reldir%_test_crowd_LDADD = libgridcrowd_core.la $(CMOCKA_LIBS) -lm
+# test_follow calls the follower's path join (src/sim_int.h): the objects.
+%canon_reldir%_test_follow_SOURCES = %reldir%/test_follow.c
+%canon_reldir%_test_follow_CFLAGS = $(test_cflags)
+%canon_reldir%_test_follow_LDADD = libgridcrowd_core.la $(CMOCKA_LIBS) -lm
 
 %canon_reldir%_test_api_SOURCES = %reldir%/test_api.c
 %canon_reldir%_test_api_CFLAGS = $(test_cflags)

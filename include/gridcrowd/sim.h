@@ -89,6 +89,12 @@ typedef struct gc_sim_config {
                             GC_ORCA_MAX_NEIGHBOURS) */
     float horizon;       /* ORCA: time horizon in seconds between agents
                             (0: 2 s) */
+    /* Follow: when the target moved and a moving follower plans again,
+     * keep its path up to the kept cell nearest the target's new cell
+     * (within 16 cells of it) and search only from
+     * there, falling back to a full search (default true; false: always
+     * a full search). */
+    bool follow_reuse;
 } gc_sim_config;
 
 /*
@@ -125,6 +131,10 @@ typedef struct gc_sim_stats {
     uint64_t by_state[GC_AGENT_NSTATES]; /* agents in each state now */
     uint64_t arrivals; /* arrivals counted (wander: every goal) */
     uint64_t replans;  /* searches caused by grid changes */
+    /* Plans of followers: joined onto their kept path (a short search
+     * from near its end), or searched in full (the first plan, a target
+     * that moved far, a failed joint search, a grid change). */
+    uint64_t follow_reused, follow_full;
     /* From a grid change stopping an agent to the end of its new search. */
     uint64_t replan_delay_ticks_max; /* 1: planned in the very next tick */
     double replan_delay_ms_mean, replan_delay_ms_max;
@@ -294,7 +304,9 @@ int gc_sim_remove(gc_sim *s, gc_agent_handle h, gc_error *err);
  * finite: GC_ERANGE; 0: as near as it gets), planning again as the
  * target moves (when the target's cell is more than max(2, stop_distance)
  * cells from the end of the path, or once a second while it is anywhere
- * but that cell); an agent cannot follow itself
+ * but that cell; such a plan of a moving follower keeps its path up to
+ * near its end and searches only from there, see
+ * gc_sim_config.follow_reuse); an agent cannot follow itself
  * (GC_EINVAL); when the target is removed the follower stops.
  */
 int gc_sim_set_goal_point(gc_sim *s, gc_agent_handle h, float x, float y,
