@@ -3,20 +3,27 @@
  * against the naive way, in one run.
  *
  *   bench-chase [--map FILE] [--chasers N] [--targets K] [--ticks T]
- *               [--threads N]
+ *               [--threads N] [--rounds R]
  *
  * K targets wander; N chasers (chaser i after target i % K) start on
- * spread-out open cells.  Two runs from the same start:
- *   follow: gc_sim_set_goal_follow(chaser, target, 2 cells) once; the sim
- *           plans again only when the target has left the neighbourhood
- *           of the cell the chaser's path ends in;
+ * spread-out open cells.  Three runs from the same start, repeated R times
+ * in turn (full, reuse, naive, full, ...) so that a drift of the machine
+ * touches all three alike; the medians over the rounds close the output:
+ *   full:   gc_sim_set_goal_follow(chaser, target, 2 cells) once, with
+ *           follow_reuse off: the sim plans again only when the target has
+ *           left the neighbourhood of the cell the chaser's path ends in,
+ *           each time a full search;
+ *   reuse:  the same with follow_reuse on: such a plan keeps the chaser's
+ *           path up to near its end and searches only from there (counted
+ *           joined, or full when it falls back);
  *   naive:  before every tick each chaser gets the target's position as a
  *           new point goal, i.e. one search per chaser per tick (the way
  *           seed code for a Unity chaser searches every frame).
  * Both with a plan budget large enough that every request is served in
  * its tick, no avoidance, points.  Prints per run: ticks/s (wall clock,
- * ticks run as fast as they go), searches/s and per tick, and the mean
- * distance from chaser to target at the end (cells).
+ * ticks run as fast as they go), searches/s and per tick, cells expanded
+ * per tick, follow plans joined and full, and the mean distance from
+ * chaser to target at the end (cells).
  */
 #include "config.h"
 
@@ -33,8 +40,16 @@
 typedef struct opts {
     const char *map;
     long chasers, targets, ticks;
-    int threads;
+    int threads, rounds;
 } opts;
+
+enum { M_FULL, M_REUSE, M_NAIVE, NMODES };
+static const char *const mode_names[NMODES] = {"full", "reuse", "naive"};
+
+/* One run's figures, for the medians. */
+typedef struct figures {
+    double tps, expanded_per_tick;
+} figures;
 
 /* The k-th open cell of a stride walk over the map (spread, repeatable). */
 static gc_cell
@@ -52,10 +67,12 @@ open_cell(const gc_grid *g, uint64_t *k)
 }
 
 static int
-run(const opts *o, gc_grid *g, bool naive)
+run(const opts *o, gc_grid *g, int mode, figures *fig)
 {
+    bool naive = mode == M_NAIVE;
     gc_sim_config c;
     gc_sim_config_init(&c);
+    c.follow_reuse = mode == M_REUSE;
     c.agents = 0;
     c.max_agents = (uint32_t)(o->chasers + o->targets);
     c.threads = o->threads;
@@ -113,32 +130,52 @@ run(const opts *o, gc_grid *g, bool naive)
         gc_vec2 p = gc_sim_agent(s, a)->pos, q = gc_sim_agent(s, b)->pos;
         dsum += hypot(p.x - q.x, p.y - q.y) / cs;
     }
+    fig->tps = (double)o->ticks / secs;
+    fig->expanded_per_tick = (double)st.expanded / (double)o->ticks;
     printf("%-6s %ld chasers, %ld targets, %ld ticks: %.1f ticks/s, "
-           "%.0f searches/s (%.1f a tick), %.1f us a search, mean distance "
-           "at the end %.1f cells\n",
-           naive ? "naive" : "follow", o->chasers, o->targets, o->ticks,
-           (double)o->ticks / secs, (double)st.searches / secs,
-           (double)st.searches / (double)o->ticks, st.search_us_mean,
-           dsum / (double)o->chasers);
+           "%.0f searches/s (%.1f a tick), %.0f cells expanded a tick, "
+           "%.1f us a search, follow plans %llu joined %llu full, mean "
+           "distance at the end %.1f cells\n",
+           mode_names[mode], o->chasers, o->targets, o->ticks, fig->tps,
+           (double)st.searches / secs, (double)st.searches / (double)o->ticks,
+           fig->expanded_per_tick, st.search_us_mean,
+           (unsigned long long)st.follow_reused,
+           (unsigned long long)st.follow_full, dsum / (double)o->chasers);
+    fflush(stdout);
     free(t);
     free(h);
     gc_sim_free(s);
     return 0;
 }
 
+static int
+cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double
+median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+}
+
 int
 main(int argc, char **argv)
 {
-    opts o = {"../shared/benchmarks/movingai/den520d.map", 1000, 10, 600, 2};
+    opts o = {"../shared/benchmarks/movingai/den520d.map", 1000, 10, 600, 2, 1};
     static const struct option lo[] = {
         {"map", required_argument, NULL, 'f'},
         {"chasers", required_argument, NULL, 'n'},
         {"targets", required_argument, NULL, 'k'},
         {"ticks", required_argument, NULL, 't'},
         {"threads", required_argument, NULL, 'j'},
+        {"rounds", required_argument, NULL, 'r'},
         {NULL, 0, NULL, 0}};
     int c;
-    while ((c = getopt_long(argc, argv, "f:n:k:t:j:", lo, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "f:n:k:t:j:r:", lo, NULL)) != -1) {
         switch (c) {
         case 'f':
             o.map = optarg;
@@ -155,14 +192,20 @@ main(int argc, char **argv)
         case 'j':
             o.threads = atoi(optarg);
             break;
+        case 'r':
+            o.rounds = atoi(optarg);
+            break;
         default:
             fprintf(stderr, "usage: bench-chase [--map FILE] [--chasers N] "
-                            "[--targets K] [--ticks T] [--threads N]\n");
+                            "[--targets K] [--ticks T] [--threads N] "
+                            "[--rounds R]\n");
             return 2;
         }
     }
-    if (o.chasers < 1 || o.targets < 1 || o.ticks < 1 || o.threads < 1) {
-        fprintf(stderr, "bench-chase: counts must be >= 1\n");
+    if (o.chasers < 1 || o.targets < 1 || o.ticks < 1 || o.threads < 1 ||
+        o.rounds < 1 || o.rounds > 99) {
+        fprintf(stderr, "bench-chase: counts must be >= 1 (rounds at most "
+                        "99)\n");
         return 2;
     }
     gc_grid *g;
@@ -171,9 +214,22 @@ main(int argc, char **argv)
         fprintf(stderr, "bench-chase: %s\n", err.msg);
         return 1;
     }
-    int rc = run(&o, g, false);
-    if (rc == 0)
-        rc = run(&o, g, true);
+    figures f[NMODES][99];
+    int rc = 0;
+    for (int r = 0; r < o.rounds && rc == 0; r++)
+        for (int m = 0; m < NMODES && rc == 0; m++)
+            rc = run(&o, g, m, &f[m][r]);
+    for (int m = 0; rc == 0 && m < NMODES; m++) {
+        double tps[99], exp[99];
+        for (int r = 0; r < o.rounds; r++) {
+            tps[r] = f[m][r].tps;
+            exp[r] = f[m][r].expanded_per_tick;
+        }
+        printf("median of %d: %-6s %.1f ticks/s, %.0f cells expanded a "
+               "tick\n",
+               o.rounds, mode_names[m], median(tps, o.rounds),
+               median(exp, o.rounds));
+    }
     gc_grid_free(g);
     return rc;
 }
