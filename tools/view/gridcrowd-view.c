@@ -29,13 +29,6 @@
 #include <time.h>
 
 #define PROG "gridcrowd-view"
-/* The largest window the viewer opens by itself. */
-#define BOX_W 1600
-#define BOX_H 1000
-/* The largest screenshot: a side SDL's software renderer can address and a
- * 192 MiB BMP.  --scale 1000 on a 512x512 map would be 805 MB. */
-#define SHOT_MAX_SIDE 16384L
-#define SHOT_MAX_PIXELS (64L << 20)
 /* How long --screenshot waits for the daemon's first snapshot. */
 #define SNAPSHOT_WAIT_S 10.0
 /* How long a screenshot then waits for the selected agent's whole path. */
@@ -318,43 +311,6 @@ log_attach(const view_state *s)
                  s->conn.pid, s->conn.edit_why);
 }
 
-/* Size of the window (or screenshot) for the attached map, and the first
- * camera. */
-static void
-initial_view(view_state *s, bool screenshot, int *w, int *h)
-{
-    int bw = BOX_W, bh = BOX_H;
-    SDL_Rect u;
-    if (!screenshot && SDL_GetDisplayUsableBounds(0, &u) == 0 && u.w > 200 &&
-        u.h > 200) {
-        /* Leave room for the window's frame. */
-        bw = u.w - 32 < bw ? u.w - 32 : bw;
-        bh = u.h - 64 < bh ? u.h - 64 : bh;
-    }
-    long mw = s->conn.width, mh = s->conn.height;
-    long scale = s->opt.scale;
-    if (scale == 0) {
-        scale = bw / mw < bh / mh ? bw / mw : bh / mh;
-        scale = scale < 1 ? 1 : scale;
-    }
-    long ww = mw * scale, wh = mh * scale;
-    /* A screenshot is exactly the map (tests rely on cell (x, y) at
-     * x * scale); run_screenshot refuses one past the limits. */
-    if (!screenshot) {
-        ww = ww > bw ? bw : ww < 320 ? 320 : ww;
-        wh = wh > bh ? bh : wh < 240 ? 240 : wh;
-    }
-    *w = s->win_w = (int)ww;
-    *h = s->win_h = (int)wh;
-    if (s->opt.scale == 0) {
-        view_fit(s);
-    } else {
-        s->cam.zoom = (double)scale;
-        s->cam.ox = floor((double)(ww - mw * scale) / 2);
-        s->cam.oy = floor((double)(wh - mh * scale) / 2);
-    }
-}
-
 /* Forget painted cells the daemon now shows, or that it never applied. */
 static void
 prune_paint(view_state *s)
@@ -501,9 +457,9 @@ static int
 run_screenshot(view_state *s)
 {
     int w, h, status = VIEW_EXIT_OK;
-    initial_view(s, true, &w, &h);
-    if (w > SHOT_MAX_SIDE || h > SHOT_MAX_SIDE ||
-        (long)w * h > SHOT_MAX_PIXELS) {
+    view_initial(s, true, &w, &h);
+    if (w > VIEW_SHOT_MAX_SIDE || h > VIEW_SHOT_MAX_SIDE ||
+        (long)w * h > VIEW_SHOT_MAX_PIXELS) {
         /* Only --scale makes a map of up to 8192x8192 cells too big. */
         char what[32] = "";
         if (s->opt.scale > 0)
@@ -511,8 +467,8 @@ run_screenshot(view_state *s)
         prog_say(what,
                  "the screenshot would be %dx%d pixels; the most is %ld a "
                  "side and %ld in all (a %dx%d map at %s)",
-                 w, h, SHOT_MAX_SIDE, SHOT_MAX_PIXELS, (int)s->conn.width,
-                 (int)s->conn.height,
+                 w, h, VIEW_SHOT_MAX_SIDE, VIEW_SHOT_MAX_PIXELS,
+                 (int)s->conn.width, (int)s->conn.height,
                  s->opt.scale > 0 ? "this scale: use a smaller --scale"
                                   : "1 pixel a cell");
         return VIEW_EXIT_USAGE;
@@ -600,7 +556,7 @@ static int
 run_window(view_state *s)
 {
     int w, h, status = VIEW_EXIT_OK;
-    initial_view(s, false, &w, &h);
+    view_initial(s, false, &w, &h);
     /* Under X11, SDL hands a software renderer's frames to the window
      * through a GL texture unless told otherwise.  The software renderer is
      * chosen when there is no hardware GL, and then that GL is software too

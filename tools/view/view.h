@@ -75,7 +75,7 @@ typedef struct view_conn {
     gc_vec2 *path;
     size_t path_cap;
     gc_world_path_info path_info; /* info.seq 0: none */
-    double next_check;              /* when owner_alive is asked next */
+    double next_check;            /* when owner_alive is asked next */
 } view_conn;
 
 /* Attach to the daemon `c->name`: with the edit queue when allowed, else
@@ -185,6 +185,23 @@ void view_message(view_state *s, bool also_stderr, const char *fmt, ...)
 
 /* Fit the whole map in the window. */
 void view_fit(view_state *s);
+
+/* The largest window the viewer opens by itself. */
+#define VIEW_BOX_W 1600
+#define VIEW_BOX_H 1000
+/* The largest screenshot: a side SDL's software renderer can address and a
+ * 192 MiB BMP.  --scale 1000 on a 512x512 map would be 805 MB. */
+#define VIEW_SHOT_MAX_SIDE 16384L
+#define VIEW_SHOT_MAX_PIXELS (64L << 20)
+
+/* The size of the window (or, with `screenshot`, of the picture) for the
+ * attached map or the replayed recording, stored in s->win_w and s->win_h
+ * and returned in *w and *h, and the first camera: the whole map at
+ * --scale, or at the largest whole scale that fits VIEW_BOX_W x VIEW_BOX_H
+ * (and the usable display, for a window).  A screenshot is exactly the map
+ * at that scale; its caller refuses one past VIEW_SHOT_MAX_*.  Live viewer
+ * and replay share it so that both draw a map the same size. */
+void view_initial(view_state *s, bool screenshot, int *w, int *h);
 
 /* Select agent `id` (GC_WORLD_NO_AGENT: none) and ask the daemon about it
  * (view_sync_trace). */

@@ -33,10 +33,6 @@
 #include <string.h>
 
 #define PROG "gridcrowd-view"
-#define BOX_W 1600
-#define BOX_H 1000
-#define SHOT_MAX_SIDE 16384L
-#define SHOT_MAX_PIXELS (64L << 20)
 #define SPEED_MIN (-6) /* 1/64 */
 #define SPEED_MAX 6    /* 64x */
 #define PAGE_SECONDS 10.0
@@ -473,41 +469,6 @@ view_replay_draw_bar(struct view_draw *d, const view_state *s)
 
 /* ---- Running ------------------------------------------------------------ */
 
-/* Window or screenshot size and the first camera, as the live viewer's:
- * a screenshot is exactly the map at --scale (or the largest scale that
- * fits BOX_W x BOX_H). */
-static void
-initial_view(view_state *s, bool screenshot, int *w, int *h)
-{
-    long mw = s->conn.width, mh = s->conn.height;
-    long bw = BOX_W, bh = BOX_H;
-    SDL_Rect u;
-    if (!screenshot && SDL_GetDisplayUsableBounds(0, &u) == 0 && u.w > 200 &&
-        u.h > 200) {
-        bw = u.w - 32 < bw ? u.w - 32 : bw;
-        bh = u.h - 64 < bh ? u.h - 64 : bh;
-    }
-    long scale = s->opt.scale;
-    if (scale == 0) {
-        scale = bw / mw < bh / mh ? bw / mw : bh / mh;
-        scale = scale < 1 ? 1 : scale;
-    }
-    long ww = mw * scale, wh = mh * scale;
-    if (!screenshot) {
-        ww = ww > bw ? bw : ww < 320 ? 320 : ww;
-        wh = wh > bh ? bh : wh < 240 ? 240 : wh;
-    }
-    *w = s->win_w = (int)ww;
-    *h = s->win_h = (int)wh;
-    if (s->opt.scale == 0) {
-        view_fit(s);
-    } else {
-        s->cam.zoom = (double)scale;
-        s->cam.ox = floor((double)(ww - mw * scale) / 2);
-        s->cam.oy = floor((double)(wh - mh * scale) / 2);
-    }
-}
-
 static int
 sdl_fail(const char *what)
 {
@@ -521,13 +482,13 @@ static int
 offscreen(view_state *s, SDL_Surface **surf, SDL_Renderer **r, view_draw **d)
 {
     int w, h;
-    initial_view(s, true, &w, &h);
-    if (w > SHOT_MAX_SIDE || h > SHOT_MAX_SIDE ||
-        (long)w * h > SHOT_MAX_PIXELS) {
+    view_initial(s, true, &w, &h);
+    if (w > VIEW_SHOT_MAX_SIDE || h > VIEW_SHOT_MAX_SIDE ||
+        (long)w * h > VIEW_SHOT_MAX_PIXELS) {
         prog_say("--scale",
                  "the picture would be %dx%d pixels; the most is %ld a side "
                  "and %ld in all",
-                 w, h, SHOT_MAX_SIDE, SHOT_MAX_PIXELS);
+                 w, h, VIEW_SHOT_MAX_SIDE, VIEW_SHOT_MAX_PIXELS);
         return VIEW_EXIT_USAGE;
     }
     *surf = SDL_CreateRGBSurfaceWithFormat(0, w, h, 32, SDL_PIXELFORMAT_RGB888);
@@ -665,7 +626,7 @@ run_window(view_state *s)
 {
     struct view_replay *r = s->replay;
     int w, h, status = VIEW_EXIT_OK;
-    initial_view(s, false, &w, &h);
+    view_initial(s, false, &w, &h);
     const char *drv = SDL_GetCurrentVideoDriver();
     if (drv != NULL && strcmp(drv, "x11") == 0 &&
         SDL_GetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION) == NULL)
