@@ -86,6 +86,11 @@ int check_edit(const gc_edit *e, int32_t w, int32_t h, char *msg, size_t msgsz);
 int send_all(gc_world *w, gc_edit *ed, size_t n, bool each, bool sync,
              const char *what);
 
+/* Say why pushing to the world's edit queue failed (gc_queue_push's
+ * GC_EFULL, GC_ETIMEOUT: the claim timed out, GC_ECORRUPT, or any other
+ * code); returns the exit code. */
+int push_error(gc_world *w, int rc, const char *what);
+
 /* Wait until the daemon has dealt with every queue position below `upto`,
  * then print the grid generation.  Returns the exit code. */
 int wait_applied(gc_world *w, uint64_t upto, const char *what);
