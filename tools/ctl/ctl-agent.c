@@ -208,9 +208,7 @@ cmd_agent(const char *cmd, int n, char **args, cmd_opts *o)
 {
     (void)o;
     char what[256], msg[256];
-    size_t len = (size_t)snprintf(what, sizeof what, "%s", cmd);
-    for (int i = 0; i < n && len < sizeof what; i++)
-        len += (size_t)snprintf(what + len, sizeof what - len, " %s", args[i]);
+    join_args(what, sizeof what, cmd, n, args);
     gc_edit e;
     unsigned flags;
     int rc = build_agent_edit(cmd, n, args, &e, &flags, msg, sizeof msg);
