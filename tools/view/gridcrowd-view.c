@@ -393,13 +393,6 @@ set_title(SDL_Window *win, const view_state *s)
     SDL_SetWindowTitle(win, t);
 }
 
-static int
-sdl_fail(const char *what)
-{
-    prog_say(what, "%s", SDL_GetError());
-    return VIEW_EXIT_SDL;
-}
-
 /* Sleep what is left of this frame's share of a second. */
 static void
 pace(const view_state *s, double frame_start)
@@ -473,16 +466,9 @@ run_screenshot(view_state *s)
                                   : "1 pixel a cell");
         return VIEW_EXIT_USAGE;
     }
-    SDL_Surface *surf =
-        SDL_CreateRGBSurfaceWithFormat(0, w, h, 32, SDL_PIXELFORMAT_RGB888);
-    if (surf == NULL)
-        return sdl_fail("creating the screenshot surface");
-    SDL_Renderer *r = SDL_CreateSoftwareRenderer(surf);
-    view_draw *d = r != NULL ? view_draw_new(r) : NULL;
-    if (d == NULL) {
-        status = sdl_fail("creating a software renderer");
+    view_canvas c;
+    if ((status = view_canvas_offscreen(&c, w, h)) != VIEW_EXIT_OK)
         goto out;
-    }
     /* Give a daemon that has just started time to publish a snapshot. */
     double next_attach = 0, give_up = now_s() + SNAPSHOT_WAIT_S;
     double path_since = 0; /* when the snapshot came */
@@ -512,44 +498,17 @@ run_screenshot(view_state *s)
         s->now = t0;
         if (i > 0)
             step_connection(s, &next_attach);
-        if (view_draw_frame(d, s) != 0) {
-            status = sdl_fail("drawing");
+        if (view_draw_frame(c.d, s) != 0) {
+            status = view_sdl_fail("drawing");
             goto out;
         }
         if (i + 1 < s->opt.frames)
             pace(s, t0);
     }
-    SDL_RenderPresent(r);
-    /* 24-bit BMP: what every reader understands. */
-    SDL_Surface *bgr = SDL_ConvertSurfaceFormat(surf, SDL_PIXELFORMAT_BGR24, 0);
-    if (bgr == NULL || SDL_SaveBMP(bgr, s->opt.screenshot) != 0)
-        status = sdl_fail(s->opt.screenshot);
-    SDL_FreeSurface(bgr);
+    status = view_canvas_save(&c, s->opt.screenshot);
 out:
-    view_draw_free(d);
-    if (r != NULL)
-        SDL_DestroyRenderer(r);
-    SDL_FreeSurface(surf);
+    view_canvas_free(&c);
     return status;
-}
-
-/* Key s: the frame just drawn, as gridcrowd-view-TICK.bmp here. */
-static void
-save_window(SDL_Renderer *r, view_state *s)
-{
-    char name[64];
-    snprintf(name, sizeof name, PROG "-%llu.bmp",
-             (unsigned long long)s->conn.tick);
-    SDL_Surface *sf = SDL_CreateRGBSurfaceWithFormat(0, s->win_w, s->win_h, 24,
-                                                     SDL_PIXELFORMAT_BGR24);
-    if (sf == NULL ||
-        SDL_RenderReadPixels(r, NULL, SDL_PIXELFORMAT_BGR24, sf->pixels,
-                             sf->pitch) != 0 ||
-        SDL_SaveBMP(sf, name) != 0)
-        view_message(s, true, "%s: %s", name, SDL_GetError());
-    else
-        view_message(s, false, "saved %s", name);
-    SDL_FreeSurface(sf);
 }
 
 static int
@@ -557,29 +516,11 @@ run_window(view_state *s)
 {
     int w, h, status = VIEW_EXIT_OK;
     view_initial(s, false, &w, &h);
-    /* Under X11, SDL hands a software renderer's frames to the window
-     * through a GL texture unless told otherwise.  The software renderer is
-     * chosen when there is no hardware GL, and then that GL is software too
-     * (llvmpipe, Xvfb): the copy cost more than drawing 10,000 agents.  Plain
-     * MIT-SHM is cheaper.  Only X11 has that path (Wayland has no other), and
-     * the user's own setting wins. */
-    const char *drv = SDL_GetCurrentVideoDriver();
-    if (drv != NULL && strcmp(drv, "x11") == 0 &&
-        SDL_GetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION) == NULL)
-        SDL_SetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION, "0");
-    SDL_Window *win =
-        SDL_CreateWindow(PROG, SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED,
-                         w, h, SDL_WINDOW_RESIZABLE);
-    if (win == NULL)
-        return sdl_fail("creating the window");
-    SDL_Renderer *r = SDL_CreateRenderer(win, -1, 0);
-    view_draw *d = r != NULL ? view_draw_new(r) : NULL;
-    if (d == NULL) {
-        status = sdl_fail("creating a renderer");
+    view_canvas c;
+    if ((status = view_canvas_window(&c, w, h)) != VIEW_EXIT_OK)
         goto out;
-    }
     SDL_RendererInfo info;
-    const char *rname = SDL_GetRendererInfo(r, &info) == 0 ? info.name : "?";
+    const char *rname = SDL_GetRendererInfo(c.r, &info) == 0 ? info.name : "?";
 
     double next_attach = 0, fps_t0 = now_s(), title_at = 0;
     double bench_t0 = fps_t0;
@@ -592,7 +533,7 @@ run_window(view_state *s)
             view_input_event(s, &e);
         if (s->quit)
             break;
-        if (SDL_GetWindowFlags(win) & SDL_WINDOW_MINIMIZED) {
+        if (SDL_GetWindowFlags(c.win) & SDL_WINDOW_MINIMIZED) {
             /* Keep noticing the daemon, draw nothing. */
             if (!step_connection(s, &next_attach))
                 break;
@@ -600,21 +541,21 @@ run_window(view_state *s)
             continue;
         }
         int ow, oh;
-        if (SDL_GetRendererOutputSize(r, &ow, &oh) == 0) {
+        if (SDL_GetRendererOutputSize(c.r, &ow, &oh) == 0) {
             s->win_w = ow;
             s->win_h = oh;
         }
         if (!step_connection(s, &next_attach))
             break;
-        if (view_draw_frame(d, s) != 0) {
-            status = sdl_fail("drawing");
+        if (view_draw_frame(c.d, s) != 0) {
+            status = view_sdl_fail("drawing");
             break;
         }
         if (s->save_shot) {
             s->save_shot = false;
-            save_window(r, s);
+            view_save_window(&c, s);
         }
-        SDL_RenderPresent(r);
+        SDL_RenderPresent(c.r);
         frames++;
         fps_frames++;
         double t = now_s();
@@ -624,7 +565,7 @@ run_window(view_state *s)
             fps_frames = 0;
         }
         if (t >= title_at) {
-            set_title(win, s);
+            set_title(c.win, s);
             title_at = t + 0.5;
         }
         if (s->opt.bench_frames > 0 && frames == s->opt.bench_frames) {
@@ -639,10 +580,7 @@ run_window(view_state *s)
         pace(s, t0);
     }
 out:
-    view_draw_free(d);
-    if (r != NULL)
-        SDL_DestroyRenderer(r);
-    SDL_DestroyWindow(win);
+    view_canvas_free(&c);
     return status;
 }
 
@@ -694,7 +632,7 @@ main(int argc, char **argv)
         rc = SDL_WasInit(SDL_INIT_VIDEO) ? 0 : -1;
     }
     if (rc != 0) {
-        rc = sdl_fail("starting SDL video");
+        rc = view_sdl_fail("starting SDL video");
     } else {
         if (s.opt.replay != NULL)
             rc = off || display_usable() ? view_replay_run(&s) : VIEW_EXIT_SDL;

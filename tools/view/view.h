@@ -186,23 +186,6 @@ void view_message(view_state *s, bool also_stderr, const char *fmt, ...)
 /* Fit the whole map in the window. */
 void view_fit(view_state *s);
 
-/* The largest window the viewer opens by itself. */
-#define VIEW_BOX_W 1600
-#define VIEW_BOX_H 1000
-/* The largest screenshot: a side SDL's software renderer can address and a
- * 192 MiB BMP.  --scale 1000 on a 512x512 map would be 805 MB. */
-#define VIEW_SHOT_MAX_SIDE 16384L
-#define VIEW_SHOT_MAX_PIXELS (64L << 20)
-
-/* The size of the window (or, with `screenshot`, of the picture) for the
- * attached map or the replayed recording, stored in s->win_w and s->win_h
- * and returned in *w and *h, and the first camera: the whole map at
- * --scale, or at the largest whole scale that fits VIEW_BOX_W x VIEW_BOX_H
- * (and the usable display, for a window).  A screenshot is exactly the map
- * at that scale; its caller refuses one past VIEW_SHOT_MAX_*.  Live viewer
- * and replay share it so that both draw a map the same size. */
-void view_initial(view_state *s, bool screenshot, int *w, int *h);
-
 /* Select agent `id` (GC_WORLD_NO_AGENT: none) and ask the daemon about it
  * (view_sync_trace). */
 void view_select(view_state *s, uint32_t id, uint32_t generation);
@@ -227,6 +210,59 @@ void view_command_goal(view_state *s, int mx, int my);
  */
 
 typedef struct view_draw view_draw;
+
+/* ---- Where to draw (view_canvas.c) ---------------------------------------
+ *
+ * What the live viewer and the replay share about their window or
+ * off-screen picture.  The opens and saves return VIEW_EXIT_OK, or
+ * VIEW_EXIT_SDL after printing one line. */
+
+/* The largest window the viewer opens by itself. */
+#define VIEW_BOX_W 1600
+#define VIEW_BOX_H 1000
+/* The largest screenshot: a side SDL's software renderer can address and a
+ * 192 MiB BMP.  --scale 1000 on a 512x512 map would be 805 MB. */
+#define VIEW_SHOT_MAX_SIDE 16384L
+#define VIEW_SHOT_MAX_PIXELS (64L << 20)
+
+/* The size of the window (or, with `screenshot`, of the picture) for the
+ * attached map or the replayed recording, stored in s->win_w and s->win_h
+ * and returned in *w and *h, and the first camera: the whole map at
+ * --scale, or at the largest whole scale that fits VIEW_BOX_W x VIEW_BOX_H
+ * (and the usable display, for a window).  A screenshot is exactly the map
+ * at that scale; its caller refuses one past VIEW_SHOT_MAX_*.  Live viewer
+ * and replay share it so that both draw a map the same size. */
+void view_initial(view_state *s, bool screenshot, int *w, int *h);
+
+/* prog_say(what, SDL's message); returns VIEW_EXIT_SDL. */
+int view_sdl_fail(const char *what);
+
+/* A window (win) or an off-screen surface (surf) with its renderer and a
+ * drawer on it.  Used by one thread, the one that opened it. */
+typedef struct view_canvas {
+    SDL_Window *win;   /* NULL off screen */
+    SDL_Surface *surf; /* NULL in a window */
+    SDL_Renderer *r;
+    view_draw *d;
+} view_canvas;
+
+/* Open a resizable w x h window named gridcrowd-view, its renderer and
+ * drawer.  On failure *c holds what was opened: free it all the same. */
+int view_canvas_window(view_canvas *c, int w, int h);
+
+/* The same off screen: a w x h RGB surface and a software renderer, for
+ * --screenshot and --bench-frames. */
+int view_canvas_offscreen(view_canvas *c, int w, int h);
+
+/* Present an off-screen canvas and save it as a 24-bit BMP at `path`. */
+int view_canvas_save(view_canvas *c, const char *path);
+
+/* Free what an open left in *c (any part may be NULL) and clear it. */
+void view_canvas_free(view_canvas *c);
+
+/* Key s: the window's frame just drawn, as gridcrowd-view-TICK.bmp in the
+ * current directory; says what it did in the overlay. */
+void view_save_window(const view_canvas *c, view_state *s);
 
 /* The palette, RGB. */
 extern const uint8_t view_cell_rgb[GC_CELL_NTYPES][3];

@@ -63,41 +63,6 @@ view_fit(view_state *s)
 }
 
 void
-view_initial(view_state *s, bool screenshot, int *w, int *h)
-{
-    long bw = VIEW_BOX_W, bh = VIEW_BOX_H;
-    SDL_Rect u;
-    if (!screenshot && SDL_GetDisplayUsableBounds(0, &u) == 0 && u.w > 200 &&
-        u.h > 200) {
-        /* Leave room for the window's frame. */
-        bw = u.w - 32 < bw ? u.w - 32 : bw;
-        bh = u.h - 64 < bh ? u.h - 64 : bh;
-    }
-    long mw = s->conn.width, mh = s->conn.height;
-    long scale = s->opt.scale;
-    if (scale == 0) {
-        scale = bw / mw < bh / mh ? bw / mw : bh / mh;
-        scale = scale < 1 ? 1 : scale;
-    }
-    long ww = mw * scale, wh = mh * scale;
-    /* A screenshot is exactly the map (tests rely on cell (x, y) at
-     * x * scale). */
-    if (!screenshot) {
-        ww = ww > bw ? bw : ww < 320 ? 320 : ww;
-        wh = wh > bh ? bh : wh < 240 ? 240 : wh;
-    }
-    *w = s->win_w = (int)ww;
-    *h = s->win_h = (int)wh;
-    if (s->opt.scale == 0) {
-        view_fit(s);
-    } else {
-        s->cam.zoom = (double)scale;
-        s->cam.ox = floor((double)(ww - mw * scale) / 2);
-        s->cam.oy = floor((double)(wh - mh * scale) / 2);
-    }
-}
-
-void
 view_sync_trace(view_state *s)
 {
     if (!s->conn.can_edit)
