@@ -456,6 +456,15 @@ code_of_reason(int reason)
     return GC_EINVAL;
 }
 
+/* Count one entry rejected for `reason` and answer it with that reason's
+ * code, if it wants an answer. */
+static void
+refuse_entry(gc_edit_applier *a, const gc_edit *e, int reason)
+{
+    reject(a, reason, 1);
+    answer_entry(a, e, code_of_reason(reason), reason, 0);
+}
+
 /* Apply one checked agent command through on_agent; count it; answer. */
 static void
 apply_agent(gc_edit_applier *a, const gc_edit *e)
@@ -666,8 +675,7 @@ stage(gc_edit_applier *a, const gc_edit *e, uint64_t now_ns)
     if (b == NULL || b->n >= GC_EDIT_MAX_BATCH ||
         a->staged_total >= a->cfg.max_staged) {
         /* Its END will find the count short and reject the rest. */
-        reject(a, GC_EDIT_R_BATCH_OVERFLOW, 1);
-        answer_entry(a, e, GC_EINVAL, GC_EDIT_R_BATCH_OVERFLOW, 0);
+        refuse_entry(a, e, GC_EDIT_R_BATCH_OVERFLOW);
         return;
     }
     if (b->n == b->cap) {
@@ -676,8 +684,7 @@ stage(gc_edit_applier *a, const gc_edit *e, uint64_t now_ns)
             cap = GC_EDIT_MAX_BATCH;
         staged *ent = realloc(b->ent, (size_t)cap * sizeof *ent);
         if (ent == NULL) {
-            reject(a, GC_EDIT_R_NO_MEMORY, 1);
-            answer_entry(a, e, GC_ENOMEM, GC_EDIT_R_NO_MEMORY, 0);
+            refuse_entry(a, e, GC_EDIT_R_NO_MEMORY);
             return;
         }
         b->ent = ent;
@@ -692,8 +699,7 @@ stage(gc_edit_applier *a, const gc_edit *e, uint64_t now_ns)
             uint32_t cap = b->cmds_cap ? b->cmds_cap * 2 : 8;
             gc_edit *cmds = realloc(b->cmds, (size_t)cap * sizeof *cmds);
             if (cmds == NULL) {
-                reject(a, GC_EDIT_R_NO_MEMORY, 1);
-                answer_entry(a, e, GC_ENOMEM, GC_EDIT_R_NO_MEMORY, 0);
+                refuse_entry(a, e, GC_EDIT_R_NO_MEMORY);
                 return;
             }
             b->cmds = cmds;
@@ -767,8 +773,7 @@ handle(gc_edit_applier *a, gc_world *w, const gc_edit *e, uint64_t now_ns)
         (uint32_t)e->x0 >= gc_world_agent_capacity(w))
         r = GC_EDIT_R_BAD_AGENT;
     if (r >= 0) {
-        reject(a, r, 1);
-        answer_entry(a, e, code_of_reason(r), r, 0);
+        refuse_entry(a, e, r);
         /* A batch member that fails its check sinks its batch.  (Its
          * sender and batch fields passed the ring's check, so they name
          * the batch as well as anything does.) */
@@ -805,8 +810,7 @@ handle(gc_edit_applier *a, gc_world *w, const gc_edit *e, uint64_t now_ns)
                 e->y1,          0,               e->position,
                 e->client_token};
     if (apply_list(a, &s, 1, NULL, e->sender_pid) != GC_OK) {
-        reject(a, GC_EDIT_R_NO_MEMORY, 1);
-        answer_entry(a, e, GC_ENOMEM, GC_EDIT_R_NO_MEMORY, 0);
+        refuse_entry(a, e, GC_EDIT_R_NO_MEMORY);
     }
 }
 
