@@ -667,6 +667,17 @@ batch_get(gc_edit_applier *a, uint32_t pid, uint32_t id, uint64_t now_ns)
     return NULL; /* not reached: open < max means a slot is free */
 }
 
+/* What staging or applying keeps of a checked entry (cmd 0: the caller
+ * sets it for an agent command in a batch). */
+static staged
+staged_of(const gc_edit *e)
+{
+    return (staged){(uint8_t)e->op, (uint8_t)e->type, wants_answer(e),
+                    e->x0,          e->y0,           e->x1,
+                    e->y1,          0,               e->position,
+                    e->client_token};
+}
+
 /* Hold a checked batch member until its END. */
 static void
 stage(gc_edit_applier *a, const gc_edit *e, uint64_t now_ns)
@@ -690,10 +701,7 @@ stage(gc_edit_applier *a, const gc_edit *e, uint64_t now_ns)
         b->ent = ent;
         b->cap = cap;
     }
-    staged st = {(uint8_t)e->op, (uint8_t)e->type, wants_answer(e),
-                 e->x0,          e->y0,           e->x1,
-                 e->y1,          0,               e->position,
-                 e->client_token};
+    staged st = staged_of(e);
     if (gc_edit_is_agent_op(e->op)) {
         if (b->ncmds == b->cmds_cap) {
             uint32_t cap = b->cmds_cap ? b->cmds_cap * 2 : 8;
@@ -805,10 +813,7 @@ handle(gc_edit_applier *a, gc_world *w, const gc_edit *e, uint64_t now_ns)
         apply_agent(a, e);
         return;
     }
-    staged s = {(uint8_t)e->op, (uint8_t)e->type, wants_answer(e),
-                e->x0,          e->y0,           e->x1,
-                e->y1,          0,               e->position,
-                e->client_token};
+    staged s = staged_of(e);
     if (apply_list(a, &s, 1, NULL, e->sender_pid) != GC_OK) {
         refuse_entry(a, e, GC_EDIT_R_NO_MEMORY);
     }
