@@ -260,9 +260,10 @@ int view_canvas_save(view_canvas *c, const char *path);
 /* Free what an open left in *c (any part may be NULL) and clear it. */
 void view_canvas_free(view_canvas *c);
 
-/* Key s: the window's frame just drawn, as gridcrowd-view-TICK.bmp in the
- * current directory; says what it did in the overlay. */
-void view_save_window(const view_canvas *c, view_state *s);
+/* A window's frame: draw s, save it when key s asked (as
+ * gridcrowd-view-TICK.bmp in the current directory, saying so in the
+ * overlay), present it. */
+int view_canvas_show(view_canvas *c, view_state *s);
 
 /* The palette, RGB. */
 extern const uint8_t view_cell_rgb[GC_CELL_NTYPES][3];

@@ -3,9 +3,9 @@
  * (gridcrowd-view.c) and the replay (view_replay.c) alike: the size of the
  * picture and the first camera (view_initial), a window or an off-screen
  * surface with its renderer and drawer (view_canvas), a screenshot saved
- * from it, and key s's copy of the window.  Each caller keeps its own loop;
- * what is here is what both must do the same way, so that a replay's
- * picture is the live one's to the pixel.
+ * from it, and a frame shown in the window (with key s's copy).  Each
+ * caller keeps its own loop; what is here is what both must do the same
+ * way, so that a replay's picture is the live one's to the pixel.
  *
  * Every failure prints one line (prog_say: what, then SDL's message) and
  * gives VIEW_EXIT_SDL; view_canvas_free takes a canvas in any state an
@@ -132,8 +132,9 @@ view_canvas_free(view_canvas *c)
     memset(c, 0, sizeof *c);
 }
 
-void
-view_save_window(const view_canvas *c, view_state *s)
+/* Key s: the window's frame just drawn, as gridcrowd-view-TICK.bmp here. */
+static void
+save_window(const view_canvas *c, view_state *s)
 {
     char name[64];
     snprintf(name, sizeof name, PROG "-%llu.bmp",
@@ -148,4 +149,17 @@ view_save_window(const view_canvas *c, view_state *s)
     else
         view_message(s, false, "saved %s", name);
     SDL_FreeSurface(sf);
+}
+
+int
+view_canvas_show(view_canvas *c, view_state *s)
+{
+    if (view_draw_frame(c->d, s) != 0)
+        return view_sdl_fail("drawing");
+    if (s->save_shot) {
+        s->save_shot = false;
+        save_window(c, s);
+    }
+    SDL_RenderPresent(c->r);
+    return VIEW_EXIT_OK;
 }

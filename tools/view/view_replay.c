@@ -612,15 +612,8 @@ run_window(view_state *s)
             s->win_w = ow;
             s->win_h = oh;
         }
-        if (view_draw_frame(c.d, s) != 0) {
-            status = view_sdl_fail("drawing");
+        if ((status = view_canvas_show(&c, s)) != VIEW_EXIT_OK)
             break;
-        }
-        if (s->save_shot) {
-            s->save_shot = false;
-            view_save_window(&c, s);
-        }
-        SDL_RenderPresent(c.r);
         fps_frames++;
         double t = now_s();
         if (t - fps_t0 >= 1.0) {
