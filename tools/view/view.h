@@ -75,7 +75,7 @@ typedef struct view_conn {
     gc_vec2 *path;
     size_t path_cap;
     gc_world_path_info path_info; /* info.seq 0: none */
-    double next_check;            /* when owner_alive is asked next */
+    double next_check;              /* when owner_alive is asked next */
 } view_conn;
 
 /* Attach to the daemon `c->name`: with the edit queue when allowed, else
@@ -211,6 +211,24 @@ void view_command_goal(view_state *s, int mx, int my);
 
 typedef struct view_draw view_draw;
 
+/* The palette, RGB. */
+extern const uint8_t view_cell_rgb[GC_CELL_NTYPES][3];
+extern const uint8_t view_agent_rgb[GC_AGENT_NSTATES][3];
+extern const uint8_t view_trace_rgb[4][3]; /* by GC_TRACE_*; [0] unused */
+extern const uint8_t view_heading_rgb[3];
+
+/* A drawer for renderer r; NULL when out of memory or SDL fails (the SDL
+ * message is in SDL_GetError). */
+view_draw *view_draw_new(SDL_Renderer *r);
+void view_draw_free(view_draw *d);
+
+/* Draw one frame of s (without presenting it).  Returns 0, or -1 when SDL
+ * failed (SDL_GetError). */
+int view_draw_frame(view_draw *d, view_state *s);
+
+/* Agent radius in pixels at the current zoom. */
+float view_agent_radius(const view_state *s);
+
 /* ---- Where to draw (view_canvas.c) ---------------------------------------
  *
  * What the live viewer and the replay share about their window or
@@ -264,23 +282,5 @@ void view_canvas_free(view_canvas *c);
  * gridcrowd-view-TICK.bmp in the current directory, saying so in the
  * overlay), present it. */
 int view_canvas_show(view_canvas *c, view_state *s);
-
-/* The palette, RGB. */
-extern const uint8_t view_cell_rgb[GC_CELL_NTYPES][3];
-extern const uint8_t view_agent_rgb[GC_AGENT_NSTATES][3];
-extern const uint8_t view_trace_rgb[4][3]; /* by GC_TRACE_*; [0] unused */
-extern const uint8_t view_heading_rgb[3];
-
-/* A drawer for renderer r; NULL when out of memory or SDL fails (the SDL
- * message is in SDL_GetError). */
-view_draw *view_draw_new(SDL_Renderer *r);
-void view_draw_free(view_draw *d);
-
-/* Draw one frame of s (without presenting it).  Returns 0, or -1 when SDL
- * failed (SDL_GetError). */
-int view_draw_frame(view_draw *d, view_state *s);
-
-/* Agent radius in pixels at the current zoom. */
-float view_agent_radius(const view_state *s);
 
 #endif
