@@ -456,6 +456,15 @@ code_of_reason(int reason)
     return GC_EINVAL;
 }
 
+/* Count one entry rejected for `reason` and answer it with that reason's
+ * code, if it wants an answer. */
+static void
+refuse_entry(gc_edit_applier *a, const gc_edit *e, int reason)
+{
+    reject(a, reason, 1);
+    answer_entry(a, e, code_of_reason(reason), reason, 0);
+}
+
 /* Apply one checked agent command through on_agent; count it; answer. */
 static void
 apply_agent(gc_edit_applier *a, const gc_edit *e)
@@ -658,6 +667,17 @@ batch_get(gc_edit_applier *a, uint32_t pid, uint32_t id, uint64_t now_ns)
     return NULL; /* not reached: open < max means a slot is free */
 }
 
+/* What staging or applying keeps of a checked entry (cmd 0: the caller
+ * sets it for an agent command in a batch). */
+static staged
+staged_of(const gc_edit *e)
+{
+    return (staged){(uint8_t)e->op, (uint8_t)e->type, wants_answer(e),
+                    e->x0,          e->y0,           e->x1,
+                    e->y1,          0,               e->position,
+                    e->client_token};
+}
+
 /* Hold a checked batch member until its END. */
 static void
 stage(gc_edit_applier *a, const gc_edit *e, uint64_t now_ns)
@@ -666,8 +686,7 @@ stage(gc_edit_applier *a, const gc_edit *e, uint64_t now_ns)
     if (b == NULL || b->n >= GC_EDIT_MAX_BATCH ||
         a->staged_total >= a->cfg.max_staged) {
         /* Its END will find the count short and reject the rest. */
-        reject(a, GC_EDIT_R_BATCH_OVERFLOW, 1);
-        answer_entry(a, e, GC_EINVAL, GC_EDIT_R_BATCH_OVERFLOW, 0);
+        refuse_entry(a, e, GC_EDIT_R_BATCH_OVERFLOW);
         return;
     }
     if (b->n == b->cap) {
@@ -676,24 +695,19 @@ stage(gc_edit_applier *a, const gc_edit *e, uint64_t now_ns)
             cap = GC_EDIT_MAX_BATCH;
         staged *ent = realloc(b->ent, (size_t)cap * sizeof *ent);
         if (ent == NULL) {
-            reject(a, GC_EDIT_R_NO_MEMORY, 1);
-            answer_entry(a, e, GC_ENOMEM, GC_EDIT_R_NO_MEMORY, 0);
+            refuse_entry(a, e, GC_EDIT_R_NO_MEMORY);
             return;
         }
         b->ent = ent;
         b->cap = cap;
     }
-    staged st = {(uint8_t)e->op, (uint8_t)e->type, wants_answer(e),
-                 e->x0,          e->y0,           e->x1,
-                 e->y1,          0,               e->position,
-                 e->client_token};
+    staged st = staged_of(e);
     if (gc_edit_is_agent_op(e->op)) {
         if (b->ncmds == b->cmds_cap) {
             uint32_t cap = b->cmds_cap ? b->cmds_cap * 2 : 8;
             gc_edit *cmds = realloc(b->cmds, (size_t)cap * sizeof *cmds);
             if (cmds == NULL) {
-                reject(a, GC_EDIT_R_NO_MEMORY, 1);
-                answer_entry(a, e, GC_ENOMEM, GC_EDIT_R_NO_MEMORY, 0);
+                refuse_entry(a, e, GC_EDIT_R_NO_MEMORY);
                 return;
             }
             b->cmds = cmds;
@@ -767,8 +781,7 @@ handle(gc_edit_applier *a, gc_world *w, const gc_edit *e, uint64_t now_ns)
         (uint32_t)e->x0 >= gc_world_agent_capacity(w))
         r = GC_EDIT_R_BAD_AGENT;
     if (r >= 0) {
-        reject(a, r, 1);
-        answer_entry(a, e, code_of_reason(r), r, 0);
+        refuse_entry(a, e, r);
         /* A batch member that fails its check sinks its batch.  (Its
          * sender and batch fields passed the ring's check, so they name
          * the batch as well as anything does.) */
@@ -800,13 +813,9 @@ handle(gc_edit_applier *a, gc_world *w, const gc_edit *e, uint64_t now_ns)
         apply_agent(a, e);
         return;
     }
-    staged s = {(uint8_t)e->op, (uint8_t)e->type, wants_answer(e),
-                e->x0,          e->y0,           e->x1,
-                e->y1,          0,               e->position,
-                e->client_token};
+    staged s = staged_of(e);
     if (apply_list(a, &s, 1, NULL, e->sender_pid) != GC_OK) {
-        reject(a, GC_EDIT_R_NO_MEMORY, 1);
-        answer_entry(a, e, GC_ENOMEM, GC_EDIT_R_NO_MEMORY, 0);
+        refuse_entry(a, e, GC_EDIT_R_NO_MEMORY);
     }
 }
 

@@ -287,7 +287,8 @@ shell_tests = \
 shell_tests += %reldir%/scenario-daemon.test
 TESTS += $(shell_tests)
 EXTRA_DIST += $(shell_tests) %reldir%/lib.sh %reldir%/ctl-lib.sh \
-	%reldir%/dijkstra.py %reldir%/python_test.py %reldir%/python_agents_test.py \
+	%reldir%/dijkstra.py %reldir%/gc_tap.py %reldir%/python_test.py \
+	%reldir%/python_agents_test.py \
 	%reldir%/view_lib.sh %reldir%/lsan.supp %reldir%/valgrind-sdl.supp \
 	%reldir%/data/bench/bench.map %reldir%/data/bench/bench.scen \
 	%reldir%/data/bench/bench-wrong.scen %reldir%/data/bench/bench-bad.scen

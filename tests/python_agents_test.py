@@ -10,32 +10,14 @@ sent); every refusal raises Refused with its reason and the library's
 code; a removed agent's handle stays stale after its slot is reused.
 """
 import os
-import signal
-import subprocess
 import sys
-import time
 
 import gridcrowd
+from gc_tap import check, run_daemon, wait_running, wait_until
 
 SRC = os.environ.get("GC_SRCDIR", ".")
-BUILD = os.environ.get("GC_BUILDDIR", SRC)
 NAME = "gct%d-pyagents" % os.getpid()
 MAP = os.path.join(SRC, "maps", "small.map")
-ERRFILE = os.path.join(os.environ.get("TMPDIR", "/tmp"), NAME + ".err")
-
-checks = 0
-fails = 0
-
-
-def check(desc, cond, detail=None):
-    global checks, fails
-    checks += 1
-    print("%s %d - %s" % ("ok" if cond else "not ok", checks, desc))
-    if not cond:
-        fails += 1
-        if detail is not None:
-            print("# " + str(detail).replace("\n", "\n# "))
-    sys.stdout.flush()
 
 
 def refused(fn, reason):
@@ -45,15 +27,6 @@ def refused(fn, reason):
     except gridcrowd.Refused as e:
         return e if e.reason == reason else None
     return None
-
-
-def wait_until(seconds, pred):
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        if pred():
-            return True
-        time.sleep(0.02)
-    return pred()
 
 
 def agent(w, h):
@@ -69,13 +42,7 @@ def state(w, h):
 
 
 def test():
-    def ready():
-        try:
-            with gridcrowd.attach(NAME) as w:
-                return w.status().state == "running"
-        except gridcrowd.Error:
-            return False
-    check("daemon becomes ready with no agents", wait_until(20, ready))
+    check("daemon becomes ready with no agents", wait_running(NAME))
     w = gridcrowd.attach(NAME)
     check("no agents", w.agents() == [])
 
@@ -141,39 +108,9 @@ def test():
 
 
 def main():
-    err = open(ERRFILE, "w")
-    d = subprocess.Popen(
-        [os.path.join(BUILD, "daemon", "gridcrowdd"), "--shm", NAME,
-         "--map", MAP, "--agents", "0", "--threads", "1", "--quiet"],
-        stderr=err)
-    try:
-        test()
-    except Exception:  # a crash is a failed check, not a silent exit
-        import traceback
-        check("the test ran to the end", False, traceback.format_exc())
-    finally:
-        d.send_signal(signal.SIGTERM)
-        try:
-            d.wait(10)
-        except subprocess.TimeoutExpired:
-            d.kill()
-            d.wait()
-        err.close()
-        with open(ERRFILE) as f:
-            for line in f:
-                print("# daemon: " + line.rstrip())
-        os.unlink(ERRFILE)
-        for n in (NAME, NAME + ".edits"):
-            try:
-                os.unlink("/dev/shm/" + n)
-            except FileNotFoundError:
-                pass
-    check("the daemon exited cleanly and removed its objects",
-          d.returncode == 0 and not os.path.exists("/dev/shm/" + NAME),
-          d.returncode)
-    print("1..%d" % checks)
-    print("# %d checks, %d failed" % (checks, fails))
-    return 1 if fails else 0
+    return run_daemon(
+        NAME, ["--map", MAP, "--agents", "0", "--threads", "1", "--quiet"],
+        lambda d: test())
 
 
 if __name__ == "__main__":

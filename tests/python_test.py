@@ -14,36 +14,17 @@ world, cells off the map or impassable, bad types, a closed handle).
 """
 import math
 import os
-import signal
-import subprocess
 import sys
-import time
 
 import gridcrowd
 from dijkstra import DEFAULT_COSTS, dijkstra, read_map, step_cost
+from gc_tap import check, run_daemon, skip, wait_running, wait_until
 
 SRC = os.environ.get("GC_SRCDIR", ".")
-BUILD = os.environ.get("GC_BUILDDIR", SRC)
 NAME = "gct%d-python" % os.getpid()
 MAP = os.path.join(SRC, "maps", "small.map")
 COSTS = dict(DEFAULT_COSTS, high=3.0, low=0.25)
 TYPES = ["walkable", "obstacle", "high", "low"]
-
-checks = 0
-fails = 0
-
-
-def check(desc, cond, detail=None):
-    global checks, fails
-    checks += 1
-    if cond:
-        print("ok %d - %s" % (checks, desc))
-    else:
-        fails += 1
-        print("not ok %d - %s" % (checks, desc))
-        if detail is not None:
-            print("# " + str(detail).replace("\n", "\n# "))
-    sys.stdout.flush()
 
 
 def raises(fn, code_name):
@@ -55,44 +36,13 @@ def raises(fn, code_name):
     return None
 
 
-def wait_until(seconds, pred):
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        if pred():
-            return True
-        time.sleep(0.02)
-    return pred()
-
-
-ERRFILE = os.path.join(os.environ.get("TMPDIR", "/tmp"), NAME + ".err")
-
-
-def start_daemon():
-    err = open(ERRFILE, "w")
-    d = subprocess.Popen(
-        [os.path.join(BUILD, "daemon", "gridcrowdd"), "--shm", NAME,
-         "--map", MAP, "--agents", "20", "--threads", "1", "--quiet",
-         "--cost", "high=3", "--cost", "low=0.25", "--diag", "one-free"],
-        stderr=err)
-    return d, err
-
-
-def attach_running():
-    def ready():
-        try:
-            with gridcrowd.attach(NAME) as w:
-                return w.status().state == "running"
-        except gridcrowd.Error:
-            return False
-    return wait_until(20, ready)
-
-
 def test(d):
     check("the module loads the library of this build",
           os.path.samefile(gridcrowd.library_path(),
                            os.environ["GRIDCROWD_LIB"]),
           gridcrowd.library_path())
-    check("daemon becomes ready (status says running)", attach_running())
+    check("daemon becomes ready (status says running)",
+          wait_running(NAME))
     w = gridcrowd.attach(NAME)
 
     # ---- reading ----
@@ -119,8 +69,7 @@ def test(d):
               getattr(pos, "shape", None) == (20, 2) and
               str(pos.dtype) == "float32", type(pos))
     else:
-        print("ok %d - # SKIP numpy is not installed" % (checks + 1))
-        globals()["checks"] += 1
+        skip("numpy is not installed")
     os.environ["GRIDCROWD_NO_NUMPY"] = "1"
     lst = w.positions()
     check("positions without numpy: a list of 20 (x, y)",
@@ -279,36 +228,10 @@ def read_map_live(w):
 
 
 def main():
-    d, err = start_daemon()
-    try:
-        test(d)
-    except Exception as e:  # a crash is a failed check, not a silent exit
-        import traceback
-        check("the test ran to the end", False, traceback.format_exc())
-        del e
-    finally:
-        d.send_signal(signal.SIGTERM)
-        try:
-            d.wait(10)
-        except subprocess.TimeoutExpired:
-            d.kill()
-            d.wait()
-        err.close()
-        with open(ERRFILE) as f:
-            for line in f:
-                print("# daemon: " + line.rstrip())
-        os.unlink(ERRFILE)
-        for n in (NAME, NAME + ".edits"):
-            try:
-                os.unlink("/dev/shm/" + n)
-            except FileNotFoundError:
-                pass
-    check("the daemon exited cleanly and removed its objects",
-          d.returncode == 0 and not os.path.exists("/dev/shm/" + NAME),
-          d.returncode)
-    print("1..%d" % checks)
-    print("# %d checks, %d failed" % (checks, fails))
-    return 1 if fails else 0
+    return run_daemon(
+        NAME, ["--map", MAP, "--agents", "20", "--threads", "1", "--quiet",
+               "--cost", "high=3", "--cost", "low=0.25", "--diag", "one-free"],
+        test)
 
 
 if __name__ == "__main__":

@@ -182,16 +182,13 @@ build_agent_edit(const char *name, int n, char **args, gc_edit *e,
     return EX_OK;
 }
 
-/* Why a command got no answer, as an exit code with its message. */
+/* Why a command got no answer, as an exit code with its message: what
+ * waiting for the answer can add to the push's own errors (push_error).
+ * GC_ETIMEOUT is the answer's here, as gc_edit_command gives it for both. */
 static int
 transport_error(gc_world *w, int rc, const char *what)
 {
     switch (rc) {
-    case GC_EFULL:
-        return prog_fail(EX_TIMEOUT, what,
-                         "edit queue %s stayed full for %g s; is the daemon "
-                         "running?",
-                         gc_queue_name(gc_world_queue(w)), timeout_s);
     case GC_ETIMEOUT:
         return prog_fail(EX_TIMEOUT, what, "no answer within %g s", timeout_s);
     case GC_ENOENT:
@@ -202,11 +199,8 @@ transport_error(gc_world *w, int rc, const char *what)
                          "the answer was lost: more than %u answers came "
                          "after it before it was read; its fate is unknown",
                          gc_world_answer_capacity(w));
-    case GC_ECORRUPT:
-        return prog_fail(EX_REFUSED, what, "edit queue %s is corrupt",
-                         gc_queue_name(gc_world_queue(w)));
     }
-    return prog_fail(EX_FAILED, what, "%s", gc_strerror(rc));
+    return push_error(w, rc, what);
 }
 
 int
@@ -214,9 +208,7 @@ cmd_agent(const char *cmd, int n, char **args, cmd_opts *o)
 {
     (void)o;
     char what[256], msg[256];
-    size_t len = (size_t)snprintf(what, sizeof what, "%s", cmd);
-    for (int i = 0; i < n && len < sizeof what; i++)
-        len += (size_t)snprintf(what + len, sizeof what - len, " %s", args[i]);
+    join_args(what, sizeof what, cmd, n, args);
     gc_edit e;
     unsigned flags;
     int rc = build_agent_edit(cmd, n, args, &e, &flags, msg, sizeof msg);

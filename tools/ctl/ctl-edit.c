@@ -89,7 +89,7 @@ check_edit(const gc_edit *e, int32_t w, int32_t h, char *msg, size_t msgsz)
 }
 
 /* "set 1 2 wall": the command line of an edit, for messages. */
-static void
+void
 join_args(char *buf, size_t size, const char *cmd, int n, char **args)
 {
     size_t len = (size_t)snprintf(buf, size, "%s", cmd);
@@ -99,8 +99,9 @@ join_args(char *buf, size_t size, const char *cmd, int n, char **args)
 
 /* ---- Sending and waiting ------------------------------------------------- */
 
-/* Say why pushing an edit failed; return the exit code. */
-static int
+/* Say why pushing an edit failed; return the exit code.  ctl-agent.c's
+ * commands end here too for the errors of the push itself. */
+int
 push_error(gc_world *w, int rc, const char *what)
 {
     switch (rc) {

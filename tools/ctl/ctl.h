@@ -86,6 +86,15 @@ int check_edit(const gc_edit *e, int32_t w, int32_t h, char *msg, size_t msgsz);
 int send_all(gc_world *w, gc_edit *ed, size_t n, bool each, bool sync,
              const char *what);
 
+/* The command and its arguments as one line ("set 1 2 wall"), cut to fit
+ * `size`, for the `what` of messages. */
+void join_args(char *buf, size_t size, const char *cmd, int n, char **args);
+
+/* Say why pushing to the world's edit queue failed (gc_queue_push's
+ * GC_EFULL, GC_ETIMEOUT: the claim timed out, GC_ECORRUPT, or any other
+ * code); returns the exit code. */
+int push_error(gc_world *w, int rc, const char *what);
+
 /* Wait until the daemon has dealt with every queue position below `upto`,
  * then print the grid generation.  Returns the exit code. */
 int wait_applied(gc_world *w, uint64_t upto, const char *what);

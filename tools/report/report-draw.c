@@ -538,6 +538,19 @@ draw_axes(cairo_t *cr, const plot *p, const char *xlabel, const char *ylabel)
     cairo_restore(cr);
 }
 
+/* Both axes of p from 0 (every plot counts up from nothing) to xmax and
+ * ymax, drawn with their labels. */
+static void
+draw_axes_from_0(cairo_t *cr, plot *p, double xmax, double ymax,
+                 const char *xlabel, const char *ylabel)
+{
+    p->xmin = 0;
+    p->xmax = xmax;
+    p->ymin = 0;
+    p->ymax = ymax;
+    draw_axes(cr, p, xlabel, ylabel);
+}
+
 static plot
 plot_box(const rep_out *o)
 {
@@ -555,8 +568,7 @@ draw_traveltime(const rep_out *o, gc_error *err)
     cairo_set_source_rgb(cr, 0, 0, 0);
     if (tr->n == 0) {
         text(cr, MARGIN, 24, 15, LEFT, true, "Travel time");
-        p.xmin = 0, p.xmax = 1, p.ymin = 0, p.ymax = 1;
-        draw_axes(cr, &p, "travel time (s)", "agents");
+        draw_axes_from_0(cr, &p, 1, 1, "travel time (s)", "agents");
         text(cr, p.x + p.w / 2, p.y + p.h / 2, 14, CENTRE, false,
              "no agent arrived or left during the recording (%zu walking)",
              tr->unfinished);
@@ -583,11 +595,8 @@ draw_traveltime(const rep_out *o, gc_error *err)
     for (size_t b = 0; b < nbins; b++)
         if (h[b] > hmax)
             hmax = h[b];
-    p.xmin = 0;
-    p.xmax = (double)nbins * bw;
-    p.ymin = 0;
-    p.ymax = fmax(1, ceil(hmax * 1.1));
-    draw_axes(cr, &p, "travel time (s)", "agents");
+    draw_axes_from_0(cr, &p, (double)nbins * bw, fmax(1, ceil(hmax * 1.1)),
+                     "travel time (s)", "agents");
     for (size_t b = 0; b < nbins; b++) {
         double x0 = plot_x(&p, (double)b * bw), x1 = plot_x(&p, (b + 1) * bw);
         double y = plot_y(&p, (double)h[b]);
@@ -630,11 +639,8 @@ draw_flow(const rep_out *o, gc_error *err)
     for (size_t i = 0; i < a->cfg.n_lines; i++)
         for (size_t b = 0; b < a->n_flow_bins; b++)
             top = fmax(top, fmax(a->flows[i].fwd[b], a->flows[i].bwd[b]) / bs);
-    p.xmin = 0;
-    p.xmax = (double)a->n_flow_bins * bs;
-    p.ymin = 0;
-    p.ymax = fmax(1, top * 1.15);
-    draw_axes(cr, &p, "time (s)", "agents per second");
+    draw_axes_from_0(cr, &p, (double)a->n_flow_bins * bs, fmax(1, top * 1.15),
+                     "time (s)", "agents per second");
     cairo_save(cr);
     cairo_rectangle(cr, p.x, p.y, p.w, p.h);
     cairo_clip(cr);

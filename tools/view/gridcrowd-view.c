@@ -29,13 +29,6 @@
 #include <time.h>
 
 #define PROG "gridcrowd-view"
-/* The largest window the viewer opens by itself. */
-#define BOX_W 1600
-#define BOX_H 1000
-/* The largest screenshot: a side SDL's software renderer can address and a
- * 192 MiB BMP.  --scale 1000 on a 512x512 map would be 805 MB. */
-#define SHOT_MAX_SIDE 16384L
-#define SHOT_MAX_PIXELS (64L << 20)
 /* How long --screenshot waits for the daemon's first snapshot. */
 #define SNAPSHOT_WAIT_S 10.0
 /* How long a screenshot then waits for the selected agent's whole path. */
@@ -318,43 +311,6 @@ log_attach(const view_state *s)
                  s->conn.pid, s->conn.edit_why);
 }
 
-/* Size of the window (or screenshot) for the attached map, and the first
- * camera. */
-static void
-initial_view(view_state *s, bool screenshot, int *w, int *h)
-{
-    int bw = BOX_W, bh = BOX_H;
-    SDL_Rect u;
-    if (!screenshot && SDL_GetDisplayUsableBounds(0, &u) == 0 && u.w > 200 &&
-        u.h > 200) {
-        /* Leave room for the window's frame. */
-        bw = u.w - 32 < bw ? u.w - 32 : bw;
-        bh = u.h - 64 < bh ? u.h - 64 : bh;
-    }
-    long mw = s->conn.width, mh = s->conn.height;
-    long scale = s->opt.scale;
-    if (scale == 0) {
-        scale = bw / mw < bh / mh ? bw / mw : bh / mh;
-        scale = scale < 1 ? 1 : scale;
-    }
-    long ww = mw * scale, wh = mh * scale;
-    /* A screenshot is exactly the map (tests rely on cell (x, y) at
-     * x * scale); run_screenshot refuses one past the limits. */
-    if (!screenshot) {
-        ww = ww > bw ? bw : ww < 320 ? 320 : ww;
-        wh = wh > bh ? bh : wh < 240 ? 240 : wh;
-    }
-    *w = s->win_w = (int)ww;
-    *h = s->win_h = (int)wh;
-    if (s->opt.scale == 0) {
-        view_fit(s);
-    } else {
-        s->cam.zoom = (double)scale;
-        s->cam.ox = floor((double)(ww - mw * scale) / 2);
-        s->cam.oy = floor((double)(wh - mh * scale) / 2);
-    }
-}
-
 /* Forget painted cells the daemon now shows, or that it never applied. */
 static void
 prune_paint(view_state *s)
@@ -437,13 +393,6 @@ set_title(SDL_Window *win, const view_state *s)
     SDL_SetWindowTitle(win, t);
 }
 
-static int
-sdl_fail(const char *what)
-{
-    prog_say(what, "%s", SDL_GetError());
-    return VIEW_EXIT_SDL;
-}
-
 /* Sleep what is left of this frame's share of a second. */
 static void
 pace(const view_state *s, double frame_start)
@@ -501,9 +450,9 @@ static int
 run_screenshot(view_state *s)
 {
     int w, h, status = VIEW_EXIT_OK;
-    initial_view(s, true, &w, &h);
-    if (w > SHOT_MAX_SIDE || h > SHOT_MAX_SIDE ||
-        (long)w * h > SHOT_MAX_PIXELS) {
+    view_initial(s, true, &w, &h);
+    if (w > VIEW_SHOT_MAX_SIDE || h > VIEW_SHOT_MAX_SIDE ||
+        (long)w * h > VIEW_SHOT_MAX_PIXELS) {
         /* Only --scale makes a map of up to 8192x8192 cells too big. */
         char what[32] = "";
         if (s->opt.scale > 0)
@@ -511,22 +460,15 @@ run_screenshot(view_state *s)
         prog_say(what,
                  "the screenshot would be %dx%d pixels; the most is %ld a "
                  "side and %ld in all (a %dx%d map at %s)",
-                 w, h, SHOT_MAX_SIDE, SHOT_MAX_PIXELS, (int)s->conn.width,
-                 (int)s->conn.height,
+                 w, h, VIEW_SHOT_MAX_SIDE, VIEW_SHOT_MAX_PIXELS,
+                 (int)s->conn.width, (int)s->conn.height,
                  s->opt.scale > 0 ? "this scale: use a smaller --scale"
                                   : "1 pixel a cell");
         return VIEW_EXIT_USAGE;
     }
-    SDL_Surface *surf =
-        SDL_CreateRGBSurfaceWithFormat(0, w, h, 32, SDL_PIXELFORMAT_RGB888);
-    if (surf == NULL)
-        return sdl_fail("creating the screenshot surface");
-    SDL_Renderer *r = SDL_CreateSoftwareRenderer(surf);
-    view_draw *d = r != NULL ? view_draw_new(r) : NULL;
-    if (d == NULL) {
-        status = sdl_fail("creating a software renderer");
+    view_canvas c;
+    if ((status = view_canvas_offscreen(&c, w, h)) != VIEW_EXIT_OK)
         goto out;
-    }
     /* Give a daemon that has just started time to publish a snapshot. */
     double next_attach = 0, give_up = now_s() + SNAPSHOT_WAIT_S;
     double path_since = 0; /* when the snapshot came */
@@ -556,74 +498,29 @@ run_screenshot(view_state *s)
         s->now = t0;
         if (i > 0)
             step_connection(s, &next_attach);
-        if (view_draw_frame(d, s) != 0) {
-            status = sdl_fail("drawing");
+        if (view_draw_frame(c.d, s) != 0) {
+            status = view_sdl_fail("drawing");
             goto out;
         }
         if (i + 1 < s->opt.frames)
             pace(s, t0);
     }
-    SDL_RenderPresent(r);
-    /* 24-bit BMP: what every reader understands. */
-    SDL_Surface *bgr = SDL_ConvertSurfaceFormat(surf, SDL_PIXELFORMAT_BGR24, 0);
-    if (bgr == NULL || SDL_SaveBMP(bgr, s->opt.screenshot) != 0)
-        status = sdl_fail(s->opt.screenshot);
-    SDL_FreeSurface(bgr);
+    status = view_canvas_save(&c, s->opt.screenshot);
 out:
-    view_draw_free(d);
-    if (r != NULL)
-        SDL_DestroyRenderer(r);
-    SDL_FreeSurface(surf);
+    view_canvas_free(&c);
     return status;
-}
-
-/* Key s: the frame just drawn, as gridcrowd-view-TICK.bmp here. */
-static void
-save_window(SDL_Renderer *r, view_state *s)
-{
-    char name[64];
-    snprintf(name, sizeof name, PROG "-%llu.bmp",
-             (unsigned long long)s->conn.tick);
-    SDL_Surface *sf = SDL_CreateRGBSurfaceWithFormat(0, s->win_w, s->win_h, 24,
-                                                     SDL_PIXELFORMAT_BGR24);
-    if (sf == NULL ||
-        SDL_RenderReadPixels(r, NULL, SDL_PIXELFORMAT_BGR24, sf->pixels,
-                             sf->pitch) != 0 ||
-        SDL_SaveBMP(sf, name) != 0)
-        view_message(s, true, "%s: %s", name, SDL_GetError());
-    else
-        view_message(s, false, "saved %s", name);
-    SDL_FreeSurface(sf);
 }
 
 static int
 run_window(view_state *s)
 {
     int w, h, status = VIEW_EXIT_OK;
-    initial_view(s, false, &w, &h);
-    /* Under X11, SDL hands a software renderer's frames to the window
-     * through a GL texture unless told otherwise.  The software renderer is
-     * chosen when there is no hardware GL, and then that GL is software too
-     * (llvmpipe, Xvfb): the copy cost more than drawing 10,000 agents.  Plain
-     * MIT-SHM is cheaper.  Only X11 has that path (Wayland has no other), and
-     * the user's own setting wins. */
-    const char *drv = SDL_GetCurrentVideoDriver();
-    if (drv != NULL && strcmp(drv, "x11") == 0 &&
-        SDL_GetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION) == NULL)
-        SDL_SetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION, "0");
-    SDL_Window *win =
-        SDL_CreateWindow(PROG, SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED,
-                         w, h, SDL_WINDOW_RESIZABLE);
-    if (win == NULL)
-        return sdl_fail("creating the window");
-    SDL_Renderer *r = SDL_CreateRenderer(win, -1, 0);
-    view_draw *d = r != NULL ? view_draw_new(r) : NULL;
-    if (d == NULL) {
-        status = sdl_fail("creating a renderer");
+    view_initial(s, false, &w, &h);
+    view_canvas c;
+    if ((status = view_canvas_window(&c, w, h)) != VIEW_EXIT_OK)
         goto out;
-    }
     SDL_RendererInfo info;
-    const char *rname = SDL_GetRendererInfo(r, &info) == 0 ? info.name : "?";
+    const char *rname = SDL_GetRendererInfo(c.r, &info) == 0 ? info.name : "?";
 
     double next_attach = 0, fps_t0 = now_s(), title_at = 0;
     double bench_t0 = fps_t0;
@@ -636,7 +533,7 @@ run_window(view_state *s)
             view_input_event(s, &e);
         if (s->quit)
             break;
-        if (SDL_GetWindowFlags(win) & SDL_WINDOW_MINIMIZED) {
+        if (SDL_GetWindowFlags(c.win) & SDL_WINDOW_MINIMIZED) {
             /* Keep noticing the daemon, draw nothing. */
             if (!step_connection(s, &next_attach))
                 break;
@@ -644,21 +541,14 @@ run_window(view_state *s)
             continue;
         }
         int ow, oh;
-        if (SDL_GetRendererOutputSize(r, &ow, &oh) == 0) {
+        if (SDL_GetRendererOutputSize(c.r, &ow, &oh) == 0) {
             s->win_w = ow;
             s->win_h = oh;
         }
         if (!step_connection(s, &next_attach))
             break;
-        if (view_draw_frame(d, s) != 0) {
-            status = sdl_fail("drawing");
+        if ((status = view_canvas_show(&c, s)) != VIEW_EXIT_OK)
             break;
-        }
-        if (s->save_shot) {
-            s->save_shot = false;
-            save_window(r, s);
-        }
-        SDL_RenderPresent(r);
         frames++;
         fps_frames++;
         double t = now_s();
@@ -668,7 +558,7 @@ run_window(view_state *s)
             fps_frames = 0;
         }
         if (t >= title_at) {
-            set_title(win, s);
+            set_title(c.win, s);
             title_at = t + 0.5;
         }
         if (s->opt.bench_frames > 0 && frames == s->opt.bench_frames) {
@@ -683,10 +573,7 @@ run_window(view_state *s)
         pace(s, t0);
     }
 out:
-    view_draw_free(d);
-    if (r != NULL)
-        SDL_DestroyRenderer(r);
-    SDL_DestroyWindow(win);
+    view_canvas_free(&c);
     return status;
 }
 
@@ -738,7 +625,7 @@ main(int argc, char **argv)
         rc = SDL_WasInit(SDL_INIT_VIDEO) ? 0 : -1;
     }
     if (rc != 0) {
-        rc = sdl_fail("starting SDL video");
+        rc = view_sdl_fail("starting SDL video");
     } else {
         if (s.opt.replay != NULL)
             rc = off || display_usable() ? view_replay_run(&s) : VIEW_EXIT_SDL;

@@ -6,7 +6,7 @@ bin_PROGRAMS += %reldir%/gridcrowd-view
 	%reldir%/view.h %reldir%/view_conn.c %reldir%/view_draw.c \
 	%reldir%/view_draw_int.h %reldir%/view_agents.c %reldir%/view_overlay.c \
 	%reldir%/view_input.c %reldir%/view_command.c %reldir%/view_font.c \
-	%reldir%/view_font.h \
+	%reldir%/view_font.h %reldir%/view_canvas.c \
 	%reldir%/view_replay.h %reldir%/view_replay.c %reldir%/view_replay_db.c
 %canon_reldir%_gridcrowd_view_CFLAGS = $(AM_CFLAGS) $(SDL2_CFLAGS) \
 	$(SQLITE3_CFLAGS)

@@ -229,4 +229,58 @@ int view_draw_frame(view_draw *d, view_state *s);
 /* Agent radius in pixels at the current zoom. */
 float view_agent_radius(const view_state *s);
 
+/* ---- Where to draw (view_canvas.c) ---------------------------------------
+ *
+ * What the live viewer and the replay share about their window or
+ * off-screen picture.  The opens and saves return VIEW_EXIT_OK, or
+ * VIEW_EXIT_SDL after printing one line. */
+
+/* The largest window the viewer opens by itself. */
+#define VIEW_BOX_W 1600
+#define VIEW_BOX_H 1000
+/* The largest screenshot: a side SDL's software renderer can address and a
+ * 192 MiB BMP.  --scale 1000 on a 512x512 map would be 805 MB. */
+#define VIEW_SHOT_MAX_SIDE 16384L
+#define VIEW_SHOT_MAX_PIXELS (64L << 20)
+
+/* The size of the window (or, with `screenshot`, of the picture) for the
+ * attached map or the replayed recording, stored in s->win_w and s->win_h
+ * and returned in *w and *h, and the first camera: the whole map at
+ * --scale, or at the largest whole scale that fits VIEW_BOX_W x VIEW_BOX_H
+ * (and the usable display, for a window).  A screenshot is exactly the map
+ * at that scale; its caller refuses one past VIEW_SHOT_MAX_*.  Live viewer
+ * and replay share it so that both draw a map the same size. */
+void view_initial(view_state *s, bool screenshot, int *w, int *h);
+
+/* prog_say(what, SDL's message); returns VIEW_EXIT_SDL. */
+int view_sdl_fail(const char *what);
+
+/* A window (win) or an off-screen surface (surf) with its renderer and a
+ * drawer on it.  Used by one thread, the one that opened it. */
+typedef struct view_canvas {
+    SDL_Window *win;   /* NULL off screen */
+    SDL_Surface *surf; /* NULL in a window */
+    SDL_Renderer *r;
+    view_draw *d;
+} view_canvas;
+
+/* Open a resizable w x h window named gridcrowd-view, its renderer and
+ * drawer.  On failure *c holds what was opened: free it all the same. */
+int view_canvas_window(view_canvas *c, int w, int h);
+
+/* The same off screen: a w x h RGB surface and a software renderer, for
+ * --screenshot and --bench-frames. */
+int view_canvas_offscreen(view_canvas *c, int w, int h);
+
+/* Present an off-screen canvas and save it as a 24-bit BMP at `path`. */
+int view_canvas_save(view_canvas *c, const char *path);
+
+/* Free what an open left in *c (any part may be NULL) and clear it. */
+void view_canvas_free(view_canvas *c);
+
+/* A window's frame: draw s, save it when key s asked (as
+ * gridcrowd-view-TICK.bmp in the current directory, saying so in the
+ * overlay), present it. */
+int view_canvas_show(view_canvas *c, view_state *s);
+
 #endif

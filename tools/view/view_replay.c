@@ -33,10 +33,6 @@
 #include <string.h>
 
 #define PROG "gridcrowd-view"
-#define BOX_W 1600
-#define BOX_H 1000
-#define SHOT_MAX_SIDE 16384L
-#define SHOT_MAX_PIXELS (64L << 20)
 #define SPEED_MIN (-6) /* 1/64 */
 #define SPEED_MAX 6    /* 64x */
 #define PAGE_SECONDS 10.0
@@ -473,92 +469,32 @@ view_replay_draw_bar(struct view_draw *d, const view_state *s)
 
 /* ---- Running ------------------------------------------------------------ */
 
-/* Window or screenshot size and the first camera, as the live viewer's:
- * a screenshot is exactly the map at --scale (or the largest scale that
- * fits BOX_W x BOX_H). */
-static void
-initial_view(view_state *s, bool screenshot, int *w, int *h)
-{
-    long mw = s->conn.width, mh = s->conn.height;
-    long bw = BOX_W, bh = BOX_H;
-    SDL_Rect u;
-    if (!screenshot && SDL_GetDisplayUsableBounds(0, &u) == 0 && u.w > 200 &&
-        u.h > 200) {
-        bw = u.w - 32 < bw ? u.w - 32 : bw;
-        bh = u.h - 64 < bh ? u.h - 64 : bh;
-    }
-    long scale = s->opt.scale;
-    if (scale == 0) {
-        scale = bw / mw < bh / mh ? bw / mw : bh / mh;
-        scale = scale < 1 ? 1 : scale;
-    }
-    long ww = mw * scale, wh = mh * scale;
-    if (!screenshot) {
-        ww = ww > bw ? bw : ww < 320 ? 320 : ww;
-        wh = wh > bh ? bh : wh < 240 ? 240 : wh;
-    }
-    *w = s->win_w = (int)ww;
-    *h = s->win_h = (int)wh;
-    if (s->opt.scale == 0) {
-        view_fit(s);
-    } else {
-        s->cam.zoom = (double)scale;
-        s->cam.ox = floor((double)(ww - mw * scale) / 2);
-        s->cam.oy = floor((double)(wh - mh * scale) / 2);
-    }
-}
-
+/* The off-screen canvas of --screenshot and --bench-frames, refused past
+ * the screenshot limits. */
 static int
-sdl_fail(const char *what)
-{
-    prog_say(what, "%s", SDL_GetError());
-    return VIEW_EXIT_SDL;
-}
-
-/* The off-screen surface and software renderer of --screenshot and
- * --bench-frames. */
-static int
-offscreen(view_state *s, SDL_Surface **surf, SDL_Renderer **r, view_draw **d)
+offscreen(view_state *s, view_canvas *c)
 {
     int w, h;
-    initial_view(s, true, &w, &h);
-    if (w > SHOT_MAX_SIDE || h > SHOT_MAX_SIDE ||
-        (long)w * h > SHOT_MAX_PIXELS) {
+    memset(c, 0, sizeof *c);
+    view_initial(s, true, &w, &h);
+    if (w > VIEW_SHOT_MAX_SIDE || h > VIEW_SHOT_MAX_SIDE ||
+        (long)w * h > VIEW_SHOT_MAX_PIXELS) {
         prog_say("--scale",
                  "the picture would be %dx%d pixels; the most is %ld a side "
                  "and %ld in all",
-                 w, h, SHOT_MAX_SIDE, SHOT_MAX_PIXELS);
+                 w, h, VIEW_SHOT_MAX_SIDE, VIEW_SHOT_MAX_PIXELS);
         return VIEW_EXIT_USAGE;
     }
-    *surf = SDL_CreateRGBSurfaceWithFormat(0, w, h, 32, SDL_PIXELFORMAT_RGB888);
-    if (*surf == NULL)
-        return sdl_fail("creating the screenshot surface");
-    *r = SDL_CreateSoftwareRenderer(*surf);
-    *d = *r != NULL ? view_draw_new(*r) : NULL;
-    if (*d == NULL)
-        return sdl_fail("creating a software renderer");
-    return -1;
-}
-
-static void
-offscreen_free(SDL_Surface *surf, SDL_Renderer *r, view_draw *d)
-{
-    view_draw_free(d);
-    if (r != NULL)
-        SDL_DestroyRenderer(r);
-    SDL_FreeSurface(surf);
+    return view_canvas_offscreen(c, w, h);
 }
 
 static int
 run_screenshot(view_state *s)
 {
-    SDL_Surface *surf = NULL;
-    SDL_Renderer *r = NULL;
-    view_draw *d = NULL;
-    int status = offscreen(s, &surf, &r, &d);
-    if (status >= 0)
+    view_canvas c;
+    int status = offscreen(s, &c);
+    if (status != VIEW_EXIT_OK)
         goto out;
-    status = VIEW_EXIT_OK;
     /* As a live screenshot's frames follow the running world, each one
      * after the first is the next recorded frame (the last stays). */
     for (int i = 0; i < s->opt.frames; i++) {
@@ -570,18 +506,14 @@ run_screenshot(view_state *s)
             status = VIEW_EXIT_REPLAY;
             goto out;
         }
-        if (view_draw_frame(d, s) != 0) {
-            status = sdl_fail("drawing");
+        if (view_draw_frame(c.d, s) != 0) {
+            status = view_sdl_fail("drawing");
             goto out;
         }
     }
-    SDL_RenderPresent(r);
-    SDL_Surface *bgr = SDL_ConvertSurfaceFormat(surf, SDL_PIXELFORMAT_BGR24, 0);
-    if (bgr == NULL || SDL_SaveBMP(bgr, s->opt.screenshot) != 0)
-        status = sdl_fail(s->opt.screenshot);
-    SDL_FreeSurface(bgr);
+    status = view_canvas_save(&c, s->opt.screenshot);
 out:
-    offscreen_free(surf, r, d);
+    view_canvas_free(&c);
     return status;
 }
 
@@ -591,13 +523,10 @@ static int
 run_bench(view_state *s)
 {
     struct view_replay *r = s->replay;
-    SDL_Surface *surf = NULL;
-    SDL_Renderer *ren = NULL;
-    view_draw *d = NULL;
-    int status = offscreen(s, &surf, &ren, &d);
-    if (status >= 0)
+    view_canvas c;
+    int status = offscreen(s, &c);
+    if (status != VIEW_EXIT_OK)
         goto out;
-    status = VIEW_EXIT_OK;
     size_t agents = 0;
     double t0 = now_s(), reading = 0;
     for (long i = 0; i < s->opt.bench_frames; i++) {
@@ -612,11 +541,11 @@ run_bench(view_state *s)
             goto out;
         }
         s->now = now_s();
-        if (view_draw_frame(d, s) != 0) {
-            status = sdl_fail("drawing");
+        if (view_draw_frame(c.d, s) != 0) {
+            status = view_sdl_fail("drawing");
             goto out;
         }
-        SDL_RenderPresent(ren);
+        SDL_RenderPresent(c.r);
         agents += s->conn.nagents;
     }
     double secs = now_s() - t0;
@@ -629,7 +558,7 @@ run_bench(view_state *s)
            (double)agents / (double)s->opt.bench_frames, (int)s->conn.width,
            (int)s->conn.height, s->win_w, s->win_h);
 out:
-    offscreen_free(surf, ren, d);
+    view_canvas_free(&c);
     return status;
 }
 
@@ -641,46 +570,15 @@ set_title(SDL_Window *win, const view_state *s)
     SDL_SetWindowTitle(win, t);
 }
 
-/* Key s: the frame just drawn, as gridcrowd-view-TICK.bmp here. */
-static void
-save_window(SDL_Renderer *r, view_state *s)
-{
-    char name[64];
-    snprintf(name, sizeof name, PROG "-%llu.bmp",
-             (unsigned long long)s->conn.tick);
-    SDL_Surface *sf = SDL_CreateRGBSurfaceWithFormat(0, s->win_w, s->win_h, 24,
-                                                     SDL_PIXELFORMAT_BGR24);
-    if (sf == NULL ||
-        SDL_RenderReadPixels(r, NULL, SDL_PIXELFORMAT_BGR24, sf->pixels,
-                             sf->pitch) != 0 ||
-        SDL_SaveBMP(sf, name) != 0)
-        view_message(s, true, "%s: %s", name, SDL_GetError());
-    else
-        view_message(s, false, "saved %s", name);
-    SDL_FreeSurface(sf);
-}
-
 static int
 run_window(view_state *s)
 {
     struct view_replay *r = s->replay;
     int w, h, status = VIEW_EXIT_OK;
-    initial_view(s, false, &w, &h);
-    const char *drv = SDL_GetCurrentVideoDriver();
-    if (drv != NULL && strcmp(drv, "x11") == 0 &&
-        SDL_GetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION) == NULL)
-        SDL_SetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION, "0");
-    SDL_Window *win =
-        SDL_CreateWindow(PROG, SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED,
-                         w, h, SDL_WINDOW_RESIZABLE);
-    if (win == NULL)
-        return sdl_fail("creating the window");
-    SDL_Renderer *ren = SDL_CreateRenderer(win, -1, 0);
-    view_draw *d = ren != NULL ? view_draw_new(ren) : NULL;
-    if (d == NULL) {
-        status = sdl_fail("creating a renderer");
+    view_initial(s, false, &w, &h);
+    view_canvas c;
+    if ((status = view_canvas_window(&c, w, h)) != VIEW_EXIT_OK)
         goto out;
-    }
     double last = now_s(), fps_t0 = last, title_at = 0;
     long fps_frames = 0;
     while (!s->quit && !r->failed) {
@@ -705,24 +603,17 @@ run_window(view_state *s)
         sync_track(s);
         if (r->failed)
             break;
-        if (SDL_GetWindowFlags(win) & SDL_WINDOW_MINIMIZED) {
+        if (SDL_GetWindowFlags(c.win) & SDL_WINDOW_MINIMIZED) {
             SDL_Delay(100);
             continue;
         }
         int ow, oh;
-        if (SDL_GetRendererOutputSize(ren, &ow, &oh) == 0) {
+        if (SDL_GetRendererOutputSize(c.r, &ow, &oh) == 0) {
             s->win_w = ow;
             s->win_h = oh;
         }
-        if (view_draw_frame(d, s) != 0) {
-            status = sdl_fail("drawing");
+        if ((status = view_canvas_show(&c, s)) != VIEW_EXIT_OK)
             break;
-        }
-        if (s->save_shot) {
-            s->save_shot = false;
-            save_window(ren, s);
-        }
-        SDL_RenderPresent(ren);
         fps_frames++;
         double t = now_s();
         if (t - fps_t0 >= 1.0) {
@@ -731,7 +622,7 @@ run_window(view_state *s)
             fps_frames = 0;
         }
         if (t >= title_at) {
-            set_title(win, s);
+            set_title(c.win, s);
             title_at = t + 0.5;
         }
         if (s->opt.fps > 0) {
@@ -743,10 +634,7 @@ run_window(view_state *s)
     if (r->failed)
         status = VIEW_EXIT_REPLAY;
 out:
-    view_draw_free(d);
-    if (ren != NULL)
-        SDL_DestroyRenderer(ren);
-    SDL_DestroyWindow(win);
+    view_canvas_free(&c);
     return status;
 }
 
