@@ -35,11 +35,50 @@ static const struct {
     {O_CELL_SIZE, "the scenario's geometry gives the cell size"},
     {O_AGENTS, "the scenario's groups and sources make the agents"},
     {O_GOALS, "the scenario's groups give the goals"},
-    {O_WANDER_RADIUS, "the scenario's groups give the wander radius"},
-    {O_SPEED, "the scenario's groups give the speeds"},
-    {O_RADIUS, "the scenario's groups give the body radii"},
-    {O_TURN, "the scenario's groups give the turn rate"},
 };
+
+/*
+ * A group's profile flag given with --scenario: the same value for every
+ * group, said once.  --speed and --radius are world units, as without a
+ * scenario; --turn-rate radians per second (the file: degrees); a
+ * --wander-radius in cells becomes world units for every wander goal,
+ * the groups' and the events'.
+ */
+static void
+profile_overrides(const options *o, gc_scenario *sc)
+{
+    if (o->given[O_SPEED] != NULL) {
+        double v = o->sim.motion.speed;
+        for (size_t g = 0; g < sc->ngroups; g++)
+            sc->groups[g].speed = (gc_speed_dist){v, 0, v, v};
+        prog_msg("--speed %s overrides the scenario's speeds: every agent "
+                 "walks at %g units/s", o->given[O_SPEED], v);
+    }
+    if (o->given[O_RADIUS] != NULL) {
+        for (size_t g = 0; g < sc->ngroups; g++)
+            sc->groups[g].radius = o->sim.radius;
+        prog_msg("--radius %s overrides the scenario's body radii",
+                 o->given[O_RADIUS]);
+    }
+    if (o->given[O_TURN] != NULL) {
+        for (size_t g = 0; g < sc->ngroups; g++)
+            sc->groups[g].turn_rate = o->sim.motion.turn_rate * 180.0 / M_PI;
+        prog_msg("--turn-rate %s overrides the scenario's turn rates",
+                 o->given[O_TURN]);
+    }
+    if (o->given[O_WANDER_RADIUS] != NULL) {
+        double r = o->sim.wander_radius * sc->cell_size;
+        for (size_t g = 0; g < sc->ngroups; g++)
+            if (sc->groups[g].goal.kind == GC_GOAL_WANDER)
+                sc->groups[g].goal.radius = r;
+        for (size_t e = 0; e < sc->nevents; e++)
+            if (sc->events[e].goal.kind == GC_GOAL_WANDER)
+                sc->events[e].goal.radius = r;
+        prog_msg("--wander-radius %s overrides the scenario's wander radii: "
+                 "%g units",
+                 o->given[O_WANDER_RADIUS], r);
+    }
+}
 
 int
 scenario_flags_check(const options *o)
@@ -102,6 +141,7 @@ scenario_load(options *o, scenario_mode *m, gc_grid **map)
             gc_grid_set_cost(*map, t, o->costs[t]);
 
     /* Flags that override the file, each said once. */
+    profile_overrides(o, m->sc);
     if (o->given[O_SEED] != NULL) {
         if (o->sim.seed != sc->seed)
             prog_msg("--seed %s overrides the scenario's seed %llu",
