@@ -24,6 +24,10 @@
  * motion), overlapping pairs per tick (mean, max), the deepest overlap as
  * a fraction of 2r, agents arrived, the tick when all had arrived (- when
  * not), stalled agents at the end, and mean speed / preferred speed.
+ * With --show N: every 50 simulated seconds (10 at 60 Hz) how many have
+ * arrived and how many are stalled, and at the end the first N agents
+ * that have not arrived (state, position, goal, velocity): where a
+ * deadlock hunt starts.
  */
 #include "config.h"
 
@@ -167,6 +171,7 @@ main(int argc, char **argv)
     int threads = 2;
     uint64_t max_ticks = 0;
     float horizon = 0.0f; /* 0: the scenario's */
+    size_t show = 0;      /* agents not arrived to list at the end */
     static const struct option longs[] = {
         {"scenario", required_argument, NULL, 's'},
         {"agents", required_argument, NULL, 'n'},
@@ -174,9 +179,11 @@ main(int argc, char **argv)
         {"ticks", required_argument, NULL, 'k'},
         {"map", required_argument, NULL, 'm'},
         {"horizon", required_argument, NULL, 'H'},
+        {"show", required_argument, NULL, 'S'},
         {NULL, 0, NULL, 0}};
     int ch;
-    while ((ch = getopt_long(argc, argv, "s:n:t:k:m:H:", longs, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, "s:n:t:k:m:H:S:", longs, NULL)) !=
+           -1) {
         switch (ch) {
         case 's':
             scenario = optarg;
@@ -196,11 +203,14 @@ main(int argc, char **argv)
         case 'H':
             horizon = (float)atof(optarg);
             break;
+        case 'S':
+            show = strtoul(optarg, NULL, 10);
+            break;
         default:
             fprintf(stderr,
                     "usage: " PROG " [--scenario circle|corridor|bottleneck|"
                     "den520d] [--agents N] [--threads T] [--ticks MAX] "
-                    "[--map FILE] [--horizon S]\n");
+                    "[--map FILE] [--horizon S] [--show N]\n");
             return 2;
         }
     }
@@ -255,6 +265,13 @@ main(int argc, char **argv)
         if (gc_sim_tick(s) != GC_OK)
             die("tick failed");
         ms[t++] = (double)(gc_clock_ns() - t0) / 1e6;
+        if (show > 0 && t % (uint64_t)(c.hz * (c.hz > 10 ? 10.0 : 50.0)) == 0) {
+            gc_sim_stats w;
+            gc_sim_stats_window(s, &w);
+            printf("  t=%.0f s arrived %llu stalled %llu\n", (double)t / c.hz,
+                   (unsigned long long)w.by_state[GC_AGENT_ARRIVED],
+                   (unsigned long long)w.stalled);
+        }
         if (sc.len > 0 && gc_sim_done(s)) {
             all_at = t;
             break;
@@ -282,6 +299,20 @@ main(int argc, char **argv)
            (unsigned long long)st.by_state[GC_AGENT_ARRIVED],
            gc_sim_agent_count(s), all, (unsigned long long)st.stalled,
            st.speed_ratio, (unsigned long long)t);
+    /* The first `show` agents that have not arrived: where they stand,
+     * where they go, how fast: what a deadlock hunt starts from. */
+    for (size_t i = 0, shown = 0; i < gc_sim_agent_count(s) && shown < show;
+         i++) {
+        const gc_agent *a = gc_sim_agent(s, i);
+        if (a->state == GC_AGENT_ARRIVED)
+            continue;
+        gc_vec2 v = gc_sim_agent_velocity(s, i);
+        printf("  agent %zu %s at (%.2f, %.2f) goal (%d, %d) v (%.2f, %.2f) "
+               "wp %u/%u\n",
+               i, gc_agent_state_name(a->state), a->pos.x, a->pos.y, a->goal.x,
+               a->goal.y, v.x, v.y, a->wp_next, a->wp_len);
+        shown++;
+    }
     free(ms);
     gc_sim_free(s);
     gc_scen_free(&sc);
