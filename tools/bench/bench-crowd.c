@@ -23,7 +23,9 @@
  * ms of avoidance (index build plus the slowest worker's avoidance and
  * motion), overlapping pairs per tick (mean, max), the deepest overlap as
  * a fraction of 2r, agents arrived, the tick when all had arrived (- when
- * not), stalled agents at the end, and mean speed / preferred speed.
+ * not), stalled agents at the end, the longest any agent went without
+ * progress (sampled once a simulated second), and mean speed / preferred
+ * speed.
  * With --show N: every 50 simulated seconds (10 at 60 Hz) how many have
  * arrived and how many are stalled, and at the end the first N agents
  * that have not arrived (state, position, goal, velocity): where a
@@ -260,14 +262,22 @@ main(int argc, char **argv)
     if (ms == NULL)
         die("out of memory");
     uint64_t t = 0, all_at = 0;
+    double stall_max = 0.0; /* the longest stall seen, s */
     while (t < max_ticks) {
         uint64_t t0 = gc_clock_ns();
         if (gc_sim_tick(s) != GC_OK)
             die("tick failed");
         ms[t++] = (double)(gc_clock_ns() - t0) / 1e6;
+        /* Once a simulated second: the longest stall so far. */
+        if (t % (uint64_t)c.hz == 0) {
+            gc_sim_stats w;
+            gc_sim_stats_total(s, &w);
+            if (w.stall_s_max > stall_max)
+                stall_max = w.stall_s_max;
+        }
         if (show > 0 && t % (uint64_t)(c.hz * (c.hz > 10 ? 10.0 : 50.0)) == 0) {
             gc_sim_stats w;
-            gc_sim_stats_window(s, &w);
+            gc_sim_stats_total(s, &w);
             printf("  t=%.0f s arrived %llu stalled %llu\n", (double)t / c.hz,
                    (unsigned long long)w.by_state[GC_AGENT_ARRIVED],
                    (unsigned long long)w.stalled);
@@ -290,7 +300,7 @@ main(int argc, char **argv)
     printf("%-10s N=%-6zu T=%d  tick %.3f ms mean %.3f p95  avoid %.3f ms  "
            "overlaps/tick %.3f (%.4f%% of N) max %llu  deepest %.3f of 2r  "
            "in walls %llu  arrived %llu/%zu  all at tick %s  stalled %llu  "
-           "speed %.2f  ticks %llu\n",
+           "longest stall %.1f s  speed %.2f  ticks %llu\n",
            scenario, gc_sim_agent_count(s), threads, sum / (double)(t ? t : 1),
            p95, st.avoid_ms_mean, st.overlaps_mean,
            100.0 * st.overlaps_mean / (double)gc_sim_agent_count(s),
@@ -298,7 +308,7 @@ main(int argc, char **argv)
            (unsigned long long)st.in_wall,
            (unsigned long long)st.by_state[GC_AGENT_ARRIVED],
            gc_sim_agent_count(s), all, (unsigned long long)st.stalled,
-           st.speed_ratio, (unsigned long long)t);
+           stall_max, st.speed_ratio, (unsigned long long)t);
     /* The first `show` agents that have not arrived: where they stand,
      * where they go, how fast: what a deadlock hunt starts from. */
     for (size_t i = 0, shown = 0; i < gc_sim_agent_count(s) && shown < show;
