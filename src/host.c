@@ -297,6 +297,7 @@ gc_host_publish_agents(gc_host *h)
         return;
     const gc_sim *sim = h->sim;
     float speed = gc_sim_motion(sim)->speed;
+    float radius = gc_sim_radius(sim);
     size_t n = gc_sim_agent_count(sim);
     gc_world_agent rec;
     for (size_t i = 0; i < n; i++) {
@@ -310,6 +311,10 @@ gc_host_publish_agents(gc_host *h)
         rec.goal_x = a->goal.x;
         rec.goal_y = a->goal.y;
         rec.state = a->state;
+        rec.radius = radius;
+        gc_vec2 v = gc_sim_agent_velocity(sim, i);
+        rec.vx = v.x;
+        rec.vy = v.y;
         uint32_t left = gc_agent_remaining(a);
         rec.path_len = left;
         for (uint32_t k = 0; k < left && k < GC_WORLD_PATH_POINTS; k++)

@@ -61,6 +61,10 @@ _Static_assert(offsetof(gc_world_header, nav_flags) == 232, "nav flags");
 _Static_assert(offsetof(gc_world_header, reserved) == 240, "reserved");
 
 _Static_assert(sizeof(gc_world_agent) == 128, "agent record size");
+_Static_assert(offsetof(gc_world_agent, radius) == 104 &&
+                   offsetof(gc_world_agent, vx) == 108 &&
+                   offsetof(gc_world_agent, vy) == 112,
+               "agent record: body fields where reserved[0..2] were");
 _Static_assert(offsetof(gc_world_agent, state) == 36, "agent state");
 _Static_assert(offsetof(gc_world_agent, path) == 40, "agent path");
 _Static_assert(sizeof(gc_world_agent_slot) == sizeof(gc_world_agent),

@@ -97,7 +97,12 @@ typedef struct gc_world_agent {
     uint8_t pad[3];         /* zero */
     gc_vec2 path[GC_WORLD_PATH_POINTS]; /* first min(path_len, 8) remaining
                                            waypoints, world units */
-    uint32_t reserved[6];               /* zero */
+    /* Bodies (avoid ORCA; zeros for path followers, --avoid none): the
+     * body radius and the velocity of the last tick, world units and
+     * world units per second. */
+    float radius;
+    float vx, vy;
+    uint32_t reserved[3]; /* zero */
 } gc_world_agent;
 
 /*

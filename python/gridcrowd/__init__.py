@@ -108,7 +108,8 @@ class _Agent(ctypes.Structure):
                 ("heading", _f), ("speed", _f), ("goal_x", _i32),
                 ("goal_y", _i32), ("path_len", _u32), ("state", _u8),
                 ("pad", _u8 * 3), ("path", _Vec2 * 8),
-                ("reserved", _u32 * 6)]
+                ("radius", _f), ("vx", _f), ("vy", _f),
+                ("reserved", _u32 * 3)]
 
 
 class _Stats(ctypes.Structure):
