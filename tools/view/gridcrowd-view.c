@@ -44,7 +44,9 @@ static const char usage_text[] =
     "usage: " PROG " [--shm NAME] [--scale PIXELS] [--fps N] "
     "[--exit-on-detach]\n"
     "       [--screenshot FILE.bmp [--frames N]] [--bench-frames N]\n"
-    "       [--show-paths] [--select AGENT] [--trace AGENT] [--log-attach]\n";
+    "       [--show-paths] [--show-velocities] [--select AGENT] "
+    "[--trace AGENT]\n"
+    "       [--log-attach]\n";
 
 static const char help_text[] =
     "Watch a running gridcrowd daemon: cells in their type colours, agents\n"
@@ -65,6 +67,7 @@ static const char help_text[] =
     "  --bench-frames N   render N frames uncapped, print frames per second\n"
     "                     and exit\n"
     "  --show-paths       start with every agent's path shown (key p)\n"
+    "  --show-velocities  start with every agent's velocity shown (key v)\n"
     "  --select AGENT     select AGENT (as a click on it does)\n"
     "  --trace AGENT      select AGENT and show its trace (key t)\n"
     "  --log-attach       print a line on stderr at each attach and detach\n"
@@ -150,6 +153,7 @@ parse_args(int argc, char **argv, view_opts *o)
         O_FRAMES,
         O_BENCH,
         O_PATHS,
+        O_VELOCITIES,
         O_SELECT,
         O_TRACE,
         O_LOG,
@@ -165,6 +169,7 @@ parse_args(int argc, char **argv, view_opts *o)
         {"frames", required_argument, NULL, O_FRAMES},
         {"bench-frames", required_argument, NULL, O_BENCH},
         {"show-paths", no_argument, NULL, O_PATHS},
+        {"show-velocities", no_argument, NULL, O_VELOCITIES},
         {"select", required_argument, NULL, O_SELECT},
         {"trace", required_argument, NULL, O_TRACE},
         {"log-attach", no_argument, NULL, O_LOG},
@@ -222,6 +227,9 @@ parse_args(int argc, char **argv, view_opts *o)
             break;
         case O_PATHS:
             o->show_paths = true;
+            break;
+        case O_VELOCITIES:
+            o->show_velocities = true;
             break;
         case O_SELECT:
         case O_TRACE:
@@ -657,6 +665,7 @@ main(int argc, char **argv)
     s.sel = GC_WORLD_NO_AGENT;
     s.paint_type = -1;
     s.show_paths = s.opt.show_paths;
+    s.show_velocities = s.opt.show_velocities;
     s.show_overlay = true;
     s.conn.name = s.opt.shm;
     s.now = now_s();

@@ -136,6 +136,7 @@ view_draw_overlay(view_draw *d, const view_state *s, long sel)
             "ctrl-drag    paint walkable cells",
             "p            every agent's path",
             "t            trace of the selected agent's last search",
+            "v            every agent's velocity (where it goes in 1 s)",
             "space        freeze the picture",
             "f            fit the map in the window",
             "o            overlay on/off",
