@@ -70,12 +70,14 @@
  * Goals in a crowd.  An agent arrives within max(arrival radius, body
  * radius) of its last waypoint; or after NEAR_TIME seconds within
  * NEAR_GOAL cells of it; or after NEAR_TIME seconds without progress
- * within 3 NEAR_GOAL cells (held back by those already standing around
- * the goal).  Arrived agents (point and scen goals) keep their bodies:
- * pushed off their goal by more than their radius they drift back at
- * half speed, so they settle on their own spots and leave others' free;
- * ORCA shares each avoidance between the two agents, so those that need
- * to pass push them aside.  Wanderers draw a new goal as before.
+ * within 3 NEAR_GOAL cells plus three body widths (held back by those
+ * already standing around the goal).  Arrived agents (point and scen goals)
+ * keep their bodies: pushed off their goal by more than their radius they drift
+ * back at half speed, so they settle on their own spots and leave others' free;
+ * ORCA shares each avoidance between the two agents, and an arrived agent
+ * touching one that was moving as the tick started steps away from it
+ * (make_way: ORCA never pushes, so without it a band of arrived bodies
+ * with gaps narrower than a body is a fence).  Wanderers draw a new goal as before.
  */
 #include "config.h"
 
@@ -101,10 +103,11 @@
 #define STALL_TURN 1.0f      /* s without progress before turning */
 #define TURN_RATE 0.5235988f /* radians per s blocked: 30 degrees */
 #define TURN_MAX 1.0471976f  /* the most it turns: 60 degrees */
-#define SLOW 0.5f            /* blocked: slower than this x speed */
-#define MARGIN 1.1f          /* avoidance sees bodies this much larger */
-#define NEAR_GOAL 2.0f       /* cells: this near the goal for NEAR_TIME s */
-#define NEAR_TIME 3.0f       /* counts as arrived */
+#define MAKE_WAY 0.5f  /* radii: arrived agents this near movers step away */
+#define SLOW 0.5f      /* blocked: slower than this x speed */
+#define MARGIN 1.1f    /* avoidance sees bodies this much larger */
+#define NEAR_GOAL 2.0f /* cells: this near the goal for NEAR_TIME s */
+#define NEAR_TIME 3.0f /* counts as arrived */
 
 /* ---- set-up ---------------------------------------------------------- */
 
@@ -157,7 +160,8 @@ gc_sim_crowd_init(gc_sim *s)
     s->vx = calloc(n, sizeof *s->vx);
     s->vy = calloc(n, sizeof *s->vy);
     s->body = calloc(n, sizeof *s->body);
-    if (!s->px || !s->py || !s->vx || !s->vy || !s->body)
+    s->st = calloc(n, sizeof *s->st);
+    if (!s->px || !s->py || !s->vx || !s->vy || !s->body || !s->st)
         return GC_ENOMEM;
     return GC_OK;
 }
@@ -174,6 +178,7 @@ gc_sim_crowd_free(gc_sim *s)
     free(s->vx);
     free(s->vy);
     free(s->body);
+    free(s->st);
 }
 
 int
@@ -445,6 +450,7 @@ gc_sim_crowd_prepare(gc_sim *s)
         s->py[i] = s->agents[i].pos.y;
         s->vx[i] = s->body[i].vx;
         s->vy[i] = s->body[i].vy;
+        s->st[i] = s->agents[i].state;
     }
     int rc = gc_orca_grid_build(s->oidx, s->px, s->py, s->n,
                                 s->orca.neighbour_dist / 4.0f);
@@ -609,9 +615,42 @@ replan_now(gc_sim *s, uint32_t i)
  * measures the figures and runs them.
  */
 
+/*
+ * Make way: an arrived agent touching (within MAKE_WAY body radii of
+ * contact) agents that were moving as the tick started prefers to step
+ * away from them at half speed.  ORCA only avoids: it never pushes, so
+ * a band of arrived bodies with gaps narrower than a body would be a
+ * fence for those that still have to cross it (RVO2's Circle with
+ * several rings: the last agents in found their way through the agents
+ * standing on the other rings' goals shut).  Reads only the start of
+ * tick arrays, as everything else in the step.
+ */
+static bool
+make_way(const gc_sim *s, uint32_t i, const uint32_t *ids, const float *nd2,
+         size_t n, gc_vec2 *pref)
+{
+    float r = s->orca.radius, reach = (2.0f * MARGIN + MAKE_WAY) * r;
+    float sx = 0.0f, sy = 0.0f;
+    for (size_t k = 0; k < n && nd2[k] < reach * reach; k++) {
+        uint32_t j = ids[k];
+        if (s->st[j] != GC_AGENT_MOVING || nd2[k] <= 0.0f)
+            continue;
+        float d = sqrtf(nd2[k]);
+        sx += (s->px[i] - s->px[j]) / d;
+        sy += (s->py[i] - s->py[j]) / d;
+    }
+    float l = sqrtf(sx * sx + sy * sy);
+    if (l <= 1e-3f)
+        return false;
+    float v = 0.5f * s->cfg.motion.speed;
+    *pref = (gc_vec2){sx / l * v, sy / l * v};
+    return true;
+}
+
 /* The preferred velocity; may send the agent to plan again. */
 static gc_vec2
-steer(gc_sim *s, uint32_t i, uint64_t now)
+steer(gc_sim *s, uint32_t i, uint64_t now, const uint32_t *ids,
+      const float *nd2, size_t n)
 {
     gc_agent *a = &s->agents[i];
     gc_sim_body *b = &s->body[i];
@@ -622,6 +661,8 @@ steer(gc_sim *s, uint32_t i, uint64_t now)
     gc_vec2 pref;
     if (!preferred(s, i, &pref))
         replan_now(s, i); /* not progress: the stall clock runs on */
+    if (a->state == GC_AGENT_ARRIVED)
+        make_way(s, i, ids, nd2, n, &pref);
     /* The deadlock rule (see the note at the top). */
     if (a->state == GC_AGENT_MOVING) {
         uint64_t hz = (uint64_t)lroundf(1.0f / s->dt);
@@ -771,8 +812,10 @@ move(gc_sim_worker *w, uint32_t i, gc_vec2 v, uint64_t now)
     bool held =
         b->near_tick != 0 && (float)(now - b->near_tick) * s->dt >= NEAR_TIME;
     /* Or, further out, held back behind agents that already arrived
-     * around the goal (they keep their own spots) for NEAR_TIME s. */
-    float far = 3.0f * NEAR_GOAL * cs;
+     * around the goal (they keep their own spots) for NEAR_TIME s:
+     * within 3 NEAR_GOAL cells and three bodies across (bodies wider
+     * than a cell, as in RVO2's Circle, ring a goal further out). */
+    float far = 3.0f * NEAR_GOAL * cs + 6.0f * r;
     if (dgx * dgx + dgy * dgy <= far * far &&
         (float)(now - b->progress_tick) * s->dt >= NEAR_TIME)
         held = true;
@@ -804,7 +847,7 @@ step_agent(gc_sim_worker *w, uint32_t i)
         b->vx = b->vy = 0.0f;
         return;
     }
-    gc_vec2 pref = steer(s, i, now);
+    gc_vec2 pref = steer(s, i, now, ids, nd2, n);
     gc_vec2 v = avoid(s, i, pref, ids, nd2, n);
     move(w, i, v, now);
 }

@@ -146,6 +146,7 @@ struct gc_sim {
     gc_orca_params orca;
     gc_orca_grid *oidx;
     float *px, *py, *vx, *vy;
+    uint8_t *st; /* each agent's state as the tick starts, as px..vy */
     gc_sim_body *body; /* as the agents */
     uint64_t win_tick0; /* s->ticks at the last window (loop only) */
     uint64_t index_ns; /* the last index build's time (loop only) */
