@@ -56,7 +56,9 @@
  *     corridor, where turning cannot help, the higher index backs out and
  *     the lower goes through.
  *   - Replan.  After STALL_REPLAN seconds it plans again from where it
- *     stands.  The cycle repeats every STALL_CYCLE seconds.  With no
+ *     stands, walking on along its old path until the new one lands (a
+ *     stop would restart the stall clock: blocked agents would never
+ *     count as stalled).  The cycle repeats every STALL_CYCLE seconds.  With no
  *     visible waypoint it plans again at once.
  * Agents with no progress for 10 s count as stalled.
  *
@@ -670,8 +672,10 @@ steer(gc_sim *s, uint32_t i, uint64_t now, const uint32_t *ids,
             hz = 1;
         uint64_t cyc = (now - b->progress_tick) % (uint64_t)(STALL_CYCLE * hz);
         if (now > b->progress_tick && cyc == (uint64_t)(STALL_REPLAN * hz)) {
-            replan_now(s, i);
-            pref = (gc_vec2){0.0f, 0.0f};
+            /* Walks on along its path until the new one lands: stopping
+             * would put it in WAITING, which restarts the stall clock,
+             * and a blocked agent would never count as stalled. */
+            gc_sim_enqueue(s, i, false);
         } else if (cyc >= (uint64_t)(STALL_YIELD * hz) &&
                    cyc < (uint64_t)((STALL_YIELD + STALL_YIELD_LEN) * hz)) {
             uint32_t j;
