@@ -24,8 +24,10 @@
  * motion), overlapping pairs per tick (mean, max), the deepest overlap as
  * a fraction of 2r, agents arrived, the tick when all had arrived (- when
  * not), stalled agents at the end, the longest any agent went without
- * progress (sampled once a simulated second), and mean speed / preferred
- * speed.
+ * progress (sampled once a simulated second), mean speed / preferred
+ * speed, and the CPU time of a tick (all threads; the ticks after the
+ * first, which plans every agent: the figure to compare versions by on a
+ * shared, noisy machine).
  * With --show N: every 50 simulated seconds (10 at 60 Hz) how many have
  * arrived and how many are stalled, and at the end the first N agents
  * that have not arrived (state, position, goal, velocity): where a
@@ -42,6 +44,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define PROG "bench-crowd"
 
@@ -50,6 +53,16 @@ die(const char *what)
 {
     fprintf(stderr, PROG ": %s\n", what);
     exit(1);
+}
+
+/* CPU time of the whole process (every thread), ms: on a shared machine
+ * it moves far less than the wall clock with the other work. */
+static double
+cpu_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
 static int
@@ -263,11 +276,14 @@ main(int argc, char **argv)
         die("out of memory");
     uint64_t t = 0, all_at = 0;
     double stall_max = 0.0; /* the longest stall seen, s */
+    double cpu0 = 0.0;      /* CPU time at the end of the first tick */
     while (t < max_ticks) {
         uint64_t t0 = gc_clock_ns();
         if (gc_sim_tick(s) != GC_OK)
             die("tick failed");
         ms[t++] = (double)(gc_clock_ns() - t0) / 1e6;
+        if (t == 1)
+            cpu0 = cpu_ms();
         /* Once a simulated second: the longest stall so far. */
         if (t % (uint64_t)c.hz == 0) {
             gc_sim_stats w;
@@ -300,7 +316,7 @@ main(int argc, char **argv)
     printf("%-10s N=%-6zu T=%d  tick %.3f ms mean %.3f p95  avoid %.3f ms  "
            "overlaps/tick %.3f (%.4f%% of N) max %llu  deepest %.3f of 2r  "
            "in walls %llu  arrived %llu/%zu  all at tick %s  stalled %llu  "
-           "longest stall %.1f s  speed %.2f  ticks %llu\n",
+           "longest stall %.1f s  speed %.2f  ticks %llu  cpu/tick %.3f ms\n",
            scenario, gc_sim_agent_count(s), threads, sum / (double)(t ? t : 1),
            p95, st.avoid_ms_mean, st.overlaps_mean,
            100.0 * st.overlaps_mean / (double)gc_sim_agent_count(s),
@@ -308,7 +324,8 @@ main(int argc, char **argv)
            (unsigned long long)st.in_wall,
            (unsigned long long)st.by_state[GC_AGENT_ARRIVED],
            gc_sim_agent_count(s), all, (unsigned long long)st.stalled,
-           stall_max, st.speed_ratio, (unsigned long long)t);
+           stall_max, st.speed_ratio, (unsigned long long)t,
+           t > 1 ? (cpu_ms() - cpu0) / (double)(t - 1) : 0.0);
     /* The first `show` agents that have not arrived: where they stand,
      * where they go, how fast: what a deadlock hunt starts from. */
     for (size_t i = 0, shown = 0; i < gc_sim_agent_count(s) && shown < show;
