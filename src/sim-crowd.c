@@ -58,9 +58,12 @@
  *   - Replan.  After STALL_REPLAN seconds it plans again from where it
  *     stands, walking on along its old path until the new one lands (a
  *     stop would restart the stall clock: blocked agents would never
- *     count as stalled).  The cycle repeats every STALL_CYCLE seconds.  With no
- *     visible waypoint it plans again at once.
- * Agents with no progress for 10 s count as stalled.
+ *     count as stalled).  Not in open ground (no wall within VIS_RANGE
+ *     cells): there the new path would be the old straight line, and
+ *     the replans of a blocked crowd cost more than its avoidance; only
+ *     its progress is measured afresh from there, as after a new path.  The
+ * cycle repeats every STALL_CYCLE seconds.  With no visible waypoint it plans
+ * again at once. Agents with no progress for 10 s count as stalled.
  *
  * Counterflow: an agent with someone ahead coming the other way aims 35
  * degrees to the right of its way (keep right), so opposing streams form
@@ -79,7 +82,8 @@
  * ORCA shares each avoidance between the two agents, and an arrived agent
  * touching one that was moving as the tick started steps away from it
  * (make_way: ORCA never pushes, so without it a band of arrived bodies
- * with gaps narrower than a body is a fence).  Wanderers draw a new goal as before.
+ * with gaps narrower than a body is a fence).  Wanderers draw a new goal as
+ * before.
  */
 #include "config.h"
 
@@ -296,6 +300,22 @@ wall_depth(const gc_grid *g, gc_vec2 p, float r, gc_vec2 *push)
     return deepest;
 }
 
+/*
+ * A lower bound of the distance from p to the nearest blocked cell of the
+ * grid that n describes, world units (negative: maybe none).  The
+ * clearance is centre to centre minus half a cell; to the nearest point
+ * of that cell's square is at least 0.21 cell less, and p is at most
+ * 0.71 cell from its own cell's centre.  The tick asks it first, so that
+ * in open ground the wall scans are skipped: no body there can touch a
+ * wall, no straight walk of that length can meet one.
+ */
+static inline float
+wall_room(const gc_nav *n, const gc_grid *g, gc_vec2 p)
+{
+    gc_cell c = gc_grid_world_to_cell(g, p);
+    return (gc_nav_clearance(n, c) - 0.92f) * g->cell_size;
+}
+
 static bool
 centre_in_wall(const gc_grid *g, gc_vec2 p)
 {
@@ -490,13 +510,25 @@ remaining(gc_sim *s, uint32_t i, gc_vec2 p)
 }
 
 /* A new path: progress is measured on it from here (the time of the last
- * progress stays: a replan is not progress). */
+ * progress stays: a replan is not progress).  The path starts at the
+ * centre of the agent's cell, which the agent heads past at once: the
+ * measure starts as if it did (straight to the second waypoint), else the
+ * first step would shorten the walk by the detour and count as progress,
+ * and every replan of a blocked agent would restart its stall clock. */
 void
 gc_sim_body_reset(gc_sim *s, uint32_t i)
 {
     gc_sim_body *b = &s->body[i];
+    const gc_agent *a = &s->agents[i];
     b->suffix_wp = UINT32_MAX;
-    b->best_rem = remaining(s, i, s->agents[i].pos);
+    b->best_rem = remaining(s, i, a->pos);
+    if (a->wp_next + 1 < a->wp_len) {
+        gc_vec2 p = a->pos, w0 = a->wp[a->wp_next], w1 = a->wp[a->wp_next + 1];
+        float skip =
+            b->best_rem - seg_len(p, w0) - seg_len(w0, w1) + seg_len(p, w1);
+        if (skip < b->best_rem)
+            b->best_rem = skip;
+    }
 }
 
 /*
@@ -530,7 +562,8 @@ measure(gc_sim_worker *w, uint32_t i, const uint32_t *ids, const float *d2,
             w->win.depth_max = depth;
     }
     float tol = GC_SIM_WALL_TOL * s->grid->cell_size;
-    if (!body_ok(s->grid, p, r, tol))
+    const gc_nav *wn = s->wnav != NULL ? s->wnav : s->nav;
+    if (wall_room(wn, s->grid, p) <= r && !body_ok(s->grid, p, r, tol))
         w->win.in_wall++;
 }
 
@@ -568,6 +601,8 @@ preferred(gc_sim *s, uint32_t i, gc_vec2 *pref)
      * costs at most a few short traversals per agent, not a walk down a
      * path hundreds of cells long. */
     const float cs = s->grid->cell_size, range = VIS_RANGE * cs;
+    /* Within this of the agent no walk can meet a blocked cell. */
+    const float proom = wall_room(s->nav, s->pgrid, a->pos);
     gc_vec2 n0 = a->wp[a->wp_next];
     bool at_next = (n0.x - a->pos.x) * (n0.x - a->pos.x) +
                        (n0.y - a->pos.y) * (n0.y - a->pos.y) <=
@@ -584,7 +619,8 @@ preferred(gc_sim *s, uint32_t i, gc_vec2 *pref)
                 continue;
             steps = 2 * (int64_t)VIS_RANGE;
         }
-        if (visible(s->pgrid, a->pos, a->wp[k], steps))
+        if (dx * dx + dy * dy < proom * proom ||
+            visible(s->pgrid, a->pos, a->wp[k], steps))
             break;
     }
     if (k == UINT32_MAX || k < a->wp_next)
@@ -674,8 +710,14 @@ steer(gc_sim *s, uint32_t i, uint64_t now, const uint32_t *ids,
         if (now > b->progress_tick && cyc == (uint64_t)(STALL_REPLAN * hz)) {
             /* Walks on along its path until the new one lands: stopping
              * would put it in WAITING, which restarts the stall clock,
-             * and a blocked agent would never count as stalled. */
-            gc_sim_enqueue(s, i, false);
+             * and a blocked agent would never count as stalled.  In open
+             * ground the new path would be the old straight line: only
+             * progress is measured afresh from here, as a new path would
+             * be, without the search. */
+            if (wall_room(s->nav, s->pgrid, a->pos) < VIS_RANGE * cs)
+                gc_sim_enqueue(s, i, false);
+            else
+                gc_sim_body_reset(s, i);
         } else if (cyc >= (uint64_t)(STALL_YIELD * hz) &&
                    cyc < (uint64_t)((STALL_YIELD + STALL_YIELD_LEN) * hz)) {
             uint32_t j;
@@ -776,7 +818,10 @@ move(gc_sim_worker *w, uint32_t i, gc_vec2 v, uint64_t now)
 
     gc_vec2 from = a->pos;
     gc_vec2 to = {from.x + v.x * s->dt, from.y + v.y * s->dt};
-    to = clamp_move(s->grid, from, to, r, GC_SIM_WALL_TOL * cs);
+    const gc_nav *wn = s->wnav != NULL ? s->wnav : s->nav;
+    float step = sqrtf(v.x * v.x + v.y * v.y) * s->dt;
+    if (wall_room(wn, s->grid, from) <= r + step)
+        to = clamp_move(s->grid, from, to, r, GC_SIM_WALL_TOL * cs);
     float mx = to.x - from.x, my = to.y - from.y;
     float moved = sqrtf(mx * mx + my * my);
     a->pos = to;
