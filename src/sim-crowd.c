@@ -619,7 +619,7 @@ preferred(gc_sim *s, uint32_t i, gc_vec2 *pref)
                 continue;
             steps = 2 * (int64_t)VIS_RANGE;
         }
-        if (dx * dx + dy * dy < proom * proom ||
+        if ((proom > 0.0f && dx * dx + dy * dy < proom * proom) ||
             visible(s->pgrid, a->pos, a->wp[k], steps))
             break;
     }
