@@ -379,7 +379,7 @@ gc_host_publish_agents(gc_host *h)
         memset(&rec, 0, sizeof rec);
         rec.id = (uint32_t)i;
         rec.salt = gc_agent_handle_salt(gc_sim_handle(sim, i));
-        rec.reserved[GC_WORLD_AGENT_GROUP] = gc_sim_agent_group(sim, i);
+        rec.group = gc_sim_agent_group(sim, i);
         rec.x = a->pos.x;
         rec.y = a->pos.y;
         rec.heading = a->heading;
@@ -387,6 +387,10 @@ gc_host_publish_agents(gc_host *h)
         rec.goal_x = a->goal.x;
         rec.goal_y = a->goal.y;
         rec.state = a->state;
+        rec.radius = a->radius;
+        gc_vec2 v = gc_sim_agent_velocity(sim, i);
+        rec.vx = v.x;
+        rec.vy = v.y;
         uint32_t left = gc_agent_remaining(a);
         rec.path_len = left;
         for (uint32_t k = 0; k < left && k < GC_WORLD_PATH_POINTS; k++)

@@ -35,30 +35,55 @@
  * Deadlocks (ORCA's head-on meetings in passages too narrow for two, and
  * symmetric standoffs).  Progress is the walk left along the path getting
  * shorter than it ever was on this path (by 0.1 cell); a new path starts
- * a new measure but is not progress itself.  After STALL_YIELD
- * seconds without progress, an agent whose nearest neighbour has a lower
- * index yields: for STALL_YIELD_LEN seconds it prefers to back away from
- * that neighbour at half speed, so in a one-cell corridor the higher
- * index backs out and the lower goes through.  After STALL_REPLAN seconds
- * it plans again from where it stands.  The cycle repeats every
- * STALL_CYCLE seconds.  With no visible waypoint it plans again at once.
- * Agents with no progress for 10 s count as stalled.
+ * a new measure but is not progress itself.  Three rules, all functions
+ * of the agent's own record and the previous tick's arrays, so they keep
+ * the result independent of the thread count:
+ *   - Turn right.  An agent without progress for STALL_TURN seconds that
+ *     also moved slower than SLOW times its speed in the last tick turns
+ *     its preferred velocity to the right, by TURN_RATE per second
+ *     blocked, at most TURN_MAX.  Everyone turning the same way is the
+ *     consistent tie-break a symmetric standoff lacks: two blocked
+ *     agents facing each other both step to their own right and pass;
+ *     in the middle of the circle the blocked core turns into a
+ *     roundabout; in a corridor an agent pinned on the wrong side
+ *     crosses to its own lane.  Only slow agents turn: one carried round
+ *     a roundabout at speed is not blocked, and turning it further right
+ *     would keep it circling.
+ *   - Yield by index.  After STALL_YIELD seconds without progress, an
+ *     agent whose nearest neighbour has a lower index yields: for
+ *     STALL_YIELD_LEN seconds it prefers to back away from that
+ *     neighbour at half speed (instead of turning), so in a one-cell
+ *     corridor, where turning cannot help, the higher index backs out and
+ *     the lower goes through.
+ *   - Replan.  After STALL_REPLAN seconds it plans again from where it
+ *     stands, walking on along its old path until the new one lands (a
+ *     stop would restart the stall clock: blocked agents would never
+ *     count as stalled).  Not in open ground (no wall within VIS_RANGE
+ *     cells): there the new path would be the old straight line, and
+ *     the replans of a blocked crowd cost more than its avoidance; only
+ *     its progress is measured afresh from there, as after a new path.  The
+ * cycle repeats every STALL_CYCLE seconds.  With no visible waypoint it plans
+ * again at once. Agents with no progress for 10 s count as stalled.
  *
- * Counterflow: an agent with someone ahead coming the other way aims 15
+ * Counterflow: an agent with someone ahead coming the other way aims 35
  * degrees to the right of its way (keep right), so opposing streams form
- * lanes instead of pressing head-on.  Avoidance sees bodies 10% larger
- * than they are (MARGIN): ORCA is exact only to first order in dt, and
- * bodies aiming to just touch graze each other.
+ * lanes early instead of pressing head-on (15 degrees formed them too
+ * late: corridor 1000 took 329 s, with 35 degrees 165 s).  Avoidance sees
+ * bodies 10% larger than they are (MARGIN): ORCA is exact only to first
+ * order in dt, and bodies aiming to just touch graze each other.
  *
  * Goals in a crowd.  An agent arrives within max(arrival radius, body
  * radius) of its last waypoint; or after NEAR_TIME seconds within
  * NEAR_GOAL cells of it; or after NEAR_TIME seconds without progress
- * within 3 NEAR_GOAL cells (held back by those already standing around
- * the goal).  Arrived agents (point and scen goals) keep their bodies:
- * pushed off their goal by more than their radius they drift back at
- * half speed, so they settle on their own spots and leave others' free;
- * ORCA shares each avoidance between the two agents, so those that need
- * to pass push them aside.  Wanderers draw a new goal as before.
+ * within 3 NEAR_GOAL cells plus three body widths (held back by those
+ * already standing around the goal).  Arrived agents (point and scen goals)
+ * keep their bodies: pushed off their goal by more than their radius they drift
+ * back at half speed, so they settle on their own spots and leave others' free;
+ * ORCA shares each avoidance between the two agents, and an arrived agent
+ * touching one that was moving as the tick started steps away from it
+ * (make_way: ORCA never pushes, so without it a band of arrived bodies
+ * with gaps narrower than a body is a fence).  Wanderers draw a new goal as
+ * before.
  *
  * Bodies of their own.  Each agent has its own radius and speed
  * (gc_agent.radius, .speed; a point counts as a hundredth of a cell):
@@ -87,8 +112,13 @@
 #define STALL_CYCLE 8.0f          /* s: the rule repeats */
 #define STALLED 10.0f             /* s: counted as stalled */
 #define PROGRESS 0.1f             /* cells nearer the next waypoint */
-#define KEEP_RIGHT_COS 0.9659258f /* 15 degrees */
-#define KEEP_RIGHT_SIN 0.2588190f
+#define KEEP_RIGHT_COS 0.8191520f /* 35 degrees */
+#define KEEP_RIGHT_SIN 0.5735764f
+#define STALL_TURN 1.0f      /* s without progress before turning */
+#define TURN_RATE 0.5235988f /* radians per s blocked: 30 degrees */
+#define TURN_MAX 1.0471976f  /* the most it turns: 60 degrees */
+#define MAKE_WAY 0.5f  /* radii: arrived agents this near movers step away */
+#define SLOW 0.5f      /* blocked: slower than this x speed */
 #define MARGIN 1.1f    /* avoidance sees bodies this much larger */
 #define NEAR_GOAL 2.0f /* cells: this near the goal for NEAR_TIME s */
 #define NEAR_TIME 3.0f /* counts as arrived */
@@ -149,8 +179,9 @@ gc_sim_crowd_init(gc_sim *s)
     s->iy = calloc(n, sizeof *s->iy);
     s->live_slot = calloc(n, sizeof *s->live_slot);
     s->slot_live = calloc(n, sizeof *s->slot_live);
+    s->st = calloc(n, sizeof *s->st);
     if (!s->px || !s->py || !s->vx || !s->vy || !s->body || !s->ix ||
-        !s->iy || !s->live_slot || !s->slot_live)
+        !s->iy || !s->live_slot || !s->slot_live || !s->st)
         return GC_ENOMEM;
     return GC_OK;
 }
@@ -171,6 +202,7 @@ gc_sim_crowd_free(gc_sim *s)
     free(s->iy);
     free(s->live_slot);
     free(s->slot_live);
+    free(s->st);
 }
 
 int
@@ -284,6 +316,22 @@ wall_depth(const gc_grid *g, gc_vec2 p, float r, gc_vec2 *push)
     if (push != NULL)
         *push = sum;
     return deepest;
+}
+
+/*
+ * A lower bound of the distance from p to the nearest blocked cell of the
+ * grid that n describes, world units (negative: maybe none).  The
+ * clearance is centre to centre minus half a cell; to the nearest point
+ * of that cell's square is at least 0.21 cell less, and p is at most
+ * 0.71 cell from its own cell's centre.  The tick asks it first, so that
+ * in open ground the wall scans are skipped: no body there can touch a
+ * wall, no straight walk of that length can meet one.
+ */
+static inline float
+wall_room(const gc_nav *n, const gc_grid *g, gc_vec2 p)
+{
+    gc_cell c = gc_grid_world_to_cell(g, p);
+    return (gc_nav_clearance(n, c) - 0.92f) * g->cell_size;
 }
 
 static bool
@@ -442,6 +490,7 @@ gc_sim_crowd_prepare(gc_sim *s)
         s->py[i] = s->agents[i].pos.y;
         s->vx[i] = s->body[i].vx;
         s->vy[i] = s->body[i].vy;
+        s->st[i] = s->agents[i].state;
     }
     const float *xs = s->px, *ys = s->py;
     uint32_t m = s->n;
@@ -510,13 +559,25 @@ remaining(gc_sim *s, uint32_t i, gc_vec2 p)
 }
 
 /* A new path: progress is measured on it from here (the time of the last
- * progress stays: a replan is not progress). */
+ * progress stays: a replan is not progress).  The path starts at the
+ * centre of the agent's cell, which the agent heads past at once: the
+ * measure starts as if it did (straight to the second waypoint), else the
+ * first step would shorten the walk by the detour and count as progress,
+ * and every replan of a blocked agent would restart its stall clock. */
 void
 gc_sim_body_reset(gc_sim *s, uint32_t i)
 {
     gc_sim_body *b = &s->body[i];
+    const gc_agent *a = &s->agents[i];
     b->suffix_wp = UINT32_MAX;
-    b->best_rem = remaining(s, i, s->agents[i].pos);
+    b->best_rem = remaining(s, i, a->pos);
+    if (a->wp_next + 1 < a->wp_len) {
+        gc_vec2 p = a->pos, w0 = a->wp[a->wp_next], w1 = a->wp[a->wp_next + 1];
+        float skip =
+            b->best_rem - seg_len(p, w0) - seg_len(w0, w1) + seg_len(p, w1);
+        if (skip < b->best_rem)
+            b->best_rem = skip;
+    }
 }
 
 /*
@@ -551,7 +612,8 @@ measure(gc_sim_worker *w, uint32_t i, const uint32_t *ids, const float *d2,
             w->win.depth_max = depth;
     }
     float tol = GC_SIM_WALL_TOL * s->grid->cell_size;
-    if (!body_ok(s->grid, p, r, tol))
+    const gc_nav *wn = s->wnav != NULL ? s->wnav : s->nav;
+    if (wall_room(wn, s->grid, p) <= r && !body_ok(s->grid, p, r, tol))
         w->win.in_wall++;
 }
 
@@ -589,6 +651,8 @@ preferred(gc_sim *s, uint32_t i, gc_vec2 *pref)
      * costs at most a few short traversals per agent, not a walk down a
      * path hundreds of cells long. */
     const float cs = s->grid->cell_size, range = VIS_RANGE * cs;
+    /* Within this of the agent no walk can meet a blocked cell. */
+    const float proom = wall_room(s->nav, s->pgrid, a->pos);
     gc_vec2 n0 = a->wp[a->wp_next];
     bool at_next = (n0.x - a->pos.x) * (n0.x - a->pos.x) +
                        (n0.y - a->pos.y) * (n0.y - a->pos.y) <=
@@ -605,7 +669,8 @@ preferred(gc_sim *s, uint32_t i, gc_vec2 *pref)
                 continue;
             steps = 2 * (int64_t)VIS_RANGE;
         }
-        if (visible(s->pgrid, a->pos, a->wp[k], steps))
+        if ((proom > 0.0f && dx * dx + dy * dy < proom * proom) ||
+            visible(s->pgrid, a->pos, a->wp[k], steps))
             break;
     }
     if (k == UINT32_MAX || k < a->wp_next)
@@ -638,9 +703,47 @@ replan_now(gc_sim *s, uint32_t i)
  * measures the figures and runs them.
  */
 
+/*
+ * Make way: an arrived agent touching (within MAKE_WAY body radii of
+ * contact) agents that were moving as the tick started prefers to step
+ * away from them at half speed.  ORCA only avoids: it never pushes, so
+ * a band of arrived bodies with gaps narrower than a body would be a
+ * fence for those that still have to cross it (RVO2's Circle with
+ * several rings: the last agents in found their way through the agents
+ * standing on the other rings' goals shut).  Reads only the start of
+ * tick arrays, as everything else in the step.
+ */
+static bool
+make_way(const gc_sim *s, uint32_t i, const uint32_t *ids, const float *nd2,
+         size_t n, gc_vec2 *pref)
+{
+    /* Contact is the two bodies' own radii (each widened by MARGIN, as
+     * avoidance sees them) plus MAKE_WAY of this agent's radius. */
+    float r = gc_sim_body_radius(s, i);
+    float sx = 0.0f, sy = 0.0f;
+    for (size_t k = 0; k < n; k++) {
+        uint32_t j = ids[k];
+        float reach =
+            MARGIN * (r + gc_sim_body_radius(s, j)) + MAKE_WAY * r;
+        if (nd2[k] >= reach * reach || s->st[j] != GC_AGENT_MOVING ||
+            nd2[k] <= 0.0f)
+            continue;
+        float d = sqrtf(nd2[k]);
+        sx += (s->px[i] - s->px[j]) / d;
+        sy += (s->py[i] - s->py[j]) / d;
+    }
+    float l = sqrtf(sx * sx + sy * sy);
+    if (l <= 1e-3f)
+        return false;
+    float v = 0.5f * s->agents[i].speed;
+    *pref = (gc_vec2){sx / l * v, sy / l * v};
+    return true;
+}
+
 /* The preferred velocity; may send the agent to plan again. */
 static gc_vec2
-steer(gc_sim *s, uint32_t i, uint64_t now)
+steer(gc_sim *s, uint32_t i, uint64_t now, const uint32_t *ids,
+      const float *nd2, size_t n)
 {
     gc_agent *a = &s->agents[i];
     gc_sim_body *b = &s->body[i];
@@ -651,6 +754,8 @@ steer(gc_sim *s, uint32_t i, uint64_t now)
     gc_vec2 pref;
     if (!preferred(s, i, &pref))
         replan_now(s, i); /* not progress: the stall clock runs on */
+    if (a->state == GC_AGENT_ARRIVED)
+        make_way(s, i, ids, nd2, n, &pref);
     /* The deadlock rule (see the note at the top). */
     if (a->state == GC_AGENT_MOVING) {
         uint64_t hz = (uint64_t)lroundf(1.0f / s->dt);
@@ -658,8 +763,16 @@ steer(gc_sim *s, uint32_t i, uint64_t now)
             hz = 1;
         uint64_t cyc = (now - b->progress_tick) % (uint64_t)(STALL_CYCLE * hz);
         if (now > b->progress_tick && cyc == (uint64_t)(STALL_REPLAN * hz)) {
-            replan_now(s, i);
-            pref = (gc_vec2){0.0f, 0.0f};
+            /* Walks on along its path until the new one lands: stopping
+             * would put it in WAITING, which restarts the stall clock,
+             * and a blocked agent would never count as stalled.  In open
+             * ground the new path would be the old straight line: only
+             * progress is measured afresh from here, as a new path would
+             * be, without the search. */
+            if (wall_room(s->nav, s->pgrid, a->pos) < VIS_RANGE * cs)
+                gc_sim_enqueue(s, i, false);
+            else
+                gc_sim_body_reset(s, i);
         } else if (cyc >= (uint64_t)(STALL_YIELD * hz) &&
                    cyc < (uint64_t)((STALL_YIELD + STALL_YIELD_LEN) * hz)) {
             uint32_t j;
@@ -670,7 +783,21 @@ steer(gc_sim *s, uint32_t i, uint64_t now)
                 float d = sqrtf(d2), v = 0.5f * a->speed;
                 pref = (gc_vec2){(p.x - s->px[j]) / d * v,
                                  (p.y - s->py[j]) / d * v};
+                return pref;
             }
+        }
+        /* The tie-break (see the note at the top): blocked, it turns its
+         * preference to the right, more the longer it is blocked. */
+        float st = (float)(now - b->progress_tick) * s->dt;
+        float sp2 = s->vx[i] * s->vx[i] + s->vy[i] * s->vy[i];
+        float slow = SLOW * a->speed;
+        if (st > STALL_TURN && sp2 < slow * slow) {
+            float ang = TURN_RATE * (st - STALL_TURN);
+            if (ang > TURN_MAX)
+                ang = TURN_MAX;
+            float c = cosf(ang), sn = sinf(ang);
+            pref =
+                (gc_vec2){pref.x * c - pref.y * sn, pref.x * sn + pref.y * c};
         }
     }
     return pref;
@@ -747,7 +874,10 @@ move(gc_sim_worker *w, uint32_t i, gc_vec2 v, uint64_t now)
 
     gc_vec2 from = a->pos;
     gc_vec2 to = {from.x + v.x * s->dt, from.y + v.y * s->dt};
-    to = clamp_move(s->grid, from, to, r, GC_SIM_WALL_TOL * cs);
+    const gc_nav *wn = s->wnav != NULL ? s->wnav : s->nav;
+    float step = sqrtf(v.x * v.x + v.y * v.y) * s->dt;
+    if (wall_room(wn, s->grid, from) <= r + step)
+        to = clamp_move(s->grid, from, to, r, GC_SIM_WALL_TOL * cs);
     float mx = to.x - from.x, my = to.y - from.y;
     float moved = sqrtf(mx * mx + my * my);
     a->pos = to;
@@ -787,8 +917,10 @@ move(gc_sim_worker *w, uint32_t i, gc_vec2 v, uint64_t now)
     bool held =
         b->near_tick != 0 && (float)(now - b->near_tick) * s->dt >= NEAR_TIME;
     /* Or, further out, held back behind agents that already arrived
-     * around the goal (they keep their own spots) for NEAR_TIME s. */
-    float far = 3.0f * NEAR_GOAL * cs;
+     * around the goal (they keep their own spots) for NEAR_TIME s:
+     * within 3 NEAR_GOAL cells and three bodies across (bodies wider
+     * than a cell, as in RVO2's Circle, ring a goal further out). */
+    float far = 3.0f * NEAR_GOAL * cs + 6.0f * r;
     if (dgx * dgx + dgy * dgy <= far * far &&
         (float)(now - b->progress_tick) * s->dt >= NEAR_TIME)
         held = true;
@@ -823,7 +955,7 @@ step_agent(gc_sim_worker *w, uint32_t i)
         b->vx = b->vy = 0.0f;
         return;
     }
-    gc_vec2 pref = steer(s, i, now);
+    gc_vec2 pref = steer(s, i, now, ids, nd2, n);
     gc_vec2 v = avoid(s, i, pref, ids, nd2, n);
     move(w, i, v, now);
 }

@@ -75,24 +75,32 @@ hist_quantile(const gc_sim_hist *h, double q)
     return hist_upper(GC_SIM_H_BUCKETS - 1);
 }
 
-/* Moving agents with no progress for 10 s, now. */
+/* Moving agents with no progress for 10 s, now; in *longest the longest
+ * time any moving agent has now gone without progress, in seconds. */
 static uint64_t
-count_stalled(const gc_sim *s)
+count_stalled(const gc_sim *s, double *longest)
 {
+    *longest = 0.0;
     if (s->body == NULL)
         return 0;
-    uint64_t n = 0, lim = (uint64_t)ceil(10.0 * s->cfg.hz);
-    for (uint32_t i = 0; i < s->n; i++)
-        if (s->agents[i].state == GC_AGENT_MOVING &&
-            s->ticks + 1 - s->body[i].progress_tick > lim)
+    uint64_t n = 0, lim = (uint64_t)ceil(10.0 * s->cfg.hz), most = 0;
+    for (uint32_t i = 0; i < s->n; i++) {
+        if (s->agents[i].state != GC_AGENT_MOVING)
+            continue;
+        uint64_t since = s->ticks + 1 - s->body[i].progress_tick;
+        if (since > lim)
             n++;
+        if (since > most)
+            most = since;
+    }
+    *longest = (double)most / s->cfg.hz;
     return n;
 }
 
 static void
 fill_states(const gc_sim *s, gc_sim_stats *out)
 {
-    out->stalled = count_stalled(s);
+    out->stalled = count_stalled(s, &out->stall_s_max);
     memset(out->by_state, 0, sizeof out->by_state);
     for (uint32_t i = 0; i < s->n; i++)
         if (gc_sim_alive(s, i))

@@ -198,6 +198,7 @@ struct gc_sim {
     float rmax; /* the largest body radius ever alive (loop only) */
     float *ix, *iy;
     uint32_t *live_slot, *slot_live;
+    uint8_t *st; /* each agent's state as the tick starts, as px..vy */
     gc_sim_body *body; /* as the agents */
     uint64_t win_tick0; /* s->ticks at the last window (loop only) */
     uint64_t index_ns; /* the last index build's time (loop only) */

@@ -65,6 +65,11 @@ _Static_assert(sizeof(gc_world_answers_hdr) == 64, "answers head");
 _Static_assert(sizeof(gc_world_answer_slot) == 64, "answer slot");
 
 _Static_assert(sizeof(gc_world_agent) == 128, "agent record size");
+_Static_assert(offsetof(gc_world_agent, radius) == 104 &&
+                   offsetof(gc_world_agent, vx) == 108 &&
+                   offsetof(gc_world_agent, vy) == 112 &&
+                   offsetof(gc_world_agent, group) == 116,
+               "agent record: body fields and group where reserved[0..3] were");
 _Static_assert(offsetof(gc_world_agent, state) == 36, "agent state");
 _Static_assert(offsetof(gc_world_agent, path) == 40, "agent path");
 _Static_assert(sizeof(gc_world_agent_slot) == sizeof(gc_world_agent),

@@ -272,6 +272,7 @@ shell_tests = \
 	%reldir%/report.test \
 	%reldir%/view-cli.test \
 	%reldir%/view-pixels.test \
+	%reldir%/view-bodies.test \
 	%reldir%/view-path.test \
 	%reldir%/view-reattach.test \
 	%reldir%/view-kill.test \

@@ -204,7 +204,7 @@ test_commands_and_answers(void **state)
     assert_int_equal(n, 1);
     assert_int_equal(recs[0].id, gc_agent_handle_index(h));
     assert_int_equal(recs[0].salt, gc_agent_handle_salt(h));
-    assert_int_equal(recs[0].reserved[GC_WORLD_AGENT_GROUP], 42);
+    assert_int_equal(recs[0].group, 42);
 
     /* Goals, speed and radius. */
     gc_edit g = cmd(GC_EDIT_GOAL, h, GC_EDIT_GOAL_STOP);

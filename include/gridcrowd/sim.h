@@ -149,6 +149,8 @@ typedef struct gc_sim_stats {
                                   GC_SIM_WALL_TOL cell (must be 0) */
     uint64_t stalled;          /* moving agents with no progress towards
                                   their goal for 10 s, now */
+    double stall_s_max;        /* the longest any moving agent has now gone
+                                  without progress, seconds */
     double speed_ratio;        /* mean speed / mean preferred speed of the
                                   moving agents */
     double avoid_ms_mean;      /* avoidance per tick: the index build plus

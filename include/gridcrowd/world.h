@@ -100,13 +100,17 @@ typedef struct gc_world_agent {
     uint8_t pad[3];         /* zero */
     gc_vec2 path[GC_WORLD_PATH_POINTS]; /* first min(path_len, 8) remaining
                                            waypoints, world units */
-    uint32_t reserved[6];               /* zero */
+    /* Bodies (avoid ORCA; zeros for path followers, --avoid none): the
+     * body radius and the velocity of the last tick, world units and
+     * world units per second. */
+    float radius;
+    float vx, vy;
+    uint32_t group;       /* as spawned; 0 for agents the daemon placed */
+    uint32_t reserved[2]; /* zero */
 } gc_world_agent;
 
-/* reserved[GC_WORLD_AGENT_GROUP] holds the agent's group (as spawned; 0
- * for agents the daemon placed).  The salt is the slot's generation:
- * (salt << GC_AGENT_INDEX_BITS) | id is the agent's handle (sim.h). */
-#define GC_WORLD_AGENT_GROUP 3
+/* The salt is the slot's generation: (salt << GC_AGENT_INDEX_BITS) | id is
+ * the agent's handle (sim.h). */
 
 /*
  * Statistics the daemon publishes (each second, or each tick).  All fields

@@ -108,7 +108,8 @@ class _Agent(ctypes.Structure):
                 ("heading", _f), ("speed", _f), ("goal_x", _i32),
                 ("goal_y", _i32), ("path_len", _u32), ("state", _u8),
                 ("pad", _u8 * 3), ("path", _Vec2 * 8),
-                ("reserved", _u32 * 6)]
+                ("radius", _f), ("vx", _f), ("vy", _f),
+                ("group", _u32), ("reserved", _u32 * 2)]
 
 
 class _Stats(ctypes.Structure):
@@ -467,7 +468,7 @@ class World:
                              _agent_state_name(a.state).decode(),
                              (a.goal_x, a.goal_y), a.path_len,
                              [(a.path[i].x, a.path[i].y) for i in range(k)],
-                             a.reserved[3], (a.salt << 20) | a.id))
+                             a.group, (a.salt << 20) | a.id))
         return out
 
     def positions(self):

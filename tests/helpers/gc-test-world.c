@@ -24,6 +24,9 @@
  *                     any number: the record carries the first 8, and the
  *                     whole path goes to the world's path section while
  *                     the agent is the one the viewer asked about
+ *   --body R,VX,VY    give the last agent a body: radius R and velocity
+ *                     (VX, VY), world units (per second), as the host
+ *                     publishes them for a crowd
  *   --random N        N more agents on random passable cells, moving
  *   --seed S          seed of --random (default 1)
  *   --move            moving agents walk straight on at --speed, turning
@@ -92,6 +95,7 @@ usage(void)
     fprintf(stderr,
             "usage: " PROG " [--shm NAME] (--map FILE | --size WxH) "
             "[--agent X,Y,HEADING,STATE[,GX,GY]]... [--waypoint X,Y]... "
+            "[--body R,VX,VY]... "
             "[--random N] [--seed S] [--move] [--speed F] [--hz N] "
             "[--trace AGENT] [--world-mode M] [--edits-mode M]\n");
     return 2;
@@ -383,7 +387,8 @@ main(int argc, char **argv)
             edits_mode = (mode_t)strtoul(v, NULL, 8);
         else if (strcmp(o, "--move") == 0)
             f.move = true;
-        else if (strcmp(o, "--agent") != 0 && strcmp(o, "--waypoint") != 0)
+        else if (strcmp(o, "--agent") != 0 && strcmp(o, "--waypoint") != 0 &&
+                 strcmp(o, "--body") != 0)
             return usage();
         i += has_arg;
     }
@@ -427,6 +432,15 @@ main(int argc, char **argv)
                 status = 2;
                 goto out;
             }
+        } else if (strcmp(argv[i], "--body") == 0) {
+            float r, vx, vy;
+            if (f.n == 0 || sscanf(argv[++i], "%f,%f,%f", &r, &vx, &vy) != 3) {
+                status = usage();
+                goto out;
+            }
+            f.a[f.n - 1].radius = r;
+            f.a[f.n - 1].vx = vx;
+            f.a[f.n - 1].vy = vy;
         } else if (strcmp(argv[i], "--waypoint") == 0) {
             float x, y;
             if (f.n == 0 || sscanf(argv[++i], "%f,%f", &x, &y) != 2) {

@@ -23,7 +23,19 @@
  * ms of avoidance (index build plus the slowest worker's avoidance and
  * motion), overlapping pairs per tick (mean, max), the deepest overlap as
  * a fraction of 2r, agents arrived, the tick when all had arrived (- when
- * not), stalled agents at the end, and mean speed / preferred speed.
+ * not), stalled agents at the end, the longest any agent went without
+ * progress (sampled once a simulated second), mean speed / preferred
+ * speed, and the CPU time of a tick (all threads; the ticks after the
+ * first, which plans every agent: the figure to compare versions by on a
+ * shared, noisy machine).
+ * --no-smooth plans without smoothing: the first tick of corridor 100,000
+ * (paths 20,000 cells long) otherwise spends minutes smoothing, and in a
+ * straight corridor the agents steer to the furthest visible waypoint
+ * either way.
+ * With --show N: every 50 simulated seconds (10 at 60 Hz) how many have
+ * arrived and how many are stalled, and at the end the first N agents
+ * that have not arrived (state, position, goal, velocity): where a
+ * deadlock hunt starts.
  */
 #include "config.h"
 
@@ -36,6 +48,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define PROG "bench-crowd"
 
@@ -44,6 +57,16 @@ die(const char *what)
 {
     fprintf(stderr, PROG ": %s\n", what);
     exit(1);
+}
+
+/* CPU time of the whole process (every thread), ms: on a shared machine
+ * it moves far less than the wall clock with the other work. */
+static double
+cpu_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
 static int
@@ -167,6 +190,8 @@ main(int argc, char **argv)
     int threads = 2;
     uint64_t max_ticks = 0;
     float horizon = 0.0f; /* 0: the scenario's */
+    size_t show = 0;      /* agents not arrived to list at the end */
+    bool smooth = true;
     static const struct option longs[] = {
         {"scenario", required_argument, NULL, 's'},
         {"agents", required_argument, NULL, 'n'},
@@ -174,9 +199,12 @@ main(int argc, char **argv)
         {"ticks", required_argument, NULL, 'k'},
         {"map", required_argument, NULL, 'm'},
         {"horizon", required_argument, NULL, 'H'},
+        {"show", required_argument, NULL, 'S'},
+        {"no-smooth", no_argument, NULL, 'N'},
         {NULL, 0, NULL, 0}};
     int ch;
-    while ((ch = getopt_long(argc, argv, "s:n:t:k:m:H:", longs, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, "s:n:t:k:m:H:S:N", longs, NULL)) !=
+           -1) {
         switch (ch) {
         case 's':
             scenario = optarg;
@@ -196,11 +224,17 @@ main(int argc, char **argv)
         case 'H':
             horizon = (float)atof(optarg);
             break;
+        case 'S':
+            show = strtoul(optarg, NULL, 10);
+            break;
+        case 'N':
+            smooth = false;
+            break;
         default:
             fprintf(stderr,
                     "usage: " PROG " [--scenario circle|corridor|bottleneck|"
                     "den520d] [--agents N] [--threads T] [--ticks MAX] "
-                    "[--map FILE] [--horizon S]\n");
+                    "[--map FILE] [--horizon S] [--show N] [--no-smooth]\n");
             return 2;
         }
     }
@@ -235,6 +269,7 @@ main(int argc, char **argv)
     }
     if (horizon > 0.0f)
         c.horizon = horizon;
+    c.smooth = smooth;
     if (sc.len > 0) {
         c.goals = GC_GOALS_SCEN;
         c.scen = &sc;
@@ -250,11 +285,29 @@ main(int argc, char **argv)
     if (ms == NULL)
         die("out of memory");
     uint64_t t = 0, all_at = 0;
+    double stall_max = 0.0; /* the longest stall seen, s */
+    double cpu0 = 0.0;      /* CPU time at the end of the first tick */
     while (t < max_ticks) {
         uint64_t t0 = gc_clock_ns();
         if (gc_sim_tick(s) != GC_OK)
             die("tick failed");
         ms[t++] = (double)(gc_clock_ns() - t0) / 1e6;
+        if (t == 1)
+            cpu0 = cpu_ms();
+        /* Once a simulated second: the longest stall so far. */
+        if (t % (uint64_t)c.hz == 0) {
+            gc_sim_stats w;
+            gc_sim_stats_total(s, &w);
+            if (w.stall_s_max > stall_max)
+                stall_max = w.stall_s_max;
+        }
+        if (show > 0 && t % (uint64_t)(c.hz * (c.hz > 10 ? 10.0 : 50.0)) == 0) {
+            gc_sim_stats w;
+            gc_sim_stats_total(s, &w);
+            printf("  t=%.0f s arrived %llu stalled %llu\n", (double)t / c.hz,
+                   (unsigned long long)w.by_state[GC_AGENT_ARRIVED],
+                   (unsigned long long)w.stalled);
+        }
         if (sc.len > 0 && gc_sim_done(s)) {
             all_at = t;
             break;
@@ -273,7 +326,7 @@ main(int argc, char **argv)
     printf("%-10s N=%-6zu T=%d  tick %.3f ms mean %.3f p95  avoid %.3f ms  "
            "overlaps/tick %.3f (%.4f%% of N) max %llu  deepest %.3f of 2r  "
            "in walls %llu  arrived %llu/%zu  all at tick %s  stalled %llu  "
-           "speed %.2f  ticks %llu\n",
+           "longest stall %.1f s  speed %.2f  ticks %llu  cpu/tick %.3f ms\n",
            scenario, gc_sim_agent_count(s), threads, sum / (double)(t ? t : 1),
            p95, st.avoid_ms_mean, st.overlaps_mean,
            100.0 * st.overlaps_mean / (double)gc_sim_agent_count(s),
@@ -281,7 +334,22 @@ main(int argc, char **argv)
            (unsigned long long)st.in_wall,
            (unsigned long long)st.by_state[GC_AGENT_ARRIVED],
            gc_sim_agent_count(s), all, (unsigned long long)st.stalled,
-           st.speed_ratio, (unsigned long long)t);
+           stall_max, st.speed_ratio, (unsigned long long)t,
+           t > 1 ? (cpu_ms() - cpu0) / (double)(t - 1) : 0.0);
+    /* The first `show` agents that have not arrived: where they stand,
+     * where they go, how fast: what a deadlock hunt starts from. */
+    for (size_t i = 0, shown = 0; i < gc_sim_agent_count(s) && shown < show;
+         i++) {
+        const gc_agent *a = gc_sim_agent(s, i);
+        if (a->state == GC_AGENT_ARRIVED)
+            continue;
+        gc_vec2 v = gc_sim_agent_velocity(s, i);
+        printf("  agent %zu %s at (%.2f, %.2f) goal (%d, %d) v (%.2f, %.2f) "
+               "wp %u/%u\n",
+               i, gc_agent_state_name(a->state), a->pos.x, a->pos.y, a->goal.x,
+               a->goal.y, v.x, v.y, a->wp_next, a->wp_len);
+        shown++;
+    }
     free(ms);
     gc_sim_free(s);
     gc_scen_free(&sc);

@@ -164,7 +164,7 @@ cmd_agents(const char *cmd, int n, char **args, cmd_opts *o)
                    ", \"handle\": %" PRIu32 ", \"group\": %" PRIu32 "}",
                    state, g->goal_x, g->goal_y, g->salt,
                    (g->salt << GC_AGENT_INDEX_BITS) | g->id,
-                   g->reserved[GC_WORLD_AGENT_GROUP]);
+                   g->group);
         } else if (o->csv) {
             printf("%" PRIu64 ",%" PRIu32 ",%.9g,%.9g,%.9g,%s,%" PRId32
                    ",%" PRId32 "\n",

@@ -38,7 +38,9 @@ static const char usage_text[] =
     "usage: " PROG " [--shm NAME] [--scale PIXELS] [--fps N] "
     "[--exit-on-detach]\n"
     "       [--screenshot FILE.bmp [--frames N]] [--bench-frames N]\n"
-    "       [--show-paths] [--select AGENT] [--trace AGENT] [--log-attach]\n"
+    "       [--show-paths] [--show-velocities] [--select AGENT] "
+    "[--trace AGENT]\n"
+    "       [--log-attach]\n"
     "       " PROG " --replay FILE.sqlite [--frame N] [--scale PIXELS] "
     "[--fps N]\n"
     "       [--screenshot FILE.bmp [--frames N]] [--bench-frames N] "
@@ -63,6 +65,7 @@ static const char help_text[] =
     "  --bench-frames N   render N frames uncapped, print frames per second\n"
     "                     and exit\n"
     "  --show-paths       start with every agent's path shown (key p)\n"
+    "  --show-velocities  start with every agent's velocity shown (key v)\n"
     "  --select AGENT     select AGENT (as a click on it does)\n"
     "  --trace AGENT      select AGENT and show its trace (key t)\n"
     "  --log-attach       print a line on stderr at each attach and detach\n"
@@ -179,6 +182,7 @@ parse_args(int argc, char **argv, view_opts *o)
         O_FRAMES,
         O_BENCH,
         O_PATHS,
+        O_VELOCITIES,
         O_SELECT,
         O_TRACE,
         O_LOG,
@@ -196,6 +200,7 @@ parse_args(int argc, char **argv, view_opts *o)
         {"frames", required_argument, NULL, O_FRAMES},
         {"bench-frames", required_argument, NULL, O_BENCH},
         {"show-paths", no_argument, NULL, O_PATHS},
+        {"show-velocities", no_argument, NULL, O_VELOCITIES},
         {"select", required_argument, NULL, O_SELECT},
         {"trace", required_argument, NULL, O_TRACE},
         {"log-attach", no_argument, NULL, O_LOG},
@@ -255,6 +260,9 @@ parse_args(int argc, char **argv, view_opts *o)
             break;
         case O_PATHS:
             o->show_paths = true;
+            break;
+        case O_VELOCITIES:
+            o->show_velocities = true;
             break;
         case O_SELECT:
         case O_TRACE:
@@ -593,6 +601,7 @@ main(int argc, char **argv)
     s.sel = GC_WORLD_NO_AGENT;
     s.paint_type = -1;
     s.show_paths = s.opt.show_paths;
+    s.show_velocities = s.opt.show_velocities;
     s.show_overlay = true;
     s.conn.name = s.opt.shm;
     s.now = now_s();

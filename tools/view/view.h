@@ -63,6 +63,8 @@ typedef struct view_conn {
     bool cells_changed;  /* set on a new copy; the drawer clears it */
     gc_world_agent *agents;
     size_t nagents, agents_cap;
+    float body_radius; /* the largest body radius in `agents`, world
+                          units (0: points, path followers) */
     uint64_t snap_seq; /* snapshot number of `agents` (0: none yet) */
     uint64_t tick;     /* the world's tick at the last refresh */
     gc_world_stats stats;
@@ -120,6 +122,7 @@ typedef struct view_opts {
     int frames;        /* frames rendered for a screenshot */
     long bench_frames; /* 0: no benchmark */
     bool show_paths;
+    bool show_velocities;
     long select_agent; /* -1: none */
     bool trace;        /* and show its trace */
     /* --replay FILE: a recording, not a daemon; --frame N: the frame it
@@ -151,6 +154,7 @@ typedef struct view_state {
 
     uint32_t sel, sel_gen; /* selected agent; GC_WORLD_NO_AGENT: none */
     bool show_paths, show_trace, frozen, show_help, show_overlay;
+    bool show_velocities; /* key v: each agent's velocity as a line */
     bool quit;
     bool save_shot;  /* key s: save this frame as a BMP */
     bool trace_sent; /* the daemon was asked to trace `sel` */

@@ -7,6 +7,13 @@
  * Small agents are sprites, one per heading step, made once per radius and
  * tinted by state through the vertex colour; big ones (zoomed in) are exact
  * discs and needles.
+ *
+ * Size: agents with bodies are drawn at their body radius wherever that is
+ * more than a pixel, so that the picture shows whether bodies overlap;
+ * one radius for all (the largest in the snapshot: the sprites are made
+ * per radius).  Points, and bodies zoomed out below a pixel, get the old
+ * marker: 0.35 cell, at least 2 pixels.  With key v each agent's velocity
+ * is a line from its centre to where it would be in one second.
  */
 #include "config.h"
 
@@ -149,6 +156,10 @@ line(view_draw *d, float x0, float y0, float x1, float y1, float w, SDL_Color c)
 float
 view_agent_radius(const view_state *s)
 {
+    float cs = s->conn.cell_size > 0 ? s->conn.cell_size : 1;
+    float body = (float)(s->conn.body_radius / cs * s->cam.zoom);
+    if (body > 1)
+        return body;
     float r = (float)(0.35 * s->cam.zoom);
     return r < 2 ? 2 : r;
 }
@@ -394,6 +405,28 @@ agents_triangles(view_draw *d, const view_state *s, float r)
     return flush(d, SDL_BLENDMODE_NONE);
 }
 
+/* Each agent's velocity: a line from its centre to where it would be in
+ * one second, over the discs, in the ink colour. */
+static int
+velocities(view_draw *d, const view_state *s)
+{
+    const view_conn *c = &s->conn;
+    for (size_t i = 0; i < c->nagents; i++) {
+        const gc_world_agent *a = &c->agents[i];
+        if (a->vx == 0.0f && a->vy == 0.0f)
+            continue;
+        float x0, y0, x1, y1;
+        to_screen(s, a->x, a->y, &x0, &y0);
+        to_screen(s, a->x + a->vx, a->y + a->vy, &x1, &y1);
+        if ((x0 < 0 && x1 < 0) || (y0 < 0 && y1 < 0) ||
+            (x0 > (float)s->win_w && x1 > (float)s->win_w) ||
+            (y0 > (float)s->win_h && y1 > (float)s->win_h))
+            continue;
+        line(d, x0, y0, x1, y1, 2.0f, view_ink);
+    }
+    return flush(d, SDL_BLENDMODE_BLEND);
+}
+
 int
 view_draw_agents(view_draw *d, const view_state *s, long sel)
 {
@@ -403,6 +436,8 @@ view_draw_agents(view_draw *d, const view_state *s, long sel)
     float rq = floorf(r * 4) / 4;
     if ((r <= SPRITE_MAX_R ? agents_sprites(d, s, rq)
                            : agents_triangles(d, s, r)) != 0)
+        return -1;
+    if (s->show_velocities && velocities(d, s) != 0)
         return -1;
     if (sel >= 0) {
         float x, y;

@@ -218,6 +218,13 @@ view_conn_refresh(view_conn *c, bool frozen, bool trace, bool path)
             GC_OK) {
         c->nagents = n;
         c->snap_seq = seq;
+        /* Once per new snapshot, not per frame: the agents are drawn
+         * with one radius (one set of sprites), the largest. */
+        float body = 0.0f;
+        for (size_t i = 0; i < n; i++)
+            if (c->agents[i].radius > body)
+                body = c->agents[i].radius;
+        c->body_radius = body;
     }
     /* After the snapshot: the daemon publishes the path right after it, so
      * the two are of the same tick or the path a little newer. */

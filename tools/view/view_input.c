@@ -268,6 +268,9 @@ key(view_state *s, const SDL_KeyboardEvent *k)
     case SDLK_p:
         s->show_paths = !s->show_paths;
         break;
+    case SDLK_v:
+        s->show_velocities = !s->show_velocities;
+        break;
     case SDLK_t:
         s->show_trace = !s->show_trace;
         if (s->show_trace && !s->conn.can_edit && s->conn.w != NULL)

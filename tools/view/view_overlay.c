@@ -144,6 +144,7 @@ view_draw_overlay(view_draw *d, const view_state *s, long sel)
             "right click  send the selected agent there",
             "p            every agent's path",
             "t            trace of the selected agent's last search",
+            "v            every agent's velocity (where it goes in 1 s)",
             "space        freeze the picture",
             "f            fit the map in the window",
             "o            overlay on/off",
