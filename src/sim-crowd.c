@@ -768,7 +768,8 @@ steer(gc_sim *s, uint32_t i, uint64_t now, const uint32_t *ids,
              * and a blocked agent would never count as stalled.  In open
              * ground the new path would be the old straight line: only
              * progress is measured afresh from here, as a new path would
-             * be, without the search. */
+             * be, without the search.  (So the queue holds a MOVING
+             * agent: gc_sim_plan_queued must plan it, see wants_plan.) */
             if (wall_room(s->nav, s->pgrid, a->pos) < VIS_RANGE * cs)
                 gc_sim_enqueue(s, i, false);
             else

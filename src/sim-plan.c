@@ -596,12 +596,16 @@ gc_sim_take_trace(gc_sim *s, uint32_t *agent)
 
 /* A queued slot may have been removed, reused or told to stop since it
  * was queued (it stays queued: an agent is on a queue at most once, so the
- * rings cannot overflow): only an agent still waiting for a path is
- * planned. */
+ * rings cannot overflow): only an agent still waiting for a path, or one
+ * still moving, is planned.  A moving one is there on purpose: the crowd's
+ * stall replan (sim-crowd.c, steer) queues a blocked agent and lets it walk
+ * on until the new path lands, so that it keeps counting as stalled; drop
+ * it here and a blocked agent never gets a new way round. */
 static bool
 wants_plan(const gc_sim *s, uint32_t i)
 {
-    return gc_sim_alive(s, i) && s->agents[i].state == GC_AGENT_WAITING;
+    return gc_sim_alive(s, i) && (s->agents[i].state == GC_AGENT_WAITING ||
+                                  s->agents[i].state == GC_AGENT_MOVING);
 }
 
 void
