@@ -266,6 +266,45 @@ test_never_in_wall(void **state)
     gc_grid_free(g);
 }
 
+/* ---- stall replans ----------------------------------------------------- */
+
+/* The stall replan queues a blocked agent while it stays MOVING (it walks
+ * on until the new path lands): the planner must search for it, not drop
+ * it as a slot that stopped wanting a path (the crowdq + agents merge did,
+ * and test_corridor's last agents never arrived).  Cheap, so it also runs
+ * under valgrind, where test_corridor is skipped. */
+static void
+test_moving_agent_replanned(void **state)
+{
+    (void)state;
+    gc_grid *g = open_grid(31, 21);
+    const float r = 0.3f;
+    gc_cell start[1] = {{2, 10}}, goal[1] = {{28, 10}};
+    gc_scen sc;
+    scen_of(&sc, start, goal, 1);
+    gc_sim_config c;
+    crowd_config(&c, 1, r);
+    c.goals = GC_GOALS_SCEN;
+    c.scen = &sc;
+    gc_sim *s;
+    gc_error err;
+    assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_OK);
+    assert_int_equal(gc_sim_tick(s), GC_OK);
+    assert_int_equal(gc_sim_agent(s, 0)->state, GC_AGENT_MOVING);
+    gc_sim_stats st;
+    gc_sim_stats_total(s, &st);
+    uint64_t before = st.searches;
+    gc_sim_enqueue(s, 0, false); /* as steer's stall replan does */
+    assert_int_equal(gc_sim_tick(s), GC_OK);
+    gc_sim_stats_total(s, &st);
+    assert_int_equal(st.searches, before + 1);
+    assert_false(s->flags[0] & GC_SIM_F_QUEUED);
+    assert_int_equal(gc_sim_agent(s, 0)->state, GC_AGENT_MOVING);
+    gc_sim_free(s);
+    gc_scen_free(&sc);
+    gc_grid_free(g);
+}
+
 /* ---- head-on meetings ------------------------------------------------- */
 
 static void
@@ -466,6 +505,7 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_inflated_planning),
         cmocka_unit_test(test_never_in_wall),
+        cmocka_unit_test(test_moving_agent_replanned),
         cmocka_unit_test(test_head_on_open),
         cmocka_unit_test(test_head_on_corridor),
         cmocka_unit_test(test_threads_identical),
