@@ -863,6 +863,32 @@ avoid(gc_sim *s, uint32_t i, gc_vec2 pref, const uint32_t *ids,
     return v;
 }
 
+/*
+ * Turn then go, for an agent with a turn rate (gc_sim_slot.turn_rate > 0):
+ * its heading turns towards the preferred velocity by at most rate * dt,
+ * and the preference handed to ORCA is along the turned heading, at the
+ * share of its length gc_heading_go gives (the rule path followers keep in
+ * agent.c), so it turns in place while facing 90 degrees or more away.
+ * ORCA may still side-step from there for safety: the guarantees (no
+ * overlap, never in a wall) stay ORCA's and the clamp's.  It reads and
+ * writes only agent i's own heading, which no other worker reads during
+ * the tick, so the thread count still changes nothing.  Turn rate 0 (or
+ * no preference) leaves pref as it was: those agents move as before.
+ */
+static gc_vec2
+turn_then_go(gc_sim *s, uint32_t i, gc_vec2 pref)
+{
+    float rate = s->slot[i].turn_rate;
+    float len = sqrtf(pref.x * pref.x + pref.y * pref.y);
+    if (!(rate > 0.0f) || len == 0.0f)
+        return pref;
+    gc_agent *a = &s->agents[i];
+    float want = atan2f(pref.y, pref.x);
+    a->heading = gc_heading_turn(a->heading, want, rate * s->dt);
+    float v = len * gc_heading_go(a->heading, want);
+    return (gc_vec2){cosf(a->heading) * v, sinf(a->heading) * v};
+}
+
 /* Move at v, clamped against the walls; then progress and arrival. */
 static void
 move(gc_sim_worker *w, uint32_t i, gc_vec2 v, uint64_t now)
@@ -884,7 +910,9 @@ move(gc_sim_worker *w, uint32_t i, gc_vec2 v, uint64_t now)
     a->travelled += moved;
     b->vx = mx / s->dt;
     b->vy = my / s->dt;
-    if (moved > 1e-6f * cs)
+    /* With a turn rate the heading is the turned one (turn_then_go), not
+     * the direction ORCA's side-steps happened to take. */
+    if (moved > 1e-6f * cs && !(s->slot[i].turn_rate > 0.0f))
         a->heading = atan2f(my, mx);
 
     if (a->state != GC_AGENT_MOVING || a->wp_next >= a->wp_len)
@@ -955,7 +983,7 @@ step_agent(gc_sim_worker *w, uint32_t i)
         b->vx = b->vy = 0.0f;
         return;
     }
-    gc_vec2 pref = steer(s, i, now, ids, nd2, n);
+    gc_vec2 pref = turn_then_go(s, i, steer(s, i, now, ids, nd2, n));
     gc_vec2 v = avoid(s, i, pref, ids, nd2, n);
     move(w, i, v, now);
 }
