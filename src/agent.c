@@ -103,6 +103,16 @@ gc_heading_turn(float from, float to, float max_turn)
     return h <= -GC_PI_F ? h + 2.0f * GC_PI_F : h;
 }
 
+/* The one "go" rule of turn then go, shared with the crowd (sim-crowd.c):
+ * the cosine of the angle between heading and wanted direction, so motion
+ * is never more than 90 degrees off the heading and slows in a turn. */
+float
+gc_heading_go(float heading, float want)
+{
+    float off = fabsf(remainderf(want - heading, 2.0f * GC_PI_F));
+    return off < GC_PI_F / 2.0f ? cosf(off) : 0.0f;
+}
+
 /* Arrived: past the last waypoint, or on the way to it within the
  * arrival radius.  Then it stops where it is. */
 static bool
@@ -156,8 +166,7 @@ step_turning(gc_agent *a, float dt, const gc_agent_params *pr)
             turn_left -= fabsf(remainderf(h - a->heading, 2.0f * GC_PI_F));
             a->heading = h;
         }
-        float off = fabsf(remainderf(want - a->heading, 2.0f * GC_PI_F));
-        float f = off < GC_PI_F / 2.0f ? cosf(off) : 0.0f;
+        float f = gc_heading_go(a->heading, want);
         if (f <= 1e-6f)
             break; /* facing away: it turns in place until next step */
         float v = pr->speed * f;

@@ -92,6 +92,12 @@
  * default's distance, widened by the largest radius ever in use (rmax).
  * With free slots (removed agents) the index holds the live agents only,
  * in slot order, and queries translate back to slots (nearest()).
+ *
+ * Turn rates.  An agent with one turns, then goes, as a path follower
+ * does (agent.c): between steer and avoid its heading turns towards the
+ * preferred velocity by at most rate * dt, and the preference shrinks by
+ * gc_heading_go (turn_then_go()); its heading is the turned one, not the
+ * move's.  Rate 0 skips both: those agents move bit for bit as before.
  */
 #include "config.h"
 
@@ -864,6 +870,35 @@ avoid(gc_sim *s, uint32_t i, gc_vec2 pref, const uint32_t *ids,
     return v;
 }
 
+/*
+ * Turn then go, for an agent with a turn rate (gc_sim_slot.turn_rate > 0):
+ * its heading turns towards the preferred velocity by at most rate * dt,
+ * and the preference handed to ORCA keeps its direction but shrinks to
+ * the share gc_heading_go gives (the rule path followers keep in
+ * agent.c): it turns in place while facing 90 degrees or more away, and
+ * its motion is never more than 90 degrees off the heading shown.  Not
+ * along the heading: that drifted sideways by speed / (2 rate) in every
+ * turn (a cell and more at 4 cells/s and 90 degrees/s), off the planned
+ * line and towards walls, and the next preference then turned it back.
+ * ORCA may still side-step from there for safety: the guarantees (no
+ * overlap, never in a wall) stay ORCA's and the clamp's.  It reads and
+ * writes only agent i's own heading, which no other worker reads during
+ * the tick, so the thread count still changes nothing.  Turn rate 0 (or
+ * no preference) leaves pref as it was: those agents move as before.
+ */
+static gc_vec2
+turn_then_go(gc_sim *s, uint32_t i, gc_vec2 pref)
+{
+    float rate = s->slot[i].turn_rate;
+    if (!(rate > 0.0f) || (pref.x == 0.0f && pref.y == 0.0f))
+        return pref;
+    gc_agent *a = &s->agents[i];
+    float want = atan2f(pref.y, pref.x);
+    a->heading = gc_heading_turn(a->heading, want, rate * s->dt);
+    float f = gc_heading_go(a->heading, want);
+    return (gc_vec2){pref.x * f, pref.y * f};
+}
+
 /* Move at v, clamped against the walls; then progress and arrival. */
 static void
 move(gc_sim_worker *w, uint32_t i, gc_vec2 v, uint64_t now)
@@ -885,7 +920,9 @@ move(gc_sim_worker *w, uint32_t i, gc_vec2 v, uint64_t now)
     a->travelled += moved;
     b->vx = mx / s->dt;
     b->vy = my / s->dt;
-    if (moved > 1e-6f * cs)
+    /* With a turn rate the heading is the turned one (turn_then_go), not
+     * the direction ORCA's side-steps happened to take. */
+    if (moved > 1e-6f * cs && !(s->slot[i].turn_rate > 0.0f))
         a->heading = atan2f(my, mx);
 
     if (a->state != GC_AGENT_MOVING || a->wp_next >= a->wp_len)
@@ -956,7 +993,7 @@ step_agent(gc_sim_worker *w, uint32_t i)
         b->vx = b->vy = 0.0f;
         return;
     }
-    gc_vec2 pref = steer(s, i, now, ids, nd2, n);
+    gc_vec2 pref = turn_then_go(s, i, steer(s, i, now, ids, nd2, n));
     gc_vec2 v = avoid(s, i, pref, ids, nd2, n);
     move(w, i, v, now);
 }

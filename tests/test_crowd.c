@@ -7,7 +7,10 @@
  *   in an obstacle cell, no body deeper than GC_SIM_WALL_TOL in one.
  * - Head-on in an open field: two agents pass without overlapping.
  * - Head-on in a one-cell corridor: one yields, both arrive.
- * - Threads: 1, 2 and 3 workers give bit-identical positions.
+ * - Threads: 1, 2 and 3 workers give bit-identical positions, with and
+ *   without turn rates.
+ * - Turn rates under ORCA: turning back takes pi / rate and drifts little
+ *   sideways; groups with different rates each keep their own.
  * - Circle and corridor with a few hundred agents: all arrive, no overlap
  *   deeper than the tolerance.
  * It links the library's objects (src/sim_int.h: the planning grid).
@@ -365,8 +368,14 @@ test_head_on_corridor(void **state)
 
 /* ---- threads ----------------------------------------------------------- */
 
+/* Turn rates given by slot in the thread runs with rates: 0 (at once),
+ * 90, 200 and 720 degrees per second. */
+static const float thread_rates[] = {0.0f, 90.0f, 200.0f, 720.0f};
+
+/* Positions after 400 ticks in out[2n]; with `heads`, the headings too
+ * (heads[n]), and every agent's turn rate taken from thread_rates. */
 static void
-run_for_threads(int threads, float *out, size_t n)
+run_for_threads(int threads, float *out, size_t n, float *heads)
 {
     gc_grid *g = grid_from(maze, 24, 12);
     gc_sim_config c;
@@ -375,11 +384,17 @@ run_for_threads(int threads, float *out, size_t n)
     gc_sim *s;
     gc_error err;
     assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_OK);
+    for (size_t i = 0; heads != NULL && i < n; i++)
+        assert_int_equal(gc_sim_set_turn_rate(s, gc_sim_handle(s, i),
+                                              thread_rates[i % 4], &err),
+                         GC_OK);
     for (int t = 0; t < 400; t++)
         assert_int_equal(gc_sim_tick(s), GC_OK);
     for (size_t i = 0; i < n; i++) {
         out[2 * i] = gc_sim_agent(s, i)->pos.x;
         out[2 * i + 1] = gc_sim_agent(s, i)->pos.y;
+        if (heads != NULL)
+            heads[i] = gc_sim_agent(s, i)->heading;
     }
     gc_sim_free(s);
     gc_grid_free(g);
@@ -391,11 +406,191 @@ test_threads_identical(void **state)
     (void)state;
     enum { N = 60 };
     float p1[2 * N], p2[2 * N], p3[2 * N];
-    run_for_threads(1, p1, N);
-    run_for_threads(2, p2, N);
-    run_for_threads(3, p3, N);
+    run_for_threads(1, p1, N, NULL);
+    run_for_threads(2, p2, N, NULL);
+    run_for_threads(3, p3, N, NULL);
     assert_memory_equal(p1, p2, sizeof p1);
     assert_memory_equal(p1, p3, sizeof p1);
+}
+
+/* The same with turn rates (each agent turns its own heading during the
+ * tick): positions and headings bit-identical for 1, 2 and 3 workers. */
+static void
+test_threads_identical_turning(void **state)
+{
+    (void)state;
+    enum { N = 60 };
+    float p1[2 * N], p2[2 * N], p3[2 * N], h1[N], h2[N], h3[N];
+    run_for_threads(1, p1, N, h1);
+    run_for_threads(2, p2, N, h2);
+    run_for_threads(3, p3, N, h3);
+    assert_memory_equal(p1, p2, sizeof p1);
+    assert_memory_equal(p1, p3, sizeof p1);
+    assert_memory_equal(h1, h2, sizeof h1);
+    assert_memory_equal(h1, h3, sizeof h1);
+}
+
+/* ---- turn rates under avoidance ---------------------------------------- */
+
+/* Spawn into s (open ground) at (x, y), heading 0 (east), with a goal at
+ * (gx, gy), the given speed (cells per second) and turn rate (degrees per
+ * second). */
+static gc_agent_handle
+spawn_turning(gc_sim *s, float x, float y, float gx, float gy, float speed,
+              float deg)
+{
+    gc_spawn_spec sp = {.x = x, .y = y, .has_goal = true, .goal_x = gx,
+                        .goal_y = gy, .speed = speed, .turn_rate = deg,
+                        .wander_radius = -1.0f};
+    gc_agent_handle h = GC_AGENT_NONE;
+    gc_error err;
+    if (gc_sim_spawn(s, &sp, &h, &err) != GC_OK)
+        fail_msg("spawn at (%g, %g): %s", (double)x, (double)y, err.msg);
+    return h;
+}
+
+static gc_sim *
+empty_crowd(gc_grid *g, uint32_t cap, float r, int threads)
+{
+    gc_sim_config c;
+    crowd_config(&c, 0, r);
+    c.max_agents = cap;
+    c.threads = threads;
+    gc_sim *s;
+    gc_error err;
+    if (gc_sim_new(&s, g, &c, &err) != GC_OK)
+        fail_msg("gc_sim_new: %s", err.msg);
+    return s;
+}
+
+/* Signed angle from a to b, in (-pi, pi]. */
+static double
+angle_off(double a, double b)
+{
+    return remainder(b - a, 2.0 * M_PI);
+}
+
+/*
+ * Facing east, told to go west: with a turn rate under ORCA it turns in
+ * place and then goes (as a path follower does), taking pi / rate seconds
+ * to face west, within two ticks; it never moves east, and hardly
+ * sideways: it goes along its way, at speed * cos(off) while its heading
+ * is off by less than 90 degrees (along the heading it would drift
+ * speed / (2 rate) sideways, 0.32 cells here).
+ */
+static void
+test_turn_back_orca(void **state)
+{
+    (void)state;
+    gc_grid *g = open_grid(41, 21);
+    const float r = 0.4f, speed = 2.0f, deg = 180.0f;
+    const double rate = deg * M_PI / 180.0;
+    gc_sim *s = empty_crowd(g, 1, r, 1);
+    float x0 = 30.5f, y0 = 10.5f;
+    gc_agent_handle h = spawn_turning(s, x0, y0, 5.5f, y0, speed, deg);
+    size_t i;
+    assert_int_equal(gc_sim_resolve(s, h, &i), GC_OK);
+    double dt = s->dt;
+    int first = -1, faced = -1;
+    double side = 0.0, east = 0.0;
+    for (int t = 1; t <= 300 && faced < 0; t++) {
+        assert_int_equal(gc_sim_tick(s), GC_OK);
+        const gc_agent *a = gc_sim_agent(s, i);
+        if (first < 0 && a->heading != 0.0f)
+            first = t; /* the first tick that turned */
+        if (first >= 0 && fabs(angle_off(a->heading, M_PI)) < 1e-3)
+            faced = t;
+        side = fmax(side, fabs(a->pos.y - y0));
+        east = fmax(east, a->pos.x - x0);
+    }
+    assert_true(first > 0 && faced > 0);
+    double took = (faced - first + 1) * dt, want = M_PI / rate;
+    printf("# turn back at %g deg/s: %.3f s (pi / rate %.3f s), sideways "
+           "%.4f cells\n",
+           (double)deg, took, want, side);
+    assert_true(fabs(took - want) <= 2.0 * dt + 1e-6);
+    assert_true(east <= 1e-5);
+    assert_true(side <= 0.02);
+    /* Before this rule the crowd's heading was the move's: it faced west
+     * after a single tick of motion. */
+    assert_true(faced - first >= 50);
+    /* And then it goes, and arrives. */
+    for (int t = 0; t < 60 * 30 && !gc_sim_done(s); t++)
+        assert_int_equal(gc_sim_tick(s), GC_OK);
+    assert_int_equal(gc_sim_agent(s, i)->state, GC_AGENT_ARRIVED);
+    gc_sim_free(s);
+    gc_grid_free(g);
+}
+
+/*
+ * Two groups with different rates in one crowd, plus agents that turn at
+ * once: all face east and go due south.  Each tick the slow group (45
+ * degrees per second) turns at most 45 dt, the fast one (90) at most 90
+ * dt, and each reaches south after (pi / 2) / rate seconds, within two
+ * ticks; rate 0 faces south with its first move.  Then all arrive, out of
+ * walls, with no overlap beyond the tolerance.
+ */
+static void
+test_turn_groups_orca(void **state)
+{
+    (void)state;
+    enum { PER = 4, N = 3 * PER };
+    gc_grid *g = open_grid(40, 24);
+    const float r = 0.4f;
+    const float degs[3] = {45.0f, 90.0f, 0.0f};
+    gc_sim *s = empty_crowd(g, N, r, 2);
+    size_t idx[N];
+    for (int k = 0; k < N; k++) {
+        float x = 2.5f + 3.0f * (float)k;
+        gc_agent_handle h =
+            spawn_turning(s, x, 2.5f, x, 20.5f, 3.0f, degs[k / PER]);
+        assert_int_equal(gc_sim_resolve(s, h, &idx[k]), GC_OK);
+    }
+    double dt = s->dt;
+    int first[N], south[N];
+    float prev[N];
+    for (int k = 0; k < N; k++) {
+        first[k] = south[k] = -1;
+        prev[k] = 0.0f;
+    }
+    double worst = 0.0;
+    for (int t = 1; t <= 240; t++) {
+        assert_int_equal(gc_sim_tick(s), GC_OK);
+        assert_out_of_walls(s, r);
+        worst = fmax(worst, deepest(s, r));
+        for (int k = 0; k < N; k++) {
+            float hd = gc_sim_agent(s, idx[k])->heading;
+            double step = fabs(angle_off(prev[k], hd));
+            double cap = degs[k / PER] * M_PI / 180.0 * dt;
+            if (degs[k / PER] > 0.0f && step > cap + 1e-5)
+                fail_msg("agent %d (%g deg/s) turned %g rad in one tick",
+                         k, (double)degs[k / PER], step);
+            prev[k] = hd;
+            if (first[k] < 0 && hd != 0.0f)
+                first[k] = t;
+            if (south[k] < 0 && fabs(angle_off(hd, M_PI / 2)) < 1e-3)
+                south[k] = t;
+        }
+    }
+    for (int k = 0; k < N; k++) {
+        assert_true(first[k] > 0 && south[k] > 0);
+        double took = (south[k] - first[k] + 1) * dt;
+        double want = degs[k / PER] > 0.0f
+                          ? (M_PI / 2) / (degs[k / PER] * M_PI / 180.0)
+                          : dt;
+        if (fabs(took - want) > 2.0 * dt + 1e-6)
+            fail_msg("agent %d (%g deg/s) took %g s to face south, want %g",
+                     k, (double)degs[k / PER], took, want);
+    }
+    for (int t = 0; t < 60 * 60 && !gc_sim_done(s); t++) {
+        assert_int_equal(gc_sim_tick(s), GC_OK);
+        assert_out_of_walls(s, r);
+        worst = fmax(worst, deepest(s, r));
+    }
+    assert_all_arrived(s);
+    assert_true(worst <= DEPTH_TOL);
+    gc_sim_free(s);
+    gc_grid_free(g);
 }
 
 /* ---- circle and corridor ---------------------------------------------- */
@@ -509,6 +704,9 @@ main(void)
         cmocka_unit_test(test_head_on_open),
         cmocka_unit_test(test_head_on_corridor),
         cmocka_unit_test(test_threads_identical),
+        cmocka_unit_test(test_threads_identical_turning),
+        cmocka_unit_test(test_turn_back_orca),
+        cmocka_unit_test(test_turn_groups_orca),
         cmocka_unit_test(test_circle),
         cmocka_unit_test(test_corridor),
     };

@@ -106,5 +106,11 @@ bool gc_agent_step(gc_agent *a, float dt, const gc_agent_params *pr);
  * (any max_turn <= 0 turns at once), the result in (-pi, pi]. */
 float gc_heading_turn(float from, float to, float max_turn);
 
+/* Turn then go: the share of its speed an agent heading `heading` moves at
+ * towards direction `want` (radians): the cosine of the angle between
+ * them, 0 when that is 90 degrees or more (it turns in place first).
+ * Path followers and the crowd both use it. */
+float gc_heading_go(float heading, float want);
+
 GC_END_DECLS
 #endif

@@ -331,8 +331,10 @@ int gc_sim_set_radius(gc_sim *s, gc_agent_handle h, float radius,
  * sim's default; GC_ERANGE above GC_SIM_MAX_TURN_RATE or not finite) and
  * wander radius in world units (0: anywhere; < 0: the sim's default;
  * GC_ERANGE when not finite), as in gc_spawn_spec.  The turn rate applies
- * from the next tick (without avoidance: with avoid ORCA the heading
- * follows the velocity); the wander radius from the next goal drawn. */
+ * from the next tick, with or without avoidance (with avoid ORCA the
+ * heading turns towards the preferred velocity and the agent goes along
+ * it, slower while far off; ORCA may still side-step); the wander radius
+ * from the next goal drawn. */
 #define GC_SIM_MAX_TURN_RATE 100000.0f
 int gc_sim_set_turn_rate(gc_sim *s, gc_agent_handle h, float deg_per_s,
                          gc_error *err);
