@@ -885,9 +885,15 @@ avoid(gc_sim *s, uint32_t i, gc_vec2 pref, const uint32_t *ids,
  * writes only agent i's own heading, which no other worker reads during
  * the tick, so the thread count still changes nothing.  Turn rate 0 (or
  * no preference) leaves pref as it was: those agents move as before.
+ *
+ * Turning is not being blocked: while a moving agent still faces more than
+ * TURN_MAX away from where it wants to go (more than the tie-break's own
+ * turn can account for: a corner, a new goal), its stall clock does not
+ * run, so a slow turner is not taken for a blocked agent and turned right,
+ * backed off or sent to plan again half way through its turn.
  */
 static gc_vec2
-turn_then_go(gc_sim *s, uint32_t i, gc_vec2 pref)
+turn_then_go(gc_sim *s, uint32_t i, gc_vec2 pref, uint64_t now)
 {
     float rate = s->slot[i].turn_rate;
     if (!(rate > 0.0f) || (pref.x == 0.0f && pref.y == 0.0f))
@@ -895,6 +901,9 @@ turn_then_go(gc_sim *s, uint32_t i, gc_vec2 pref)
     gc_agent *a = &s->agents[i];
     float want = atan2f(pref.y, pref.x);
     a->heading = gc_heading_turn(a->heading, want, rate * s->dt);
+    float off = fabsf(remainderf(want - a->heading, 2.0f * (float)M_PI));
+    if (a->state == GC_AGENT_MOVING && off > TURN_MAX)
+        s->body[i].progress_tick = now;
     float f = gc_heading_go(a->heading, want);
     return (gc_vec2){pref.x * f, pref.y * f};
 }
@@ -993,7 +1002,7 @@ step_agent(gc_sim_worker *w, uint32_t i)
         b->vx = b->vy = 0.0f;
         return;
     }
-    gc_vec2 pref = turn_then_go(s, i, steer(s, i, now, ids, nd2, n));
+    gc_vec2 pref = turn_then_go(s, i, steer(s, i, now, ids, nd2, n), now);
     gc_vec2 v = avoid(s, i, pref, ids, nd2, n);
     move(w, i, v, now);
 }
