@@ -50,7 +50,7 @@ libgridcrowd_core_la_SOURCES = \
 	%reldir%/world.c \
 	%reldir%/world-snapshot.c %reldir%/world-answers.c \
 	%reldir%/queue.c \
-	%reldir%/edits.c \
+	%reldir%/edits.c %reldir%/edits-check.c %reldir%/edits_int.h \
 	%reldir%/scenario.c %reldir%/scenario-json.c %reldir%/scenario-crowd.c \
 	%reldir%/scenario-raster.c %reldir%/scenario_int.h \
 	%reldir%/scenario-run.c %reldir%/scenario-sim.c \
