@@ -1,14 +1,7 @@
 /*
- * sim-crowd.c: agents with bodies: the inflated planning grid, avoidance
- * (ORCA) each tick, the wall clamp, progress and stalls, and the figures.
- *
- * Planning for a body.  With a radius, paths are planned on a copy of the
- * grid where every passable cell whose clearance (gc_nav_clearance: from
- * its centre to the nearest wall) is below the radius is blocked.  That
- * grid has uniform costs wherever the real one has, so jump point search
- * still runs (an A* search with opts.radius would be plain A*).  It is
- * rebuilt by the loop after every grid change; cells whose blocking
- * changed are marked changed, so agents whose paths cross them replan.
+ * sim-crowd.c: agents with bodies: avoidance (ORCA) each tick, progress
+ * and stalls, and the figures.  The inflated planning grid and the wall
+ * geometry (visibility, wall segments, the clamp) are in sim-crowd-grid.c.
  *
  * A tick with avoidance.  Before the gate opens the loop copies every
  * agent's position and velocity into flat arrays and indexes them
@@ -25,12 +18,6 @@
  * agents: the result does not depend on the number of threads (planning
  * budgets aside: with more requests than budget, who plans in which tick
  * depends on the split, as it always has).
- *
- * Never in a wall.  The clamp is the last step: the body is pushed out of
- * every obstacle cell it overlaps (up to three rounds); the move stands
- * when afterwards the centre is in no wall cell and the body reaches at
- * most GC_SIM_WALL_TOL cells into one, else the move along x alone or
- * along y alone, else the agent stays where it is.
  *
  * Deadlocks (ORCA's head-on meetings in passages too narrow for two, and
  * symmetric standoffs).  Progress is the walk left along the path getting
@@ -128,346 +115,6 @@
 #define MARGIN 1.1f    /* avoidance sees bodies this much larger */
 #define NEAR_GOAL 2.0f /* cells: this near the goal for NEAR_TIME s */
 #define NEAR_TIME 3.0f /* counts as arrived */
-
-/* ---- set-up ---------------------------------------------------------- */
-
-int
-gc_sim_crowd_init(gc_sim *s)
-{
-    const gc_grid *g = s->grid;
-    int rc;
-    s->pgrid = s->grid;
-    if (s->cfg.radius > 0.0f) {
-        rc = gc_nav_new(&s->wnav, g);
-        if (rc == GC_OK)
-            rc = gc_grid_clone(&s->inflated, g);
-        if (rc != GC_OK)
-            return rc;
-        s->pgrid = s->inflated;
-        rc = gc_sim_inflate(s);
-        if (rc != GC_OK)
-            return rc;
-    }
-    rc = gc_nav_new(&s->nav, s->pgrid);
-    if (rc != GC_OK)
-        return rc;
-    if (s->cfg.avoid != GC_AVOID_ORCA)
-        return GC_OK;
-
-    gc_orca_params *p = &s->orca;
-    gc_orca_params_default(p);
-    float speed = s->cfg.motion.speed, cs = g->cell_size;
-    p->dt = s->dt;
-    p->radius = s->cfg.radius > 0.0f ? s->cfg.radius : 0.01f * cs;
-    s->rmax = p->radius;
-    p->max_speed = speed;
-    p->max_neighbours = s->cfg.neighbours ? (int)s->cfg.neighbours : 10;
-    p->time_horizon = s->cfg.horizon > 0.0f ? s->cfg.horizon : 2.0f;
-    /* Walls are looked for within about 1.5 cells of the body: nearer
-     * ones are what the next few ticks can reach, and the clamp keeps the
-     * promise whatever ORCA chooses. */
-    p->time_horizon_obst = 1.5f * cs / speed;
-    /* Far enough to see who comes within a second, at least two bodies. */
-    p->neighbour_dist = 2.0f * p->radius + speed * 1.0f;
-    if (p->neighbour_dist < 4.0f * p->radius)
-        p->neighbour_dist = 4.0f * p->radius;
-
-    size_t n = s->cap ? s->cap : 1;
-    rc = gc_orca_grid_new(&s->oidx);
-    if (rc != GC_OK)
-        return rc;
-    s->px = calloc(n, sizeof *s->px);
-    s->py = calloc(n, sizeof *s->py);
-    s->vx = calloc(n, sizeof *s->vx);
-    s->vy = calloc(n, sizeof *s->vy);
-    s->body = calloc(n, sizeof *s->body);
-    s->ix = calloc(n, sizeof *s->ix);
-    s->iy = calloc(n, sizeof *s->iy);
-    s->live_slot = calloc(n, sizeof *s->live_slot);
-    s->slot_live = calloc(n, sizeof *s->slot_live);
-    s->st = calloc(n, sizeof *s->st);
-    if (!s->px || !s->py || !s->vx || !s->vy || !s->body || !s->ix ||
-        !s->iy || !s->live_slot || !s->slot_live || !s->st)
-        return GC_ENOMEM;
-    return GC_OK;
-}
-
-void
-gc_sim_crowd_free(gc_sim *s)
-{
-    gc_nav_free(s->nav);
-    gc_nav_free(s->wnav);
-    gc_grid_free(s->inflated);
-    gc_orca_grid_free(s->oidx);
-    free(s->px);
-    free(s->py);
-    free(s->vx);
-    free(s->vy);
-    free(s->body);
-    free(s->ix);
-    free(s->iy);
-    free(s->live_slot);
-    free(s->slot_live);
-    free(s->st);
-}
-
-int
-gc_sim_inflate(gc_sim *s)
-{
-    if (s->inflated == NULL)
-        return GC_OK;
-    const gc_grid *g = s->grid;
-    gc_grid *p = s->inflated;
-    int rc = gc_nav_update(s->wnav, g);
-    if (rc != GC_OK)
-        return rc;
-    memcpy(p->cost, g->cost, sizeof p->cost);
-    p->cell_size = g->cell_size;
-    float rc_cells = s->cfg.radius / g->cell_size;
-    bool any = false;
-    for (int32_t y = 0; y < g->height; y++)
-        for (int32_t x = 0; x < g->width; x++) {
-            size_t k = gc_grid_index(g, x, y);
-            uint8_t t = g->cells[k];
-            if (gc_grid_passable(g, x, y) &&
-                gc_nav_clearance(s->wnav, (gc_cell){x, y}) < rc_cells)
-                t = GC_CELL_OBSTACLE;
-            if (p->cells[k] != t) {
-                p->cells[k] = t;
-                any = true;
-                if (s->changed != NULL)
-                    s->changed[k] = 1;
-            }
-        }
-    if (any)
-        p->generation++;
-    return GC_OK;
-}
-
-/* ---- geometry ---------------------------------------------------------- */
-
-/* gc_grid_passable without the calls: the scans below ask it of every
- * cell around every agent, every tick. */
-static inline bool
-open_cell(const gc_grid *g, int32_t x, int32_t y)
-{
-    if (x < 0 || y < 0 || x >= g->width || y >= g->height)
-        return false;
-    uint8_t t = g->cells[(size_t)y * (size_t)g->width + (size_t)x];
-    return t < GC_CELL_NTYPES && gc_cost_passable(g->cost[t]);
-}
-
-bool
-gc_sim_plan_cell(const gc_sim *s, gc_vec2 p, gc_cell *out)
-{
-    if (gc_sim_own_cell(s->pgrid, p, out))
-        return true;
-    /* A body pushed into the inflated band near a wall: the nearest open
-     * planning cell (by centre), within two cells. */
-    const gc_grid *g = s->pgrid;
-    gc_cell c = gc_grid_world_to_cell(g, p);
-    float best = INFINITY;
-    for (int32_t dy = -2; dy <= 2; dy++)
-        for (int32_t dx = -2; dx <= 2; dx++) {
-            gc_cell n = {c.x + dx, c.y + dy};
-            if (!open_cell(g, n.x, n.y))
-                continue;
-            gc_vec2 q = gc_grid_cell_center(g, n);
-            float d = (q.x - p.x) * (q.x - p.x) + (q.y - p.y) * (q.y - p.y);
-            if (d < best) {
-                best = d;
-                *out = n;
-            }
-        }
-    return isfinite(best);
-}
-
-/*
- * How deep a body of radius r at p reaches into obstacle cells of g (0:
- * not at all; r or more: the centre is in one), and in *push the sum of
- * the moves that would take it out of each.
- */
-static float
-wall_depth(const gc_grid *g, gc_vec2 p, float r, gc_vec2 *push)
-{
-    float cs = g->cell_size;
-    int32_t x0 = (int32_t)floorf((p.x - r) / cs);
-    int32_t x1 = (int32_t)floorf((p.x + r) / cs);
-    int32_t y0 = (int32_t)floorf((p.y - r) / cs);
-    int32_t y1 = (int32_t)floorf((p.y + r) / cs);
-    float deepest = 0.0f;
-    gc_vec2 sum = {0.0f, 0.0f};
-    for (int32_t y = y0; y <= y1; y++)
-        for (int32_t x = x0; x <= x1; x++) {
-            if (open_cell(g, x, y))
-                continue;
-            float lx = (float)x * cs, hx = lx + cs;
-            float ly = (float)y * cs, hy = ly + cs;
-            float qx = p.x < lx ? lx : (p.x > hx ? hx : p.x);
-            float qy = p.y < ly ? ly : (p.y > hy ? hy : p.y);
-            float dx = p.x - qx, dy = p.y - qy;
-            float d = sqrtf(dx * dx + dy * dy);
-            if (d >= r)
-                continue;
-            if (d == 0.0f) {
-                deepest = INFINITY; /* the centre is in (or on) the cell */
-                continue;
-            }
-            float pen = r - d;
-            if (pen > deepest)
-                deepest = pen;
-            sum.x += dx / d * pen;
-            sum.y += dy / d * pen;
-        }
-    if (push != NULL)
-        *push = sum;
-    return deepest;
-}
-
-/*
- * A lower bound of the distance from p to the nearest blocked cell of the
- * grid that n describes, world units (negative: maybe none).  The
- * clearance is centre to centre minus half a cell; to the nearest point
- * of that cell's square is at least 0.21 cell less, and p is at most
- * 0.71 cell from its own cell's centre.  The tick asks it first, so that
- * in open ground the wall scans are skipped: no body there can touch a
- * wall, no straight walk of that length can meet one.
- */
-static inline float
-wall_room(const gc_nav *n, const gc_grid *g, gc_vec2 p)
-{
-    gc_cell c = gc_grid_world_to_cell(g, p);
-    return (gc_nav_clearance(n, c) - 0.92f) * g->cell_size;
-}
-
-static bool
-centre_in_wall(const gc_grid *g, gc_vec2 p)
-{
-    gc_cell c = gc_grid_world_to_cell(g, p);
-    return !open_cell(g, c.x, c.y);
-}
-
-/* Whether a body may stand at p: the centre out of every wall cell and the
- * body at most `tol` deep in any. */
-static bool
-body_ok(const gc_grid *g, gc_vec2 p, float r, float tol)
-{
-    return !centre_in_wall(g, p) && wall_depth(g, p, r, NULL) <= tol;
-}
-
-/* The clamp: where a body at `from` ends up when it asks to go to `to`. */
-static gc_vec2
-clamp_move(const gc_grid *g, gc_vec2 from, gc_vec2 to, float r, float tol)
-{
-    gc_vec2 q = to;
-    for (int k = 0; k < 3; k++) {
-        gc_vec2 push;
-        float d = wall_depth(g, q, r, &push);
-        if (d <= 0.25f * tol || !isfinite(d))
-            break;
-        q.x += push.x;
-        q.y += push.y;
-    }
-    if (body_ok(g, q, r, tol))
-        return q;
-    gc_vec2 ax = {to.x, from.y}, ay = {from.x, to.y};
-    if (body_ok(g, ax, r, tol))
-        return ax;
-    if (body_ok(g, ay, r, tol))
-        return ay;
-    return from;
-}
-
-/*
- * Can a body walk straight from a to b?  A grid traversal of the segment
- * (gc_ray) through the planning grid, whose open cells are at least a
- * radius from the walls, for at most max_steps cells from a; through an
- * exact corner both cells beside it count.  Cells blocked in the planning
- * grid at the start are skipped: a body pushed into the inflated band
- * walks out of it.
- */
-static bool
-visible(const gc_grid *g, gc_vec2 a, gc_vec2 b, int64_t max_steps)
-{
-    gc_ray r;
-    gc_ray_init(&r, g->cell_size, a, b);
-    bool leaving = true; /* still in the blocked band it starts in */
-    /* Past max_steps cells the planned path vouches for the rest. */
-    int64_t steps = r.steps < max_steps ? r.steps : max_steps;
-    for (int64_t k = 0; k <= steps; k++) {
-        if (open_cell(g, r.c.x, r.c.y))
-            leaving = false;
-        else if (!leaving)
-            return false;
-        if (gc_ray_done(&r))
-            break;
-        bool corner = gc_ray_corner(&r, 1e-9);
-        if (corner && !leaving &&
-            (!open_cell(g, r.c.x + r.sx, r.c.y) ||
-             !open_cell(g, r.c.x, r.c.y + r.sy)))
-            return false;
-        gc_ray_advance(&r, corner);
-    }
-    return !leaving;
-}
-
-/*
- * Wall segments within `range` of p: the edges between an obstacle cell
- * and an open cell, collinear neighbours merged into one segment (see
- * gc_orca_segment: separate pieces would hold an agent back at every
- * joint).  Clipped to the square around p.
- */
-static size_t
-wall_segments(const gc_grid *g, gc_vec2 p, float range, gc_orca_segment *buf,
-              size_t cap)
-{
-    float cs = g->cell_size;
-    int32_t x0 = (int32_t)floorf((p.x - range) / cs);
-    int32_t x1 = (int32_t)floorf((p.x + range) / cs);
-    int32_t y0 = (int32_t)floorf((p.y - range) / cs);
-    int32_t y1 = (int32_t)floorf((p.y + range) / cs);
-    size_t m = 0;
-    /* Horizontal edges: the boundary above row y, between rows y-1, y. */
-    for (int32_t y = y0; y <= y1 + 1 && m < cap; y++) {
-        int run = 0;
-        int32_t from = 0;
-        for (int32_t x = x0; x <= x1 + 1; x++) {
-            int kind = 0;
-            if (x <= x1) {
-                bool a = open_cell(g, x, y - 1);
-                bool b = open_cell(g, x, y);
-                kind = a == b ? 0 : (a ? 1 : 2);
-            }
-            if (kind == run)
-                continue;
-            if (run != 0 && m < cap)
-                buf[m++] = (gc_orca_segment){{(float)from * cs, (float)y * cs},
-                                             {(float)x * cs, (float)y * cs}};
-            run = kind;
-            from = x;
-        }
-    }
-    for (int32_t x = x0; x <= x1 + 1 && m < cap; x++) {
-        int run = 0;
-        int32_t from = 0;
-        for (int32_t y = y0; y <= y1 + 1; y++) {
-            int kind = 0;
-            if (y <= y1) {
-                bool a = open_cell(g, x - 1, y);
-                bool b = open_cell(g, x, y);
-                kind = a == b ? 0 : (a ? 1 : 2);
-            }
-            if (kind == run)
-                continue;
-            if (run != 0 && m < cap)
-                buf[m++] = (gc_orca_segment){{(float)x * cs, (float)from * cs},
-                                             {(float)x * cs, (float)y * cs}};
-            run = kind;
-            from = y;
-        }
-    }
-    return m;
-}
 
 /* ---- the tick ---------------------------------------------------------- */
 
@@ -619,7 +266,8 @@ measure(gc_sim_worker *w, uint32_t i, const uint32_t *ids, const float *d2,
     }
     float tol = GC_SIM_WALL_TOL * s->grid->cell_size;
     const gc_nav *wn = s->wnav != NULL ? s->wnav : s->nav;
-    if (wall_room(wn, s->grid, p) <= r && !body_ok(s->grid, p, r, tol))
+    if (gc_sim_wall_room(wn, s->grid, p) <= r &&
+        !gc_sim_body_ok(s->grid, p, r, tol))
         w->win.in_wall++;
 }
 
@@ -658,7 +306,7 @@ preferred(gc_sim *s, uint32_t i, gc_vec2 *pref)
      * path hundreds of cells long. */
     const float cs = s->grid->cell_size, range = VIS_RANGE * cs;
     /* Within this of the agent no walk can meet a blocked cell. */
-    const float proom = wall_room(s->nav, s->pgrid, a->pos);
+    const float proom = gc_sim_wall_room(s->nav, s->pgrid, a->pos);
     gc_vec2 n0 = a->wp[a->wp_next];
     bool at_next = (n0.x - a->pos.x) * (n0.x - a->pos.x) +
                        (n0.y - a->pos.y) * (n0.y - a->pos.y) <=
@@ -676,7 +324,7 @@ preferred(gc_sim *s, uint32_t i, gc_vec2 *pref)
             steps = 2 * (int64_t)VIS_RANGE;
         }
         if ((proom > 0.0f && dx * dx + dy * dy < proom * proom) ||
-            visible(s->pgrid, a->pos, a->wp[k], steps))
+            gc_sim_visible(s->pgrid, a->pos, a->wp[k], steps))
             break;
     }
     if (k == UINT32_MAX || k < a->wp_next)
@@ -776,7 +424,7 @@ steer(gc_sim *s, uint32_t i, uint64_t now, const uint32_t *ids,
              * progress is measured afresh from here, as a new path would
              * be, without the search.  (So the queue holds a MOVING
              * agent: gc_sim_plan_queued must plan it, see wants_plan.) */
-            if (wall_room(s->nav, s->pgrid, a->pos) < VIS_RANGE * cs)
+            if (gc_sim_wall_room(s->nav, s->pgrid, a->pos) < VIS_RANGE * cs)
                 gc_sim_enqueue(s, i, false);
             else
                 gc_sim_body_reset(s, i);
@@ -862,7 +510,8 @@ avoid(gc_sim *s, uint32_t i, gc_vec2 pref, const uint32_t *ids,
     gc_cell own = gc_grid_world_to_cell(s->grid, self.pos);
     const gc_nav *wn = s->wnav != NULL ? s->wnav : s->nav;
     if (gc_nav_clearance(wn, own) - 0.75f <= range / cs)
-        m = wall_segments(s->grid, self.pos, range, seg, GC_ORCA_MAX_SEGMENTS);
+        m = gc_sim_wall_segments(s->grid, self.pos, range, seg,
+                                 GC_ORCA_MAX_SEGMENTS);
     gc_vec2 v = {0.0f, 0.0f};
     if (gc_orca_velocity(op, &self, pref, vmax, nb, n, seg, m, &v, NULL) !=
         GC_OK)
@@ -921,8 +570,8 @@ move(gc_sim_worker *w, uint32_t i, gc_vec2 v, uint64_t now)
     gc_vec2 to = {from.x + v.x * s->dt, from.y + v.y * s->dt};
     const gc_nav *wn = s->wnav != NULL ? s->wnav : s->nav;
     float step = sqrtf(v.x * v.x + v.y * v.y) * s->dt;
-    if (wall_room(wn, s->grid, from) <= r + step)
-        to = clamp_move(s->grid, from, to, r, GC_SIM_WALL_TOL * cs);
+    if (gc_sim_wall_room(wn, s->grid, from) <= r + step)
+        to = gc_sim_clamp_move(s->grid, from, to, r, GC_SIM_WALL_TOL * cs);
     float mx = to.x - from.x, my = to.y - from.y;
     float moved = sqrtf(mx * mx + my * my);
     a->pos = to;

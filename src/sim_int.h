@@ -1,6 +1,6 @@
 /*
  * sim_int.h: what the files of the simulation share (sim.c, sim-plan.c,
- * sim-goals.c, sim-stats.c).
+ * sim-goals.c, sim-stats.c, sim-crowd.c, sim-crowd-grid.c, sim-agents.c).
  *
  * One concept over several files, tmux style: sim.c owns the handle, the
  * tick and the worker gate; sim-plan.c the plan queues, the search of one
@@ -271,6 +271,49 @@ void gc_sim_crowd_step(gc_sim_worker *w);
 bool gc_sim_plan_cell(const gc_sim *s, gc_vec2 p, gc_cell *out);
 /* Reset agent i's progress record (it got a new path). */
 void gc_sim_body_reset(gc_sim *s, uint32_t i);
+
+/* ---- sim-crowd-grid.c: the ORCA set-up, inflation, wall geometry ---- */
+
+/* Whether a body of radius r may stand at p: the centre out of every wall
+ * cell of g and the body at most `tol` deep in any. */
+bool gc_sim_body_ok(const gc_grid *g, gc_vec2 p, float r, float tol);
+/* The clamp: where a body at `from` ends up when it asks to go to `to`. */
+gc_vec2 gc_sim_clamp_move(const gc_grid *g, gc_vec2 from, gc_vec2 to, float r,
+                          float tol);
+/* Can a body walk straight from a to b through the planning grid g (for at
+ * most max_steps cells)? */
+bool gc_sim_visible(const gc_grid *g, gc_vec2 a, gc_vec2 b, int64_t max_steps);
+/* Wall segments of g within `range` of p, collinear edges merged; at most
+ * cap into buf; returns how many. */
+size_t gc_sim_wall_segments(const gc_grid *g, gc_vec2 p, float range,
+                            gc_orca_segment *buf, size_t cap);
+
+/* gc_grid_passable without the calls: the wall scans ask it of every
+ * cell around every agent, every tick, so it stays inline here. */
+static inline bool
+gc_sim_open_cell(const gc_grid *g, int32_t x, int32_t y)
+{
+    if (x < 0 || y < 0 || x >= g->width || y >= g->height)
+        return false;
+    uint8_t t = g->cells[(size_t)y * (size_t)g->width + (size_t)x];
+    return t < GC_CELL_NTYPES && gc_cost_passable(g->cost[t]);
+}
+
+/*
+ * A lower bound of the distance from p to the nearest blocked cell of the
+ * grid that n describes, world units (negative: maybe none).  The
+ * clearance is centre to centre minus half a cell; to the nearest point
+ * of that cell's square is at least 0.21 cell less, and p is at most
+ * 0.71 cell from its own cell's centre.  The tick asks it first, so that
+ * in open ground the wall scans are skipped: no body there can touch a
+ * wall, no straight walk of that length can meet one.
+ */
+static inline float
+gc_sim_wall_room(const gc_nav *n, const gc_grid *g, gc_vec2 p)
+{
+    gc_cell c = gc_grid_world_to_cell(g, p);
+    return (gc_nav_clearance(n, c) - 0.92f) * g->cell_size;
+}
 
 /* ---- sim-agents.c: spawn, remove, goals, follow ---- */
 
