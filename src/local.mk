@@ -54,7 +54,8 @@ libgridcrowd_core_la_SOURCES = \
 	%reldir%/edits.c %reldir%/edits-check.c %reldir%/edits_int.h \
 	%reldir%/scenario.c %reldir%/scenario-json.c %reldir%/scenario-crowd.c \
 	%reldir%/scenario-raster.c %reldir%/scenario_int.h \
-	%reldir%/scenario-run.c %reldir%/scenario-sim.c \
+	%reldir%/scenario-run.c %reldir%/scenario-place.c \
+	%reldir%/scenario-sim.c \
 	%reldir%/edit-client.c %reldir%/edit-agents.c \
 	%reldir%/query.c \
 	%reldir%/version.c \

@@ -27,8 +27,9 @@
  *   cells in between is overwritten only where the model changed.
  * - Free space for a spawn is judged on the model grid and on the bodies
  *   as they stood after the last tick (plus those made since), through a
- *   bucket index of the bodies rebuilt once per call: a spawn costs the
- *   bodies near it, not all of them.
+ *   bucket index of the bodies rebuilt once per call (scenario-place.c,
+ *   which also draws places, aims and makes agents; the runner's state is
+ *   in scenario_int.h).
  *
  * All of it runs on the program's simulation thread, between ticks.
  */
@@ -43,492 +44,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SCN_PI 3.14159265358979323846
-
 /* Draws a source's spawn makes before it waits for the next tick. */
 #define SPAWN_TRIES 16
-
-/* An area's cells, sorted (row, column), for membership and draws. */
-typedef struct area_cells {
-    const gc_shape *shape; /* the key */
-    gc_cell *cells;
-    size_t n;
-} area_cells;
-
-typedef struct run_agent {
-    scn_agent h;
-    int group;
-    uint32_t step; /* route: the area being walked to */
-    gc_point home; /* where it was made (wander's centre) */
-    double radius;
-    bool arrived; /* counted in `arrived` */
-    int32_t exit; /* exits goal: the exit aimed at, -1 */
-    bool follows; /* aim FOLLOW given with a live target */
-    scn_agent target;
-} run_agent;
-
-typedef struct run_source {
-    bool enabled;
-    double start;  /* when the current run of the source began */
-    uint64_t base; /* agents made before that run */
-    uint64_t made;
-} run_source;
-
-/* A layer of the model: a geometry shape or an event's shape. */
-typedef struct layer {
-    const gc_shape *shape;
-    bool on;
-} layer;
-
-struct gc_scenario_run {
-    const gc_scenario *sc;
-    scn_crowd crowd;
-    gc_scenario_run_config cfg;
-    double dt;
-    uint64_t tick; /* ticks completed */
-    uint64_t rng;
-
-    gc_grid *model;   /* the grid the scenario says now */
-    bool model_dirty; /* layers changed: rebuild, send the difference */
-    layer *layers;    /* geometry shapes, then events' shapes as fired */
-    size_t nlayers;
-    gc_edit *edits; /* scratch for an event's edits */
-    size_t edits_cap;
-
-    int32_t *exit_of; /* per cell: exit index, -1 */
-    area_cells *areas;
-    size_t nareas, areas_cap;
-
-    const gc_scenario_goal **goal; /* per group: its goal now */
-    run_agent *agents;
-    size_t nagents, agents_cap;
-    run_source *src;
-    uint32_t *order; /* events sorted by (fire tick, file order) */
-    size_t next_event;
-
-    /* Body index: bucket of side `bsize`, head per bucket, next per entry
-     * (entries index `pts`). */
-    double bsize;
-    int32_t bw, bh;
-    int32_t *bhead;
-    int32_t *bnext;
-    gc_point *bpts;
-    double *brad;
-    size_t bn, bcap;
-    double max_radius;
-
-    /* Figures. */
-    uint64_t spawned, from_sources, left, arrived, blocked, events_fired;
-    uint64_t cells_edited;
-    uint64_t *left_by_exit;
-    double *last_by_exit;
-    double evac_time;
-    uint64_t *speed_n;
-    double *speed_min, *speed_max;
-};
-
-/* ---- randomness ---------------------------------------------------------- */
-
-static uint64_t
-rnd(gc_scenario_run *r)
-{
-    uint64_t z = (r->rng += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-/* Uniform in [0, 1). */
-static double
-rnd_unit(gc_scenario_run *r)
-{
-    return (double)(rnd(r) >> 11) * 0x1.0p-53;
-}
-
-static size_t
-rnd_below(gc_scenario_run *r, size_t n)
-{
-    return n ? (size_t)(rnd(r) % n) : 0;
-}
-
-/* A speed of the distribution: redrawn until inside [min, max].  The loop
- * is bounded (a window far in a tail could take long): after 1000 draws
- * the last one is clamped, which the README's tolerance allows for. */
-static double
-draw_speed(gc_scenario_run *r, const gc_speed_dist *d)
-{
-    if (d->sd <= 0)
-        return fmin(fmax(d->mean, d->min), d->max);
-    double v = d->mean;
-    for (int i = 0; i < 1000; i++) {
-        double u1 = rnd_unit(r), u2 = rnd_unit(r);
-        v = d->mean +
-            d->sd * sqrt(-2.0 * log(1.0 - u1)) * cos(2.0 * SCN_PI * u2);
-        if (v >= d->min && v <= d->max)
-            return v;
-    }
-    return fmin(fmax(v, d->min), d->max);
-}
-
-/* ---- areas --------------------------------------------------------------- */
-
-static bool wall_free(const gc_scenario_run *r, gc_point p, double radius);
-
-static const area_cells *
-area_get(gc_scenario_run *r, const gc_shape *s)
-{
-    for (size_t i = 0; i < r->nareas; i++)
-        if (r->areas[i].shape == s)
-            return &r->areas[i];
-    if (r->nareas == r->areas_cap) {
-        size_t cap = r->areas_cap ? 2 * r->areas_cap : 16;
-        area_cells *p = realloc(r->areas, cap * sizeof *p);
-        if (p == NULL)
-            return NULL;
-        r->areas = p;
-        r->areas_cap = cap;
-    }
-    area_cells *a = &r->areas[r->nareas];
-    a->shape = s;
-    a->cells = NULL;
-    a->n = 0;
-    if (gc_scenario_shape_cells(s, r->model->width, r->model->height,
-                                r->sc->cell_size, GC_RASTER_CENTRE, &a->cells,
-                                &a->n) != GC_OK)
-        return NULL;
-    r->nareas++;
-    return a;
-}
-
-static int
-cell_cmp(gc_cell a, gc_cell b)
-{
-    if (a.y != b.y)
-        return a.y < b.y ? -1 : 1;
-    return a.x < b.x ? -1 : a.x > b.x;
-}
-
-static bool
-area_has(const area_cells *a, gc_cell c)
-{
-    size_t lo = 0, hi = a->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        int k = cell_cmp(a->cells[mid], c);
-        if (k == 0)
-            return true;
-        if (k < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return false;
-}
-
-static gc_cell
-cell_of(const gc_scenario_run *r, gc_point p)
-{
-    double cs = r->sc->cell_size;
-    return (gc_cell){(int32_t)floor(p.x / cs), (int32_t)floor(p.y / cs)};
-}
-
-static gc_point
-centre_of(const gc_scenario_run *r, gc_cell c)
-{
-    double cs = r->sc->cell_size;
-    return (gc_point){(c.x + 0.5) * cs, (c.y + 0.5) * cs};
-}
-
-static bool
-passable(const gc_scenario_run *r, gc_cell c)
-{
-    return gc_grid_in_bounds(r->model, c.x, c.y) &&
-           gc_grid_passable(r->model, c.x, c.y);
-}
-
-/* A point of area `a` to walk to: a passable cell drawn from it (the
- * centre of its cells' bounding box when none is passable). */
-static gc_point
-area_point(gc_scenario_run *r, const area_cells *a, double radius)
-{
-    if (a->n == 0)
-        return (gc_point){0, 0};
-    for (int i = 0; i < 64; i++) {
-        gc_cell c = a->cells[rnd_below(r, a->n)];
-        if (passable(r, c) && wall_free(r, centre_of(r, c), radius))
-            return centre_of(r, c);
-    }
-    for (size_t i = 0; i < a->n; i++)
-        if (wall_free(r, centre_of(r, a->cells[i]), radius))
-            return centre_of(r, a->cells[i]);
-    for (size_t i = 0; i < a->n; i++)
-        if (passable(r, a->cells[i]))
-            return centre_of(r, a->cells[i]);
-    return centre_of(r, a->cells[a->n / 2]);
-}
-
-/* ---- the body index ------------------------------------------------------ */
-
-static int32_t
-bucket_of(const gc_scenario_run *r, gc_point p)
-{
-    int32_t bx = (int32_t)floor(p.x / r->bsize);
-    int32_t by = (int32_t)floor(p.y / r->bsize);
-    bx = bx < 0 ? 0 : bx >= r->bw ? r->bw - 1 : bx;
-    by = by < 0 ? 0 : by >= r->bh ? r->bh - 1 : by;
-    return by * r->bw + bx;
-}
-
-static int
-index_add(gc_scenario_run *r, gc_point p, double radius)
-{
-    if (r->bn == r->bcap) {
-        size_t cap = r->bcap ? 2 * r->bcap : 256;
-        gc_point *pts = realloc(r->bpts, cap * sizeof *pts);
-        if (pts == NULL)
-            return GC_ENOMEM;
-        r->bpts = pts;
-        double *rad = realloc(r->brad, cap * sizeof *rad);
-        if (rad == NULL)
-            return GC_ENOMEM;
-        r->brad = rad;
-        int32_t *next = realloc(r->bnext, cap * sizeof *next);
-        if (next == NULL)
-            return GC_ENOMEM;
-        r->bnext = next;
-        r->bcap = cap;
-    }
-    int32_t b = bucket_of(r, p);
-    r->bpts[r->bn] = p;
-    r->brad[r->bn] = radius;
-    r->bnext[r->bn] = r->bhead[b];
-    r->bhead[b] = (int32_t)r->bn;
-    r->bn++;
-    return GC_OK;
-}
-
-/* Index every present agent's body where it stands now. */
-static int
-index_rebuild(gc_scenario_run *r)
-{
-    for (int32_t i = 0; i < r->bw * r->bh; i++)
-        r->bhead[i] = -1;
-    r->bn = 0;
-    for (size_t i = 0; i < r->nagents; i++) {
-        scn_body b;
-        int rc = r->crowd.body(r->crowd.arg, r->agents[i].h, &b);
-        if (rc != GC_OK)
-            return rc;
-        rc = index_add(r, b.pos, r->agents[i].radius);
-        if (rc != GC_OK)
-            return rc;
-    }
-    return GC_OK;
-}
-
-/* True when a body of `radius` at p overlaps no obstacle cell and stays
- * on the grid: where the simulation's planner lets a body stand. */
-static bool
-wall_free(const gc_scenario_run *r, gc_point p, double radius)
-{
-    double cs = r->sc->cell_size;
-    int32_t x0 = (int32_t)floor((p.x - radius) / cs);
-    int32_t x1 = (int32_t)floor((p.x + radius) / cs);
-    int32_t y0 = (int32_t)floor((p.y - radius) / cs);
-    int32_t y1 = (int32_t)floor((p.y + radius) / cs);
-    for (int32_t y = y0; y <= y1; y++)
-        for (int32_t x = x0; x <= x1; x++) {
-            /* Off the grid counts as a wall, as the simulation's own
-             * check counts it. */
-            if (!gc_grid_in_bounds(r->model, x, y))
-                return false;
-            if (gc_grid_passable(r->model, x, y))
-                continue;
-            /* Distance from p to the cell's square. */
-            double dx = fmax(fmax(x * cs - p.x, p.x - (x + 1) * cs), 0);
-            double dy = fmax(fmax(y * cs - p.y, p.y - (y + 1) * cs), 0);
-            if (dx * dx + dy * dy < radius * radius - 1e-12)
-                return false;
-        }
-    return true;
-}
-
-/* True when a body of `radius` at p overlaps no obstacle cell and no body
- * of the index.  Touching is allowed (distance == sum of radii). */
-static bool
-place_free(const gc_scenario_run *r, gc_point p, double radius)
-{
-    if (!wall_free(r, p, radius))
-        return false;
-    double reach = radius + r->max_radius;
-    int32_t bx0 = (int32_t)floor((p.x - reach) / r->bsize);
-    int32_t bx1 = (int32_t)floor((p.x + reach) / r->bsize);
-    int32_t by0 = (int32_t)floor((p.y - reach) / r->bsize);
-    int32_t by1 = (int32_t)floor((p.y + reach) / r->bsize);
-    bx0 = bx0 < 0 ? 0 : bx0;
-    by0 = by0 < 0 ? 0 : by0;
-    bx1 = bx1 >= r->bw ? r->bw - 1 : bx1;
-    by1 = by1 >= r->bh ? r->bh - 1 : by1;
-    for (int32_t by = by0; by <= by1; by++)
-        for (int32_t bx = bx0; bx <= bx1; bx++)
-            for (int32_t i = r->bhead[by * r->bw + bx]; i >= 0;
-                 i = r->bnext[i]) {
-                double dx = r->bpts[i].x - p.x, dy = r->bpts[i].y - p.y;
-                double d = radius + r->brad[i];
-                if (dx * dx + dy * dy < d * d - 1e-12)
-                    return false;
-            }
-    return true;
-}
-
-/* ---- goals --------------------------------------------------------------- */
-
-/* The aim for agent `a` under goal `g` standing at `pos`. */
-static int
-aim_for(gc_scenario_run *r, run_agent *a, const gc_scenario_goal *g,
-        gc_point pos, scn_aim *out)
-{
-    memset(out, 0, sizeof *out);
-    a->follows = false;
-    a->exit = -1;
-    switch (g->kind) {
-    case GC_GOAL_NONE:
-        out->kind = SCN_AIM_STOP;
-        return GC_OK;
-    case GC_GOAL_POINT:
-        out->kind = SCN_AIM_POINT;
-        out->point = g->point;
-        return GC_OK;
-    case GC_GOAL_AREA:
-    case GC_GOAL_ROUTE: {
-        size_t i = g->kind == GC_GOAL_AREA ? 0 : a->step;
-        if (i >= g->nareas)
-            i = g->nareas - 1;
-        const area_cells *ac = area_get(r, &g->areas[i]);
-        if (ac == NULL)
-            return GC_ENOMEM;
-        out->kind = SCN_AIM_POINT;
-        out->point = area_point(r, ac, a->radius);
-        return GC_OK;
-    }
-    case GC_GOAL_EXITS: {
-        /* The nearest cell of the nearest exit, as the crow flies: each
-         * agent aims at its own cell of the door, so a crowd spreads over
-         * the door's width rather than onto one point.  First the exit's
-         * cells where the body fits (the planner refuses a goal a body
-         * cannot stand on); then, for a door in a wall or on the map's
-         * edge that no body fits in, the cells in front of it within a
-         * body's width (the agent leaves by that exit when it arrives
-         * there); last any open cell of the exit. */
-        double best = INFINITY;
-        gc_point bp = pos;
-        const int32_t reach = (int32_t)ceil(a->radius / r->sc->cell_size) + 1;
-        for (int pass = 0; pass < 3 && !isfinite(best); pass++)
-            for (size_t k = 0; k < g->nexits; k++) {
-                const area_cells *ac =
-                    area_get(r, &r->sc->exits[g->exits[k]].area);
-                if (ac == NULL)
-                    return GC_ENOMEM;
-                int32_t m = pass == 1 ? reach : 0;
-                for (size_t j = 0; j < ac->n; j++)
-                    for (int32_t dy = -m; dy <= m; dy++)
-                        for (int32_t dx = -m; dx <= m; dx++) {
-                            gc_cell cc = {ac->cells[j].x + dx,
-                                          ac->cells[j].y + dy};
-                            if (!passable(r, cc))
-                                continue;
-                            gc_point c = centre_of(r, cc);
-                            if (pass < 2 && !wall_free(r, c, a->radius))
-                                continue;
-                            double d = hypot(c.x - pos.x, c.y - pos.y);
-                            if (d < best) {
-                                best = d;
-                                bp = c;
-                                a->exit = g->exits[k];
-                            }
-                        }
-            }
-        out->kind = isfinite(best) ? SCN_AIM_POINT : SCN_AIM_STOP;
-        out->point = bp;
-        return GC_OK;
-    }
-    case GC_GOAL_WANDER:
-        out->kind = SCN_AIM_WANDER;
-        out->point = a->home;
-        out->radius = g->radius;
-        return GC_OK;
-    case GC_GOAL_FOLLOW: {
-        /* The agents of the leading group are shared out in turn: the
-         * k-th follower made takes the (k mod n)-th leader present. */
-        size_t n = 0;
-        for (size_t i = 0; i < r->nagents; i++)
-            n += r->agents[i].group == g->group;
-        if (n == 0) {
-            out->kind = SCN_AIM_STOP;
-            return GC_OK;
-        }
-        size_t want = (size_t)(a - r->agents) % n;
-        for (size_t i = 0; i < r->nagents; i++)
-            if (r->agents[i].group == g->group && want-- == 0) {
-                out->kind = SCN_AIM_FOLLOW;
-                out->target = a->target = r->agents[i].h;
-                a->follows = true;
-                break;
-            }
-        return GC_OK;
-    }
-    }
-    return GC_EINVAL;
-}
-
-/* ---- making agents ------------------------------------------------------- */
-
-static int
-agents_reserve(gc_scenario_run *r)
-{
-    if (r->nagents < r->agents_cap)
-        return GC_OK;
-    size_t cap = r->agents_cap ? 2 * r->agents_cap : 64;
-    run_agent *p = realloc(r->agents, cap * sizeof *p);
-    if (p == NULL)
-        return GC_ENOMEM;
-    r->agents = p;
-    r->agents_cap = cap;
-    return GC_OK;
-}
-
-/* Make an agent of group `gi` at p (a free place). */
-static int
-make_agent(gc_scenario_run *r, int gi, gc_point p)
-{
-    const gc_scenario_group *g = &r->sc->groups[gi];
-    int rc = agents_reserve(r);
-    if (rc != GC_OK)
-        return rc;
-    run_agent *a = &r->agents[r->nagents];
-    memset(a, 0, sizeof *a);
-    a->group = gi;
-    a->home = p;
-    a->radius = g->radius;
-    double speed = draw_speed(r, &g->speed);
-    scn_aim aim;
-    rc = aim_for(r, a, r->goal[gi], p, &aim);
-    if (rc != GC_OK)
-        return rc;
-    scn_spawn sp = {p.x, p.y, g->radius, speed, g->turn_rate * SCN_PI / 180.0,
-                    gi};
-    rc = r->crowd.spawn(r->crowd.arg, &sp, &aim, &a->h);
-    if (rc != GC_OK)
-        return rc; /* GC_EBLOCKED: the caller tries another place */
-    if (r->speed_n[gi] == 0 || speed < r->speed_min[gi])
-        r->speed_min[gi] = speed;
-    if (r->speed_n[gi] == 0 || speed > r->speed_max[gi])
-        r->speed_max[gi] = speed;
-    r->speed_n[gi]++;
-    r->nagents++;
-    r->spawned++;
-    return index_add(r, p, g->radius);
-}
 
 /* ---- the model grid and the events' edits -------------------------------- */
 
@@ -631,7 +148,7 @@ model_update(gc_scenario_run *r)
     return r->cfg.edits(r->cfg.edits_arg, r->edits, n);
 }
 
-static layer *
+static scn_layer *
 layer_named(gc_scenario_run *r, const char *id)
 {
     for (size_t i = r->nlayers; i-- > 0;)
@@ -702,7 +219,7 @@ scn_run_new_crowd(gc_scenario_run **out, const gc_scenario *sc,
         r->order == NULL)
         goto nomem;
     for (size_t i = 0; i < sc->nshapes; i++)
-        r->layers[r->nlayers++] = (layer){&sc->shapes[i], true};
+        r->layers[r->nlayers++] = (scn_layer){&sc->shapes[i], true};
     if (model_build(r, &r->model) != GC_OK)
         goto nomem;
     int32_t w = r->model->width, h = r->model->height;
@@ -714,7 +231,7 @@ scn_run_new_crowd(gc_scenario_run **out, const gc_scenario *sc,
     /* An exit's cells by the CENTRE rule; where two exits share a cell,
      * the first in the file counts it. */
     for (size_t e = sc->nexits; e-- > 0;) {
-        const area_cells *ac = area_get(r, &sc->exits[e].area);
+        const scn_area_cells *ac = scn_run_area_get(r, &sc->exits[e].area);
         if (ac == NULL)
             goto nomem;
         for (size_t j = 0; j < ac->n; j++)
@@ -803,7 +320,7 @@ gc_scenario_run_start(gc_scenario_run *r, gc_error *err)
         const gc_scenario_group *g = &sc->groups[gi];
         if (g->count == 0 || !g->has_spawn)
             continue;
-        const area_cells *ac = area_get(r, &g->spawn);
+        const scn_area_cells *ac = scn_run_area_get(r, &g->spawn);
         if (ac == NULL)
             return gc_error_set(err, GC_ENOMEM, NULL, 0, 0, "%s",
                                 gc_strerror(GC_ENOMEM));
@@ -818,7 +335,7 @@ gc_scenario_run_start(gc_scenario_run *r, gc_error *err)
         for (size_t i = 0; i < ac->n; i++)
             perm[i] = i;
         for (size_t i = ac->n; i > 1; i--) {
-            size_t j = rnd_below(r, i);
+            size_t j = scn_run_rnd_below(r, i);
             size_t t = perm[i - 1];
             perm[i - 1] = perm[j];
             perm[j] = t;
@@ -828,11 +345,13 @@ gc_scenario_run_start(gc_scenario_run *r, gc_error *err)
         while (made < g->count) {
             while (
                 cur < ac->n &&
-                !place_free(r, centre_of(r, ac->cells[perm[cur]]), g->radius))
+                !scn_run_place_free(
+                    r, scn_run_centre_of(r, ac->cells[perm[cur]]), g->radius))
                 cur++;
             if (cur == ac->n)
                 break;
-            int rc = make_agent(r, (int)gi, centre_of(r, ac->cells[perm[cur]]));
+            int rc = scn_run_make_agent(
+                r, (int)gi, scn_run_centre_of(r, ac->cells[perm[cur]]));
             if (rc == GC_EBLOCKED) {
                 cur++; /* the simulation's own check refused the place */
                 continue;
@@ -864,7 +383,7 @@ static uint64_t
 source_due(const gc_scenario_run *r, size_t s, double t)
 {
     const gc_scenario_source *so = &r->sc->sources[s];
-    const run_source *rs = &r->src[s];
+    const scn_run_source *rs = &r->src[s];
     if (!rs->enabled || t < rs->start)
         return rs->made;
     /* The k-th agent of this run at start + k / rate, while before end. */
@@ -888,11 +407,11 @@ fire(gc_scenario_run *r, const gc_scenario_event *ev)
     switch (ev->kind) {
     case GC_EVENT_PAINT:
     case GC_EVENT_ADD_SHAPE:
-        r->layers[r->nlayers++] = (layer){&ev->shape, true};
+        r->layers[r->nlayers++] = (scn_layer){&ev->shape, true};
         r->model_dirty = true;
         return GC_OK;
     case GC_EVENT_REMOVE_SHAPE: {
-        layer *l = layer_named(r, ev->target);
+        scn_layer *l = layer_named(r, ev->target);
         if (l == NULL || !l->on)
             return GC_OK; /* removed already, or added later in the file */
         l->on = false;
@@ -902,7 +421,7 @@ fire(gc_scenario_run *r, const gc_scenario_event *ev)
     case GC_EVENT_SET_GOAL:
         r->goal[ev->group] = &ev->goal;
         for (size_t i = 0; i < r->nagents; i++) {
-            run_agent *a = &r->agents[i];
+            scn_run_agent *a = &r->agents[i];
             if (a->group != ev->group)
                 continue;
             scn_body b;
@@ -915,7 +434,7 @@ fire(gc_scenario_run *r, const gc_scenario_event *ev)
                 r->arrived--;
             }
             scn_aim aim;
-            rc = aim_for(r, a, &ev->goal, b.pos, &aim);
+            rc = scn_run_aim_for(r, a, &ev->goal, b.pos, &aim);
             if (rc == GC_OK)
                 rc = r->crowd.aim(r->crowd.arg, a->h, &aim);
             if (rc != GC_OK)
@@ -923,7 +442,7 @@ fire(gc_scenario_run *r, const gc_scenario_event *ev)
         }
         return GC_OK;
     case GC_EVENT_START_SOURCE: {
-        run_source *rs = &r->src[ev->source];
+        scn_run_source *rs = &r->src[ev->source];
         if (!rs->enabled) {
             rs->enabled = true;
             rs->start = fmax(sc->sources[ev->source].start, ev->time);
@@ -969,17 +488,17 @@ gc_scenario_run_before_tick(gc_scenario_run *r, gc_error *err)
     bool indexed = false;
     for (size_t s = 0; s < sc->nsources; s++) {
         const gc_scenario_source *so = &sc->sources[s];
-        run_source *rs = &r->src[s];
+        scn_run_source *rs = &r->src[s];
         uint64_t due = source_due(r, s, now);
         if (due <= rs->made)
             continue;
         if (!indexed) {
-            int rc = index_rebuild(r);
+            int rc = scn_run_index_rebuild(r);
             if (rc != GC_OK)
                 return gc_error_set(err, rc, NULL, 0, 0, "%s", gc_strerror(rc));
             indexed = true;
         }
-        const area_cells *ac = area_get(r, &so->area);
+        const scn_area_cells *ac = scn_run_area_get(r, &so->area);
         if (ac == NULL)
             return gc_error_set(err, GC_ENOMEM, NULL, 0, 0, "%s",
                                 gc_strerror(GC_ENOMEM));
@@ -987,10 +506,11 @@ gc_scenario_run_before_tick(gc_scenario_run *r, gc_error *err)
         while (rs->made < due) {
             bool placed = false;
             for (int t = 0; t < SPAWN_TRIES && ac->n > 0; t++) {
-                gc_point p = centre_of(r, ac->cells[rnd_below(r, ac->n)]);
-                if (!place_free(r, p, radius))
+                gc_point p = scn_run_centre_of(
+                    r, ac->cells[scn_run_rnd_below(r, ac->n)]);
+                if (!scn_run_place_free(r, p, radius))
                     continue;
-                int rc = make_agent(r, so->group, p);
+                int rc = scn_run_make_agent(r, so->group, p);
                 if (rc == GC_EBLOCKED)
                     continue;
                 if (rc != GC_OK)
@@ -1033,12 +553,12 @@ gc_scenario_run_after_tick(gc_scenario_run *r, gc_error *err)
     bool gone = false; /* someone left: followers check their target */
     int rc = GC_OK;
     for (i = 0; i < r->nagents; i++) {
-        run_agent *a = &r->agents[i];
+        scn_run_agent *a = &r->agents[i];
         scn_body b;
         rc = r->crowd.body(r->crowd.arg, a->h, &b);
         if (rc != GC_OK)
             break;
-        gc_cell c = cell_of(r, b.pos);
+        gc_cell c = scn_run_cell_of(r, b.pos);
         int32_t ex = gc_grid_in_bounds(r->model, c.x, c.y)
                          ? r->exit_of[gc_grid_index(r->model, c.x, c.y)]
                          : -1;
@@ -1063,15 +583,15 @@ gc_scenario_run_after_tick(gc_scenario_run *r, gc_error *err)
         }
         const gc_scenario_goal *g = r->goal[a->group];
         if (g->kind == GC_GOAL_ROUTE && a->step + 1 < g->nareas) {
-            const area_cells *ac = area_get(r, &g->areas[a->step]);
+            const scn_area_cells *ac = scn_run_area_get(r, &g->areas[a->step]);
             if (ac == NULL) {
                 rc = GC_ENOMEM;
                 break;
             }
-            if (area_has(ac, c) || b.arrived) {
+            if (scn_run_area_has(ac, c) || b.arrived) {
                 a->step++;
                 scn_aim aim;
-                rc = aim_for(r, a, g, b.pos, &aim);
+                rc = scn_run_aim_for(r, a, g, b.pos, &aim);
                 if (rc == GC_OK)
                     rc = r->crowd.aim(r->crowd.arg, a->h, &aim);
                 if (rc != GC_OK)
@@ -1099,14 +619,14 @@ gc_scenario_run_after_tick(gc_scenario_run *r, gc_error *err)
     } else {
         r->nagents = keep;
         for (size_t j = 0; gone && j < r->nagents; j++) {
-            run_agent *a = &r->agents[j];
+            scn_run_agent *a = &r->agents[j];
             if (!a->follows || present(r, a->target))
                 continue;
             scn_body b;
             scn_aim aim;
             rc = r->crowd.body(r->crowd.arg, a->h, &b);
             if (rc == GC_OK)
-                rc = aim_for(r, a, r->goal[a->group], b.pos, &aim);
+                rc = scn_run_aim_for(r, a, r->goal[a->group], b.pos, &aim);
             if (rc == GC_OK)
                 rc = r->crowd.aim(r->crowd.arg, a->h, &aim);
             if (rc != GC_OK)
@@ -1139,7 +659,7 @@ gc_scenario_run_done(const gc_scenario_run *r)
     }
     for (size_t s = 0; s < sc->nsources; s++) {
         const gc_scenario_source *so = &sc->sources[s];
-        const run_source *rs = &r->src[s];
+        const scn_run_source *rs = &r->src[s];
         if (!rs->enabled)
             continue;
         if (so->total >= 0 && rs->made >= (uint64_t)so->total)

@@ -6,6 +6,7 @@
 #ifndef GRIDCROWD_SCENARIO_INT_H
 #define GRIDCROWD_SCENARIO_INT_H
 
+#include <gridcrowd/edits.h>
 #include <gridcrowd/scenario.h>
 
 #include <jansson.h>
@@ -195,5 +196,119 @@ int scn_run_new_crowd(gc_scenario_run **out, const gc_scenario *sc,
 
 /* The run's model of the grid (the map, the shapes, the events fired). */
 const gc_grid *scn_run_model(const gc_scenario_run *r);
+
+/* ---- scenario-run.c and scenario-place.c: the runner's state -------------
+ *
+ * scenario-run.c drives the run (set-up, events, sources, exits, figures);
+ * scenario-place.c draws, finds free places and aims and makes agents.
+ * Both touch this state only on the program's simulation thread, between
+ * ticks: no field is shared with another thread. */
+/* An area's cells, sorted (row, column), for membership and draws. */
+typedef struct scn_area_cells {
+    const gc_shape *shape; /* the key */
+    gc_cell *cells;
+    size_t n;
+} scn_area_cells;
+
+typedef struct scn_run_agent {
+    scn_agent h;
+    int group;
+    uint32_t step; /* route: the area being walked to */
+    gc_point home; /* where it was made (wander's centre) */
+    double radius;
+    bool arrived; /* counted in `arrived` */
+    int32_t exit; /* exits goal: the exit aimed at, -1 */
+    bool follows; /* aim FOLLOW given with a live target */
+    scn_agent target;
+} scn_run_agent;
+
+typedef struct scn_run_source {
+    bool enabled;
+    double start;  /* when the current run of the source began */
+    uint64_t base; /* agents made before that run */
+    uint64_t made;
+} scn_run_source;
+
+/* A layer of the model: a geometry shape or an event's shape. */
+typedef struct scn_layer {
+    const gc_shape *shape;
+    bool on;
+} scn_layer;
+
+struct gc_scenario_run {
+    const gc_scenario *sc;
+    scn_crowd crowd;
+    gc_scenario_run_config cfg;
+    double dt;
+    uint64_t tick; /* ticks completed */
+    uint64_t rng;
+
+    gc_grid *model;    /* the grid the scenario says now */
+    bool model_dirty;  /* layers changed: rebuild, send the difference */
+    scn_layer *layers; /* geometry shapes, then events' shapes as fired */
+    size_t nlayers;
+    gc_edit *edits; /* scratch for an event's edits */
+    size_t edits_cap;
+
+    int32_t *exit_of; /* per cell: exit index, -1 */
+    scn_area_cells *areas;
+    size_t nareas, areas_cap;
+
+    const gc_scenario_goal **goal; /* per group: its goal now */
+    scn_run_agent *agents;
+    size_t nagents, agents_cap;
+    scn_run_source *src;
+    uint32_t *order; /* events sorted by (fire tick, file order) */
+    size_t next_event;
+
+    /* Body index: bucket of side `bsize`, head per bucket, next per entry
+     * (entries index `pts`). */
+    double bsize;
+    int32_t bw, bh;
+    int32_t *bhead;
+    int32_t *bnext;
+    gc_point *bpts;
+    double *brad;
+    size_t bn, bcap;
+    double max_radius;
+
+    /* Figures. */
+    uint64_t spawned, from_sources, left, arrived, blocked, events_fired;
+    uint64_t cells_edited;
+    uint64_t *left_by_exit;
+    double *last_by_exit;
+    double evac_time;
+    uint64_t *speed_n;
+    double *speed_min, *speed_max;
+};
+
+/* The run's splitmix64 stream: a draw in [0, n), n > 0. */
+size_t scn_run_rnd_below(gc_scenario_run *r, size_t n);
+
+/* An area's cells, computed once per shape and kept for the run; NULL
+ * when out of memory. */
+const scn_area_cells *scn_run_area_get(gc_scenario_run *r, const gc_shape *s);
+
+/* True when cell c is one of the area's. */
+bool scn_run_area_has(const scn_area_cells *a, gc_cell c);
+
+/* The cell holding point p, and a cell's centre, in world units. */
+gc_cell scn_run_cell_of(const gc_scenario_run *r, gc_point p);
+gc_point scn_run_centre_of(const gc_scenario_run *r, gc_cell c);
+
+/* Index every present agent's body where it stands now. */
+int scn_run_index_rebuild(gc_scenario_run *r);
+
+/* True when a body of `radius` at p overlaps no obstacle cell and no body
+ * of the index.  Touching is allowed (distance == sum of radii). */
+bool scn_run_place_free(const gc_scenario_run *r, gc_point p, double radius);
+
+/* The aim for agent `a` under goal `g` standing at `pos`. */
+int scn_run_aim_for(gc_scenario_run *r, scn_run_agent *a,
+                    const gc_scenario_goal *g, gc_point pos, scn_aim *out);
+
+/* Make an agent of group `gi` at p (a free place); GC_EBLOCKED when the
+ * population refuses the place. */
+int scn_run_make_agent(gc_scenario_run *r, int gi, gc_point p);
 
 #endif
