@@ -7,7 +7,8 @@ bin_PROGRAMS += %reldir%/gridcrowd-view
 	%reldir%/view_draw_int.h %reldir%/view_agents.c %reldir%/view_overlay.c \
 	%reldir%/view_input.c %reldir%/view_command.c %reldir%/view_font.c \
 	%reldir%/view_font.h %reldir%/view_canvas.c \
-	%reldir%/view_replay.h %reldir%/view_replay.c %reldir%/view_replay_db.c
+	%reldir%/view_replay.h %reldir%/view_replay.c %reldir%/view_replay_db.c \
+	%reldir%/view_replay_db-grid.c
 %canon_reldir%_gridcrowd_view_CFLAGS = $(AM_CFLAGS) $(SDL2_CFLAGS) \
 	$(SQLITE3_CFLAGS)
 %canon_reldir%_gridcrowd_view_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/common

@@ -2,12 +2,13 @@
  * view_replay.h: gridcrowd-view --replay FILE.sqlite, the replay of a
  * recording (gridcrowd/record.h) with the live viewer's picture.
  *
- * view_replay_db.c reads the file: frames on demand, with prepared
- * statements, into the same copies (view_conn: cells, gc_world_agent
- * records) that the live viewer fills from shared memory, so that the
- * drawing code is the same.  view_replay.c plays it: the play, pause,
- * speed, step and scrub controls, the slider, the selected agent's
- * trajectory, and the window, screenshot and benchmark loops.
+ * view_replay_db.c reads the file (view_replay_db-grid.c its grids and
+ * JuPedSim geometry): frames on demand, with prepared statements, into
+ * the same copies (view_conn: cells, gc_world_agent records) that the live
+ * viewer fills from shared memory, so that the drawing code is the same.
+ * view_replay.c plays it: the play, pause, speed, step and scrub controls,
+ * the slider, the selected agent's trajectory, and the window, screenshot
+ * and benchmark loops.
  *
  * Everything here runs on the viewer's one thread.
  */
@@ -79,6 +80,62 @@ uint64_t view_rdb_generation(const view_rdb *db);
  */
 int view_rdb_track(view_rdb *db, uint32_t id, gc_vec2 **pts, int64_t **frames,
                    size_t *n, char *why);
+
+/* ---- Inside the recording (view_replay_db.c, view_replay_db-grid.c) ----- */
+
+/* The prepared statements, opened once and reset after each use. */
+enum {
+    VIEW_RDB_ST_TRAJ,    /* id, x, y of a frame, by id */
+    VIEW_RDB_ST_AGENT,   /* the rest of each row (ours) */
+    VIEW_RDB_ST_FRAME,   /* tick and generation of a frame (ours) */
+    VIEW_RDB_ST_GRID,    /* the grid of a generation (ours) */
+    VIEW_RDB_ST_LE,      /* last frame <= ? */
+    VIEW_RDB_ST_GT,      /* first frame > ? */
+    VIEW_RDB_ST_LT,      /* last frame < ? */
+    VIEW_RDB_ST_HAS,     /* is ? a frame */
+    VIEW_RDB_ST_GEOHASH, /* geometry of a frame (JuPedSim) */
+    VIEW_RDB_ST_WKT,     /* WKT of a geometry hash (JuPedSim) */
+    VIEW_RDB_ST_N
+};
+
+/* Only the two view_replay_db files look inside; struct tags keep
+ * sqlite3.h out of the viewer's other files. */
+struct view_rdb {
+    struct sqlite3 *db;
+    struct sqlite3_stmt *st[VIEW_RDB_ST_N];
+    bool ours;
+    double fps;
+    int64_t first, last;
+    uint64_t generation; /* of the grid in the caller's copy */
+    bool have_grid;      /* a grid was loaded into the copy */
+    /* JuPedSim: the world moved to the viewer's, and the field. */
+    double xmin, ymax, raster_cell;
+    int32_t rw, rh;
+    int64_t geohash; /* of the raster in the copy */
+};
+
+/* Format one error line into `why` (VIEW_RDB_WHY bytes). */
+void view_rdb_say(char *why, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* `what` and SQLite's last error into `why`; returns -1. */
+int view_rdb_sql_fail(view_rdb *db, char *why, const char *what);
+
+/* One integer from the one-row statement st[i] bound to `v`; *null for
+ * no row or NULL.  0, or -1 with `why`. */
+int view_rdb_one_int(view_rdb *db, int i, int64_t v, int64_t *out, bool *null,
+                     char *why);
+
+/* Our grid of generation `gen` (or the last recorded before it) into c.
+ * 0, or -1 with `why`; on failure c keeps what it had. */
+int view_rdb_load_grid(view_rdb *db, uint64_t gen, view_conn *c, char *why);
+
+/* A JuPedSim frame's field into c: its geometry when there is one, else
+ * every cell walkable.  0, or -1 with `why`. */
+int view_rdb_load_field(view_rdb *db, int64_t frame, view_conn *c, char *why);
 
 /* ---- Playing it (view_replay.c) ----------------------------------------- */
 

@@ -6,8 +6,8 @@
  * through JuPedSim's (frame, id) index, gc_agent_data through its primary
  * key), merged by id, so only a frame's rows are ever in memory and a
  * recording larger than memory replays.  The grid is read only when a
- * frame's generation differs from the one loaded (gc_frames names it;
- * gc_grids holds each generation in our map text, parsed by gc_map_parse).
+ * frame's generation differs from the one loaded; view_replay_db-grid.c
+ * reads it (or rasterises a JuPedSim file's geometry).
  *
  * Checks before trusting the file: the 16-byte SQLite magic, and the page
  * count the header promises against the file's size (a truncated copy is
@@ -20,16 +20,13 @@
  *
  * A JuPedSim file's geometry is WKT in world units with y growing upwards;
  * the viewer's world has y growing downwards from (0, 0).  Its positions
- * are moved by (-xmin, ymax - y) so that the picture is upright, and the
- * walkable area of each frame's geometry is rasterised with the even-odd
- * rule into square cells small enough to show it (at most RASTER_MAX
- * cells a side).
+ * are moved by (-xmin, ymax - y) so that the picture is upright, over a
+ * field of square cells small enough to show it (at most RASTER_MAX cells
+ * a side), sized here from the file's bounds.
  */
 #include "config.h"
 
 #include "view_replay.h"
-
-#include <gridcrowd/mapio.h>
 
 #include <errno.h>
 #include <math.h>
@@ -42,42 +39,8 @@
 
 #define RASTER_MAX 1024
 
-enum {
-    ST_TRAJ,    /* id, x, y of a frame, by id */
-    ST_AGENT,   /* the rest of each row (ours) */
-    ST_FRAME,   /* tick and generation of a frame (ours) */
-    ST_GRID,    /* the grid of a generation (ours) */
-    ST_LE,      /* last frame <= ? */
-    ST_GT,      /* first frame > ? */
-    ST_LT,      /* last frame < ? */
-    ST_HAS,     /* is ? a frame */
-    ST_GEOHASH, /* geometry of a frame (JuPedSim) */
-    ST_WKT,     /* WKT of a geometry hash (JuPedSim) */
-    ST_N
-};
-
-struct view_rdb {
-    sqlite3 *db;
-    sqlite3_stmt *st[ST_N];
-    bool ours;
-    double fps;
-    int64_t first, last;
-    uint64_t generation; /* of the grid in the caller's copy */
-    bool have_grid;      /* a grid was loaded into the copy */
-    /* JuPedSim: the world moved to the viewer's, and the field. */
-    double xmin, ymax, raster_cell;
-    int32_t rw, rh;
-    int64_t geohash; /* of the raster in the copy */
-};
-
-static void say(char *why, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-
-static void
-say(char *why, const char *fmt, ...)
+void
+view_rdb_say(char *why, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -85,10 +48,10 @@ say(char *why, const char *fmt, ...)
     va_end(ap);
 }
 
-static int
-sql_fail(view_rdb *db, char *why, const char *what)
+int
+view_rdb_sql_fail(view_rdb *db, char *why, const char *what)
 {
-    say(why, "%s: %s", what, sqlite3_errmsg(db->db));
+    view_rdb_say(why, "%s: %s", what, sqlite3_errmsg(db->db));
     return -1;
 }
 
@@ -112,27 +75,27 @@ check_header(const char *path, char *why)
 {
     struct stat st;
     if (stat(path, &st) != 0) {
-        say(why, "%s", strerror(errno));
+        view_rdb_say(why, "%s", strerror(errno));
         return -1;
     }
     if (!S_ISREG(st.st_mode)) {
-        say(why, "not a regular file");
+        view_rdb_say(why, "not a regular file");
         return -1;
     }
     if (st.st_size == 0) {
-        say(why, "empty file, not a recording");
+        view_rdb_say(why, "empty file, not a recording");
         return -1;
     }
     FILE *f = fopen(path, "rb");
     if (f == NULL) {
-        say(why, "%s", strerror(errno));
+        view_rdb_say(why, "%s", strerror(errno));
         return -1;
     }
     unsigned char h[100];
     size_t got = fread(h, 1, sizeof h, f);
     fclose(f);
     if (got < sizeof h || memcmp(h, "SQLite format 3", 16) != 0) {
-        say(why, "not an SQLite database");
+        view_rdb_say(why, "not an SQLite database");
         return -1;
     }
     uint32_t ps = (uint32_t)h[16] << 8 | h[17];
@@ -141,7 +104,8 @@ check_header(const char *path, char *why)
     uint32_t pages = be32(h + 28);
     if (be32(h + 24) == be32(h + 92) && pages > 0 &&
         (uint64_t)pages * ps > (uint64_t)st.st_size) {
-        say(why, "truncated: the header says %llu bytes, the file holds %lld",
+        view_rdb_say(
+            why, "truncated: the header says %llu bytes, the file holds %lld",
             (unsigned long long)pages * ps, (long long)st.st_size);
         return -1;
     }
@@ -159,12 +123,12 @@ has_table(view_rdb *db, const char *name, char *why)
                            "SELECT 1 FROM sqlite_master WHERE type = 'table' "
                            "AND name = ?",
                            -1, &q, NULL) != SQLITE_OK)
-        return sql_fail(db, why, "reading the schema");
+        return view_rdb_sql_fail(db, why, "reading the schema");
     sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
     int rc = sqlite3_step(q);
     sqlite3_finalize(q);
     if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-        return sql_fail(db, why, "reading the schema");
+        return view_rdb_sql_fail(db, why, "reading the schema");
     return rc == SQLITE_ROW;
 }
 
@@ -176,7 +140,7 @@ meta_num(view_rdb *db, const char *key, double *out, char *why)
     sqlite3_stmt *q;
     if (sqlite3_prepare_v2(db->db, "SELECT value FROM metadata WHERE key = ?",
                            -1, &q, NULL) != SQLITE_OK)
-        return sql_fail(db, why, "reading the metadata");
+        return view_rdb_sql_fail(db, why, "reading the metadata");
     sqlite3_bind_text(q, 1, key, -1, SQLITE_STATIC);
     int found = 0, rc = sqlite3_step(q);
     if (rc == SQLITE_ROW && sqlite3_column_type(q, 0) != SQLITE_NULL) {
@@ -189,7 +153,7 @@ meta_num(view_rdb *db, const char *key, double *out, char *why)
     }
     sqlite3_finalize(q);
     if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-        return sql_fail(db, why, "reading the metadata");
+        return view_rdb_sql_fail(db, why, "reading the metadata");
     return found;
 }
 
@@ -198,7 +162,7 @@ prepare(view_rdb *db, int i, const char *sql, char *why)
 {
     if (sqlite3_prepare_v3(db->db, sql, -1, SQLITE_PREPARE_PERSISTENT,
                            &db->st[i], NULL) != SQLITE_OK)
-        return sql_fail(db, why, "not a recording this viewer reads");
+        return view_rdb_sql_fail(db, why, "not a recording this viewer reads");
     return 0;
 }
 
@@ -213,23 +177,25 @@ prepare_all(view_rdb *db, char *why)
     snprintf(gt, sizeof gt, "SELECT min(frame) FROM %s WHERE frame > ?", ft);
     snprintf(lt, sizeof lt, "SELECT max(frame) FROM %s WHERE frame < ?", ft);
     snprintf(has, sizeof has, "SELECT 1 FROM %s WHERE frame = ? LIMIT 1", ft);
-    if (prepare(db, ST_TRAJ,
+    if (prepare(db, VIEW_RDB_ST_TRAJ,
                 "SELECT id, pos_x, pos_y FROM trajectory_data "
                 "WHERE frame = ? ORDER BY id",
                 why) != 0 ||
-        prepare(db, ST_LE, le, why) != 0 || prepare(db, ST_GT, gt, why) != 0 ||
-        prepare(db, ST_LT, lt, why) != 0 || prepare(db, ST_HAS, has, why) != 0)
+        prepare(db, VIEW_RDB_ST_LE, le, why) != 0 ||
+        prepare(db, VIEW_RDB_ST_GT, gt, why) != 0 ||
+        prepare(db, VIEW_RDB_ST_LT, lt, why) != 0 ||
+        prepare(db, VIEW_RDB_ST_HAS, has, why) != 0)
         return -1;
     if (db->ours)
-        return prepare(db, ST_AGENT,
+        return prepare(db, VIEW_RDB_ST_AGENT,
                        "SELECT id, heading, state, goal_x, goal_y, speed "
                        "FROM gc_agent_data WHERE frame = ? ORDER BY id",
                        why) != 0 ||
-                       prepare(db, ST_FRAME,
+                       prepare(db, VIEW_RDB_ST_FRAME,
                                "SELECT tick, generation FROM gc_frames "
                                "WHERE frame = ?",
                                why) != 0 ||
-                       prepare(db, ST_GRID,
+                       prepare(db, VIEW_RDB_ST_GRID,
                                "SELECT generation, width, height, "
                                "cell_size, map FROM gc_grids WHERE "
                                "generation <= ? ORDER BY generation DESC "
@@ -247,18 +213,19 @@ prepare_all(view_rdb *db, char *why)
         (sqlite3_prepare_v2(db->db,
                             "SELECT geometry_hash FROM frame_data "
                             "WHERE frame <= ? ORDER BY frame DESC LIMIT 1",
-                            -1, &db->st[ST_GEOHASH], NULL) != SQLITE_OK ||
+                            -1, &db->st[VIEW_RDB_ST_GEOHASH],
+                            NULL) != SQLITE_OK ||
          sqlite3_prepare_v2(db->db, "SELECT wkt FROM geometry WHERE hash = ?",
-                            -1, &db->st[ST_WKT], NULL) != SQLITE_OK)) {
-        sqlite3_finalize(db->st[ST_GEOHASH]);
-        db->st[ST_GEOHASH] = NULL;
+                            -1, &db->st[VIEW_RDB_ST_WKT], NULL) != SQLITE_OK)) {
+        sqlite3_finalize(db->st[VIEW_RDB_ST_GEOHASH]);
+        db->st[VIEW_RDB_ST_GEOHASH] = NULL;
     }
     return 0;
 }
 
-/* One integer from a one-row statement bound to `v`; false for NULL. */
-static int
-one_int(view_rdb *db, int i, int64_t v, int64_t *out, bool *null, char *why)
+int
+view_rdb_one_int(view_rdb *db, int i, int64_t v, int64_t *out, bool *null,
+                 char *why)
 {
     sqlite3_stmt *q = db->st[i];
     sqlite3_reset(q);
@@ -269,7 +236,7 @@ one_int(view_rdb *db, int i, int64_t v, int64_t *out, bool *null, char *why)
         *out = sqlite3_column_int64(q, 0);
     sqlite3_reset(q);
     if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-        return sql_fail(db, why, "reading frames");
+        return view_rdb_sql_fail(db, why, "reading frames");
     return 0;
 }
 
@@ -292,7 +259,8 @@ find_kind(view_rdb *db, char *why)
             if (t < 0)
                 return -1;
             if (t == 0) {
-                say(why, "a gridcrowd recording without its %s table", ours[i]);
+                view_rdb_say(why, "a gridcrowd recording without its %s table",
+                             ours[i]);
                 return -1;
             }
         }
@@ -302,7 +270,8 @@ find_kind(view_rdb *db, char *why)
     if (t < 0)
         return -1;
     if (t == 0) {
-        say(why, "not a gridcrowd or JuPedSim recording (no trajectory_data "
+        view_rdb_say(
+            why, "not a gridcrowd or JuPedSim recording (no trajectory_data "
                  "table)");
         return -1;
     }
@@ -316,7 +285,8 @@ find_kind(view_rdb *db, char *why)
         return -1;
     if (!b[0] || !b[1] || !b[2] || !b[3] || xmax <= db->xmin ||
         db->ymax <= ymin) {
-        say(why, "no gridcrowd grid and no bounds (metadata xmin, xmax, ymin, "
+        view_rdb_say(
+            why, "no gridcrowd grid and no bounds (metadata xmin, xmax, ymin, "
                  "ymax) to draw on");
         return -1;
     }
@@ -341,16 +311,16 @@ view_rdb_open(view_rdb **out, const char *path, char *why)
         return -1;
     view_rdb *db = calloc(1, sizeof *db);
     if (db == NULL) {
-        say(why, "out of memory");
+        view_rdb_say(why, "out of memory");
         return -1;
     }
     db->geohash = -1;
     if (sqlite3_open_v2(path, &db->db, SQLITE_OPEN_READONLY, NULL) !=
         SQLITE_OK) {
         if (db->db != NULL)
-            sql_fail(db, why, "opening");
+            view_rdb_sql_fail(db, why, "opening");
         else
-            say(why, "opening: out of memory");
+            view_rdb_say(why, "opening: out of memory");
         view_rdb_close(db);
         return -1;
     }
@@ -366,13 +336,15 @@ view_rdb_open(view_rdb **out, const char *path, char *why)
     if (hf && fps > 0)
         db->fps = fps;
     bool null;
-    if (one_int(db, ST_GT, INT64_MIN, &db->first, &null, why) != 0)
+    if (view_rdb_one_int(db, VIEW_RDB_ST_GT, INT64_MIN, &db->first, &null,
+                         why) != 0)
         goto fail;
     if (null) {
-        say(why, "no frames recorded");
+        view_rdb_say(why, "no frames recorded");
         goto fail;
     }
-    if (one_int(db, ST_LE, INT64_MAX, &db->last, &null, why) != 0)
+    if (view_rdb_one_int(db, VIEW_RDB_ST_LE, INT64_MAX, &db->last, &null,
+                         why) != 0)
         goto fail;
     *out = db;
     return 0;
@@ -386,7 +358,7 @@ view_rdb_close(view_rdb *db)
 {
     if (db == NULL)
         return;
-    for (int i = 0; i < ST_N; i++)
+    for (int i = 0; i < VIEW_RDB_ST_N; i++)
         sqlite3_finalize(db->st[i]);
     sqlite3_close(db->db);
     free(db);
@@ -427,11 +399,11 @@ view_rdb_seek(view_rdb *db, int64_t frame, int dir, int64_t *out, char *why)
 {
     bool null;
     int64_t f = frame;
-    if (one_int(db,
-                dir == 0  ? ST_LE
-                : dir > 0 ? ST_GT
-                          : ST_LT,
-                frame, &f, &null, why) != 0)
+    if (view_rdb_one_int(db,
+                         dir == 0  ? VIEW_RDB_ST_LE
+                         : dir > 0 ? VIEW_RDB_ST_GT
+                                   : VIEW_RDB_ST_LT,
+                         frame, &f, &null, why) != 0)
         return -1;
     if (null)
         f = dir == 0 ? db->first : frame;
@@ -444,269 +416,9 @@ view_rdb_has(view_rdb *db, int64_t frame, char *why)
 {
     bool null;
     int64_t one = 0;
-    if (one_int(db, ST_HAS, frame, &one, &null, why) != 0)
+    if (view_rdb_one_int(db, VIEW_RDB_ST_HAS, frame, &one, &null, why) != 0)
         return -1;
     return !null;
-}
-
-/* ---- Grids -------------------------------------------------------------- */
-
-/* Replace the copy's cells with w x h bytes (taken over). */
-static void
-set_cells(view_conn *c, uint8_t *cells, int32_t w, int32_t h, float cs)
-{
-    free(c->cells);
-    c->cells = cells;
-    c->width = w;
-    c->height = h;
-    c->cell_size = cs;
-    c->cells_valid = true;
-    c->cells_changed = true;
-}
-
-/* Our grid of generation `gen` (or the last recorded before it). */
-static int
-load_grid(view_rdb *db, uint64_t gen, view_conn *c, char *why)
-{
-    sqlite3_stmt *q = db->st[ST_GRID];
-    sqlite3_reset(q);
-    sqlite3_bind_int64(q, 1, (int64_t)gen);
-    int rc = sqlite3_step(q);
-    if (rc != SQLITE_ROW) {
-        if (rc == SQLITE_DONE)
-            say(why, "no grid recorded for generation %llu",
-                (unsigned long long)gen);
-        else
-            sql_fail(db, why, "reading a grid");
-        sqlite3_reset(q);
-        return -1;
-    }
-    int64_t w = sqlite3_column_int64(q, 1), h = sqlite3_column_int64(q, 2);
-    double cs = sqlite3_column_double(q, 3);
-    const char *map = (const char *)sqlite3_column_text(q, 4);
-    int len = sqlite3_column_bytes(q, 4);
-    gc_grid *g = NULL;
-    gc_error err;
-    rc = map != NULL ? gc_map_parse(&g, map, (size_t)len, "gc_grids", &err)
-                     : GC_EPARSE;
-    sqlite3_reset(q);
-    if (rc != GC_OK) {
-        say(why, "grid of generation %llu: %s", (unsigned long long)gen,
-            map != NULL ? err.msg : "no map text");
-        return -1;
-    }
-    if (g->width != w || g->height != h || !(cs > 0) || !isfinite(cs)) {
-        say(why, "grid of generation %llu: its size or cell size is wrong",
-            (unsigned long long)gen);
-        gc_grid_free(g);
-        return -1;
-    }
-    size_t n = (size_t)g->width * (size_t)g->height;
-    uint8_t *cells = malloc(n);
-    if (cells == NULL) {
-        gc_grid_free(g);
-        say(why, "out of memory");
-        return -1;
-    }
-    memcpy(cells, g->cells, n);
-    set_cells(c, cells, g->width, g->height, (float)cs);
-    gc_grid_free(g);
-    db->generation = gen;
-    db->have_grid = true;
-    return 0;
-}
-
-/* The points of a WKT text, ring by ring: ring i is pts[start[i] ..
- * start[i + 1]).  Only numbers, commas and parentheses matter; a third
- * coordinate (Z) is skipped. */
-typedef struct rings {
-    double *xy;
-    size_t n, cap;
-    size_t *start;
-    size_t nr, rcap;
-} rings;
-
-static bool
-rings_push(rings *r, double x, double y)
-{
-    if (r->n == r->cap) {
-        size_t cap = r->cap ? 2 * r->cap : 256;
-        double *p = realloc(r->xy, 2 * cap * sizeof *p);
-        if (p == NULL)
-            return false;
-        r->xy = p;
-        r->cap = cap;
-    }
-    r->xy[2 * r->n] = x;
-    r->xy[2 * r->n + 1] = y;
-    r->n++;
-    return true;
-}
-
-static bool
-rings_mark(rings *r)
-{
-    if (r->nr + 1 >= r->rcap) {
-        size_t cap = r->rcap ? 2 * r->rcap : 16;
-        size_t *p = realloc(r->start, cap * sizeof *p);
-        if (p == NULL)
-            return false;
-        r->start = p;
-        r->rcap = cap;
-    }
-    r->start[r->nr++] = r->n;
-    return true;
-}
-
-static bool
-wkt_rings(const char *s, rings *r)
-{
-    bool in_ring = false;
-    double v[3];
-    int nv = 0;
-    while (*s != '\0') {
-        char *end;
-        if (*s == '(') {
-            in_ring = false;
-            nv = 0;
-            s++;
-        } else if (*s == ',' || *s == ')') {
-            if (nv >= 2) {
-                if (!in_ring && !rings_mark(r))
-                    return false;
-                in_ring = true;
-                if (!rings_push(r, v[0], v[1]))
-                    return false;
-            }
-            if (*s == ')')
-                in_ring = false;
-            nv = 0;
-            s++;
-        } else if (*s == '-' || *s == '+' || *s == '.' ||
-                   (*s >= '0' && *s <= '9')) {
-            double x = strtod(s, &end);
-            if (end == s) {
-                s++;
-                continue;
-            }
-            if (nv < 3)
-                v[nv++] = x;
-            s = end;
-        } else {
-            s++;
-        }
-    }
-    if (!rings_mark(r)) /* the end of the last ring */
-        return false;
-    r->nr--;
-    return true;
-}
-
-/* The copy's cells from the walkable area in `wkt`: even-odd over every
- * ring, sampled at cell centres. */
-static int
-raster(view_rdb *db, const char *wkt, view_conn *c, char *why)
-{
-    rings r = {0};
-    size_t n = (size_t)db->rw * (size_t)db->rh;
-    uint8_t *cells = malloc(n);
-    double *xs = NULL;
-    if (cells == NULL || !wkt_rings(wkt, &r) ||
-        (xs = malloc((r.n + 1) * sizeof *xs)) == NULL) {
-        free(cells);
-        free(r.xy);
-        free(r.start);
-        say(why, "out of memory");
-        return -1;
-    }
-    memset(cells, GC_CELL_OBSTACLE, n);
-    double cs = db->raster_cell;
-    for (int32_t y = 0; y < db->rh; y++) {
-        /* The row's centre line in the file's world (y upwards). */
-        double wy = db->ymax - ((double)y + 0.5) * cs;
-        size_t nx = 0;
-        for (size_t k = 0; k < r.nr; k++) {
-            size_t a = r.start[k], b = r.start[k + 1];
-            for (size_t i = a; i < b; i++) {
-                size_t j = i + 1 < b ? i + 1 : a;
-                double x0 = r.xy[2 * i], y0 = r.xy[2 * i + 1];
-                double x1 = r.xy[2 * j], y1 = r.xy[2 * j + 1];
-                if ((y0 <= wy) != (y1 <= wy))
-                    xs[nx++] = x0 + (wy - y0) / (y1 - y0) * (x1 - x0);
-            }
-        }
-        /* Insertion sort: a row crosses few edges. */
-        for (size_t i = 1; i < nx; i++)
-            for (size_t j = i; j > 0 && xs[j - 1] > xs[j]; j--) {
-                double t = xs[j];
-                xs[j] = xs[j - 1];
-                xs[j - 1] = t;
-            }
-        for (size_t i = 0; i + 1 < nx; i += 2) {
-            double a = (xs[i] - db->xmin) / cs - 0.5,
-                   b = (xs[i + 1] - db->xmin) / cs - 0.5;
-            int64_t x0 = (int64_t)ceil(a), x1 = (int64_t)floor(b);
-            x0 = x0 < 0 ? 0 : x0;
-            x1 = x1 >= db->rw ? db->rw - 1 : x1;
-            for (int64_t x = x0; x <= x1; x++)
-                cells[(size_t)y * (size_t)db->rw + (size_t)x] =
-                    GC_CELL_WALKABLE;
-        }
-    }
-    free(xs);
-    free(r.xy);
-    free(r.start);
-    set_cells(c, cells, db->rw, db->rh, (float)cs);
-    return 0;
-}
-
-/* A JuPedSim frame's field: its geometry when there is one, else every
- * cell walkable. */
-static int
-load_field(view_rdb *db, int64_t frame, view_conn *c, char *why)
-{
-    int64_t hash = 0;
-    bool null = true;
-    if (db->st[ST_GEOHASH] != NULL &&
-        one_int(db, ST_GEOHASH, frame, &hash, &null, why) != 0)
-        return -1;
-    if (null) {
-        if (db->have_grid)
-            return 0;
-        size_t n = (size_t)db->rw * (size_t)db->rh;
-        uint8_t *cells = malloc(n);
-        if (cells == NULL) {
-            say(why, "out of memory");
-            return -1;
-        }
-        memset(cells, GC_CELL_WALKABLE, n);
-        set_cells(c, cells, db->rw, db->rh, (float)db->raster_cell);
-        db->have_grid = true;
-        return 0;
-    }
-    if (db->have_grid && hash == db->geohash)
-        return 0;
-    sqlite3_stmt *q = db->st[ST_WKT];
-    sqlite3_reset(q);
-    sqlite3_bind_int64(q, 1, hash);
-    int rc = sqlite3_step(q);
-    if (rc != SQLITE_ROW) {
-        if (rc == SQLITE_DONE)
-            say(why, "frame %lld: no geometry %lld", (long long)frame,
-                (long long)hash);
-        else
-            sql_fail(db, why, "reading the geometry");
-        sqlite3_reset(q);
-        return -1;
-    }
-    const char *wkt = (const char *)sqlite3_column_text(q, 0);
-    rc = raster(db, wkt != NULL ? wkt : "", c, why);
-    sqlite3_reset(q);
-    if (rc != 0)
-        return -1;
-    db->geohash = hash;
-    db->have_grid = true;
-    return 0;
 }
 
 /* ---- Frames ------------------------------------------------------------- */
@@ -732,7 +444,7 @@ view_rdb_load(view_rdb *db, int64_t frame, view_conn *c, char *why)
 {
     uint64_t tick = (uint64_t)frame;
     if (db->ours) {
-        sqlite3_stmt *q = db->st[ST_FRAME];
+        sqlite3_stmt *q = db->st[VIEW_RDB_ST_FRAME];
         sqlite3_reset(q);
         sqlite3_bind_int64(q, 1, frame);
         int rc = sqlite3_step(q);
@@ -744,21 +456,22 @@ view_rdb_load(view_rdb *db, int64_t frame, view_conn *c, char *why)
         sqlite3_reset(q);
         if (rc != SQLITE_ROW) {
             if (rc == SQLITE_DONE)
-                say(why, "frame %lld is not in the file", (long long)frame);
+                view_rdb_say(why, "frame %lld is not in the file",
+                             (long long)frame);
             else
-                sql_fail(db, why, "reading gc_frames");
+                view_rdb_sql_fail(db, why, "reading gc_frames");
             return -1;
         }
         tick = (uint64_t)t;
         if ((!db->have_grid || (uint64_t)gen != db->generation) &&
-            load_grid(db, (uint64_t)gen, c, why) != 0)
+            view_rdb_load_grid(db, (uint64_t)gen, c, why) != 0)
             return -1;
-    } else if (load_field(db, frame, c, why) != 0) {
+    } else if (view_rdb_load_field(db, frame, c, why) != 0) {
         return -1;
     }
 
     /* Rows of both tables come in id order: merge them. */
-    sqlite3_stmt *t = db->st[ST_TRAJ], *a = db->st[ST_AGENT];
+    sqlite3_stmt *t = db->st[VIEW_RDB_ST_TRAJ], *a = db->st[VIEW_RDB_ST_AGENT];
     sqlite3_reset(t);
     sqlite3_bind_int64(t, 1, frame);
     int ra = SQLITE_DONE;
@@ -771,7 +484,7 @@ view_rdb_load(view_rdb *db, int64_t frame, view_conn *c, char *why)
     int rt;
     while ((rt = sqlite3_step(t)) == SQLITE_ROW) {
         if (!reserve_agents(c, n + 1)) {
-            say(why, "out of memory");
+            view_rdb_say(why, "out of memory");
             goto fail;
         }
         gc_world_agent *g = &c->agents[n];
@@ -799,7 +512,7 @@ view_rdb_load(view_rdb *db, int64_t frame, view_conn *c, char *why)
         n++;
     }
     if (rt != SQLITE_DONE || (ra != SQLITE_ROW && ra != SQLITE_DONE)) {
-        sql_fail(db, why, "reading the frame");
+        view_rdb_sql_fail(db, why, "reading the frame");
         goto fail;
     }
     sqlite3_reset(t);
@@ -828,7 +541,7 @@ view_rdb_track(view_rdb *db, uint32_t id, gc_vec2 **pts, int64_t **frames,
                            "SELECT frame, pos_x, pos_y FROM trajectory_data "
                            "WHERE id = ? ORDER BY frame",
                            -1, &q, NULL) != SQLITE_OK)
-        return sql_fail(db, why, "reading a trajectory");
+        return view_rdb_sql_fail(db, why, "reading a trajectory");
     sqlite3_bind_int64(q, 1, id);
     size_t cap = 0, k = 0;
     gc_vec2 *p = NULL;
@@ -845,7 +558,7 @@ view_rdb_track(view_rdb *db, uint32_t id, gc_vec2 **pts, int64_t **frames,
                 free(p);
                 free(f);
                 sqlite3_finalize(q);
-                say(why, "out of memory");
+                view_rdb_say(why, "out of memory");
                 return -1;
             }
             f = nf;
@@ -863,7 +576,7 @@ view_rdb_track(view_rdb *db, uint32_t id, gc_vec2 **pts, int64_t **frames,
     if (rc != SQLITE_DONE) {
         free(p);
         free(f);
-        sql_fail(db, why, "reading a trajectory");
+        view_rdb_sql_fail(db, why, "reading a trajectory");
         sqlite3_finalize(q);
         return -1;
     }
