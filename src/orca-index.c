@@ -231,12 +231,17 @@ scan_run(const gc_orca_grid *g, uint32_t a, uint32_t e, struct knn *s)
         uint64_t key = knn_key(d, i);
         if (key >= worst || i == self)
             continue;
-        uint32_t j = k - 1;
-        while (j > 0 && keys[j - 1] > key) {
-            keys[j] = keys[j - 1];
-            j--;
+        /* Insert without data-dependent branches (the position of a
+         * new key is unpredictable; a shifting loop mispredicted at its
+         * exit almost every time): from the top, each slot takes the key
+         * below it while that is larger, the new key where it fits, and
+         * stays as it was beneath. */
+        for (uint32_t j = k - 1; j > 0; j--) {
+            uint64_t below = keys[j - 1], at = keys[j];
+            uint64_t here = below > key ? below : key;
+            keys[j] = at > key ? here : at;
         }
-        keys[j] = key;
+        keys[0] = keys[0] > key ? key : keys[0];
         worst = keys[k - 1];
         bound = knn_dist(worst);
     }
