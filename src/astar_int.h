@@ -41,6 +41,15 @@ struct gc_nav {
     uint64_t *cols;
 };
 
+/* gc_nav_clearance, inline (the crowd step's wall checks). */
+static inline float
+gc_nav_clear_at(const gc_nav *n, gc_cell c)
+{
+    if (c.x < 0 || c.y < 0 || c.x >= n->width || c.y >= n->height)
+        return 0.0f;
+    return n->clear[(size_t)c.y * (size_t)n->width + (size_t)c.x];
+}
+
 /*
  * A bitset line: bit GC_NAV_PAD + i is set when cell i of the row (or
  * column) is passable.  GC_NAV_PAD zero bits before cell 0 and at least two

@@ -289,19 +289,7 @@ gc_grid_cell_center(const gc_grid *g, gc_cell c)
 gc_cell
 gc_grid_world_to_cell(const gc_grid *g, gc_vec2 p)
 {
-    float fx = floorf(p.x / g->cell_size), fy = floorf(p.y / g->cell_size);
-    /* Clamp before converting: a float beyond int32 range is undefined
-     * behaviour to convert.  Anything this far out is outside the map. */
-    if (!(fx > -2147483648.0f))
-        fx = -2147483648.0f;
-    if (!(fx < 2147483520.0f))
-        fx = 2147483520.0f;
-    if (!(fy > -2147483648.0f))
-        fy = -2147483648.0f;
-    if (!(fy < 2147483520.0f))
-        fy = 2147483520.0f;
-    gc_cell c = {(int32_t)fx, (int32_t)fy};
-    return c;
+    return gc_grid_cell_of(g, p);
 }
 
 int

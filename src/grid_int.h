@@ -12,6 +12,26 @@
 #include <math.h>
 #include <stdlib.h>
 
+/* gc_grid_world_to_cell, inline: the crowd step asks it of every agent
+ * several times a tick. */
+static inline gc_cell
+gc_grid_cell_of(const gc_grid *g, gc_vec2 p)
+{
+    float fx = floorf(p.x / g->cell_size), fy = floorf(p.y / g->cell_size);
+    /* Clamp before converting: a float beyond int32 range is undefined
+     * behaviour to convert.  Anything this far out is outside the map. */
+    if (!(fx > -2147483648.0f))
+        fx = -2147483648.0f;
+    if (!(fx < 2147483520.0f))
+        fx = 2147483520.0f;
+    if (!(fy > -2147483648.0f))
+        fy = -2147483648.0f;
+    if (!(fy < 2147483520.0f))
+        fy = 2147483520.0f;
+    gc_cell c = {(int32_t)fx, (int32_t)fy};
+    return c;
+}
+
 /* Direction d: E, S, W, N, then SE, SW, NW, NE. */
 static const int8_t gc_dir_dx[8] = {1, 0, -1, 0, 1, -1, -1, 1};
 static const int8_t gc_dir_dy[8] = {0, 1, 0, -1, 1, 1, -1, -1};

@@ -336,9 +336,7 @@ gc_nav_component(const gc_nav *n, gc_diag_rule rule, gc_cell c)
 float
 gc_nav_clearance(const gc_nav *n, gc_cell c)
 {
-    if (c.x < 0 || c.y < 0 || c.x >= n->width || c.y >= n->height)
-        return 0.0f;
-    return n->clear[(size_t)c.y * (size_t)n->width + (size_t)c.x];
+    return gc_nav_clear_at(n, c);
 }
 
 uint64_t

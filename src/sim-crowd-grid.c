@@ -97,6 +97,9 @@ gc_sim_crowd_free(gc_sim *s)
     gc_nav_free(s->nav);
     gc_nav_free(s->wnav);
     gc_grid_free(s->inflated);
+    gc_nav_free(s->jnav);
+    gc_grid_free(s->jgrid);
+    free(s->jcells);
     gc_orca_grid_free(s->oidx);
     free(s->px);
     free(s->py);
@@ -282,6 +285,49 @@ gc_sim_visible(const gc_grid *g, gc_vec2 a, gc_vec2 b, int64_t max_steps)
         gc_ray_advance(&r, corner);
     }
     return !leaving;
+}
+
+/*
+ * Visibility by the clearance map first.  n's clearance bounds the distance
+ * from a point to the nearest blocked cell of g (gc_sim_wall_room), so the
+ * disc of that radius holds none: march along a->b from disc to disc
+ * (sphere tracing).  When the discs cover the stretch gc_sim_visible would
+ * walk (the whole segment, or the first max_steps cells of it: at most
+ * sqrt 2 cells of length each, and the cell it enters next), no cell it
+ * would look at is blocked, nor either cell beside a corner, and the
+ * answer is its answer, true, at a few lookups instead of a cell-by-cell
+ * walk.  Otherwise (near a wall, or starting in the blocked band) the walk
+ * decides.  So the result is gc_sim_visible's, bit for bit; in open ground
+ * the cost of steering falls to almost nothing.
+ */
+bool
+gc_sim_visible_fast(const gc_nav *n, const gc_grid *g, gc_vec2 a, gc_vec2 b,
+                    int64_t max_steps)
+{
+    float cs = g->cell_size;
+    float dx = b.x - a.x, dy = b.y - a.y;
+    float len = sqrtf(dx * dx + dy * dy);
+    float need = len;
+    if (max_steps < INT64_MAX / 2) {
+        float walk = ((float)max_steps + 2.0f) * 1.4142136f * cs;
+        if (walk < need)
+            need = walk;
+    }
+    /* A ray along a wall advances by the wall's distance each step:
+     * 32 steps of at least a quarter cell cover the 16-cell check near
+     * any wall a body can walk beside, for far less than the walk. */
+    float t = 0.0f;
+    for (int k = 0; k < 32; k++) {
+        float f = len > 0.0f ? t / len : 0.0f;
+        gc_vec2 p = {a.x + dx * f, a.y + dy * f};
+        float room = gc_sim_wall_room(n, g, p);
+        if (room <= 0.25f * cs)
+            break;
+        t += room;
+        if (t >= need)
+            return true;
+    }
+    return gc_sim_visible(g, a, b, max_steps);
 }
 
 /*

@@ -118,6 +118,32 @@
 
 /* ---- the tick ---------------------------------------------------------- */
 
+/*
+ * Where an agent stands as its tick starts, looked up once: every phase
+ * (the wall figure, steering, the wall scan, the clamp) asks the clearance
+ * at that same point.  room: gc_sim_wall_room there, in the walls' grid
+ * (wall) and in the planning grid (plan).
+ */
+struct spot {
+    gc_cell cell;
+    float clear_wall; /* gc_nav_clearance, cells */
+    float room_wall, room_plan;
+};
+
+static struct spot
+spot_at(const gc_sim *s, gc_vec2 p)
+{
+    struct spot at;
+    const gc_nav *wn = s->wnav != NULL ? s->wnav : s->nav;
+    float cs = s->grid->cell_size;
+    at.cell = gc_grid_cell_of(s->grid, p);
+    at.clear_wall = gc_nav_clear_at(wn, at.cell);
+    at.room_wall = (at.clear_wall - 0.92f) * cs;
+    at.room_plan = wn == s->nav ? at.room_wall
+                                : (gc_nav_clear_at(s->nav, at.cell) - 0.92f) * cs;
+    return at;
+}
+
 void
 gc_sim_crowd_after(gc_sim *s)
 {
@@ -241,8 +267,8 @@ gc_sim_body_reset(gc_sim *s, uint32_t i)
  * again for everyone within 2r.
  */
 static void
-measure(gc_sim_worker *w, uint32_t i, const uint32_t *ids, const float *d2,
-        size_t n, size_t k_asked)
+measure(gc_sim_worker *w, uint32_t i, const struct spot *at,
+        const uint32_t *ids, const float *d2, size_t n, size_t k_asked)
 {
     gc_sim *s = w->sim;
     float r = gc_sim_body_radius(s, i), rr = r + s->rmax;
@@ -265,15 +291,14 @@ measure(gc_sim_worker *w, uint32_t i, const uint32_t *ids, const float *d2,
             w->win.depth_max = depth;
     }
     float tol = GC_SIM_WALL_TOL * s->grid->cell_size;
-    const gc_nav *wn = s->wnav != NULL ? s->wnav : s->nav;
-    if (gc_sim_wall_room(wn, s->grid, p) <= r &&
+    if (at->room_wall <= r &&
         !gc_sim_body_ok(s->grid, p, r, tol))
         w->win.in_wall++;
 }
 
 /* Agent i's preferred velocity; false when it must plan again. */
 static bool
-preferred(gc_sim *s, uint32_t i, gc_vec2 *pref)
+preferred(gc_sim *s, uint32_t i, const struct spot *at, gc_vec2 *pref)
 {
     gc_agent *a = &s->agents[i];
     *pref = (gc_vec2){0.0f, 0.0f};
@@ -306,7 +331,7 @@ preferred(gc_sim *s, uint32_t i, gc_vec2 *pref)
      * path hundreds of cells long. */
     const float cs = s->grid->cell_size, range = VIS_RANGE * cs;
     /* Within this of the agent no walk can meet a blocked cell. */
-    const float proom = gc_sim_wall_room(s->nav, s->pgrid, a->pos);
+    const float proom = at->room_plan;
     gc_vec2 n0 = a->wp[a->wp_next];
     bool at_next = (n0.x - a->pos.x) * (n0.x - a->pos.x) +
                        (n0.y - a->pos.y) * (n0.y - a->pos.y) <=
@@ -324,7 +349,7 @@ preferred(gc_sim *s, uint32_t i, gc_vec2 *pref)
             steps = 2 * (int64_t)VIS_RANGE;
         }
         if ((proom > 0.0f && dx * dx + dy * dy < proom * proom) ||
-            gc_sim_visible(s->pgrid, a->pos, a->wp[k], steps))
+            gc_sim_visible_fast(s->nav, s->pgrid, a->pos, a->wp[k], steps))
             break;
     }
     if (k == UINT32_MAX || k < a->wp_next)
@@ -396,8 +421,8 @@ make_way(const gc_sim *s, uint32_t i, const uint32_t *ids, const float *nd2,
 
 /* The preferred velocity; may send the agent to plan again. */
 static gc_vec2
-steer(gc_sim *s, uint32_t i, uint64_t now, const uint32_t *ids,
-      const float *nd2, size_t n)
+steer(gc_sim *s, uint32_t i, const struct spot *at, uint64_t now,
+      const uint32_t *ids, const float *nd2, size_t n)
 {
     gc_agent *a = &s->agents[i];
     gc_sim_body *b = &s->body[i];
@@ -406,7 +431,7 @@ steer(gc_sim *s, uint32_t i, uint64_t now, const uint32_t *ids,
     if (a->state != GC_AGENT_MOVING)
         b->progress_tick = now;
     gc_vec2 pref;
-    if (!preferred(s, i, &pref))
+    if (!preferred(s, i, at, &pref))
         replan_now(s, i); /* not progress: the stall clock runs on */
     if (a->state == GC_AGENT_ARRIVED)
         make_way(s, i, ids, nd2, n, &pref);
@@ -424,7 +449,18 @@ steer(gc_sim *s, uint32_t i, uint64_t now, const uint32_t *ids,
              * progress is measured afresh from here, as a new path would
              * be, without the search.  (So the queue holds a MOVING
              * agent: gc_sim_plan_queued must plan it, see wants_plan.) */
-            if (gc_sim_wall_room(s->nav, s->pgrid, a->pos) < VIS_RANGE * cs)
+            if (s->slot[i].goal_kind == GC_SIM_GOAL_WANDER &&
+                s->cfg.wander_repeat) {
+                /* A wanderer's goal is its own choice: blocked, it
+                 * chooses again, as a walker facing a jammed passage
+                 * goes elsewhere; about half the new goals lie back the
+                 * way it came, so a passage two streams filled drains
+                 * from both ends. */
+                gc_cell here;
+                gc_sim_plan_cell(s, a->pos, &here);
+                a->goal = gc_sim_random_goal(s, i, here);
+                gc_sim_enqueue(s, i, false);
+            } else if (at->room_plan < VIS_RANGE * cs)
                 gc_sim_enqueue(s, i, false);
             else
                 gc_sim_body_reset(s, i);
@@ -461,8 +497,8 @@ steer(gc_sim *s, uint32_t i, uint64_t now, const uint32_t *ids,
 /* The new velocity: ORCA from pref against the n nearest neighbours ids
  * (squared distances nd2) and the walls near the agent. */
 static gc_vec2
-avoid(gc_sim *s, uint32_t i, gc_vec2 pref, const uint32_t *ids,
-      const float *nd2, size_t n)
+avoid(gc_sim *s, uint32_t i, const struct spot *at, gc_vec2 pref,
+      const uint32_t *ids, const float *nd2, size_t n)
 {
     const gc_orca_params *op = &s->orca;
     float r = gc_sim_body_radius(s, i), cs = s->grid->cell_size;
@@ -507,9 +543,7 @@ avoid(gc_sim *s, uint32_t i, gc_vec2 pref, const uint32_t *ids,
     gc_orca_segment seg[GC_ORCA_MAX_SEGMENTS];
     size_t m = 0;
     float range = op->time_horizon_obst * op->max_speed + r;
-    gc_cell own = gc_grid_world_to_cell(s->grid, self.pos);
-    const gc_nav *wn = s->wnav != NULL ? s->wnav : s->nav;
-    if (gc_nav_clearance(wn, own) - 0.75f <= range / cs)
+    if (at->clear_wall - 0.75f <= range / cs)
         m = gc_sim_wall_segments(s->grid, self.pos, range, seg,
                                  GC_ORCA_MAX_SEGMENTS);
     gc_vec2 v = {0.0f, 0.0f};
@@ -559,7 +593,8 @@ turn_then_go(gc_sim *s, uint32_t i, gc_vec2 pref, uint64_t now)
 
 /* Move at v, clamped against the walls; then progress and arrival. */
 static void
-move(gc_sim_worker *w, uint32_t i, gc_vec2 v, uint64_t now)
+move(gc_sim_worker *w, uint32_t i, const struct spot *at, gc_vec2 v,
+     uint64_t now)
 {
     gc_sim *s = w->sim;
     gc_agent *a = &s->agents[i];
@@ -568,9 +603,8 @@ move(gc_sim_worker *w, uint32_t i, gc_vec2 v, uint64_t now)
 
     gc_vec2 from = a->pos;
     gc_vec2 to = {from.x + v.x * s->dt, from.y + v.y * s->dt};
-    const gc_nav *wn = s->wnav != NULL ? s->wnav : s->nav;
     float step = sqrtf(v.x * v.x + v.y * v.y) * s->dt;
-    if (gc_sim_wall_room(wn, s->grid, from) <= r + step)
+    if (at->room_wall <= r + step)
         to = gc_sim_clamp_move(s->grid, from, to, r, GC_SIM_WALL_TOL * cs);
     float mx = to.x - from.x, my = to.y - from.y;
     float moved = sqrtf(mx * mx + my * my);
@@ -629,41 +663,112 @@ move(gc_sim_worker *w, uint32_t i, gc_vec2 v, uint64_t now)
     }
 }
 
+/*
+ * The worker's agents, a chunk at a time, in three passes, so that the
+ * avoidance step can be timed apart from steering and the figures (the
+ * figure to hold against RVO2's step, which takes preferred velocities
+ * as given): find each agent's neighbours (and where it stands); measure
+ * the figures and steer; avoid and move.  Every pass reads only the
+ * start-of-tick arrays and writes only the agent's own record, and each
+ * agent still runs its phases in the order they always ran, so the split
+ * changes no position.  The neighbour lists live in the worker's scratch
+ * (gc_sim_crowd_scratch).
+ */
+struct gc_sim_crowd_scratch {
+    uint32_t who[GC_SIM_CHUNK];
+    uint32_t n[GC_SIM_CHUNK];
+    struct spot at[GC_SIM_CHUNK];
+    gc_vec2 pref[GC_SIM_CHUNK];
+    bool go[GC_SIM_CHUNK];
+    uint32_t ids[GC_SIM_CHUNK * GC_ORCA_MAX_NEIGHBOURS];
+    float d2[GC_SIM_CHUNK * GC_ORCA_MAX_NEIGHBOURS];
+};
+
+int
+gc_sim_crowd_scratch_new(gc_sim_crowd_scratch **out)
+{
+    *out = malloc(sizeof **out);
+    return *out != NULL ? GC_OK : GC_ENOMEM;
+}
+
+void
+gc_sim_crowd_scratch_free(gc_sim_crowd_scratch *c)
+{
+    free(c);
+}
+
+/* Neighbour distance: widened only once a larger body exists, so the
+ * common case keeps the exact distance it always had. */
+static float
+neighbour_dist(const gc_sim *s)
+{
+    const gc_orca_params *op = &s->orca;
+    return s->rmax > op->radius ? op->neighbour_dist + s->rmax - op->radius
+                                : op->neighbour_dist;
+}
+
+/* Agents who[0 .. m): neighbours and spots; steering; avoidance and
+ * motion.  Adds the first and last passes' time to *avoid_ns. */
 static void
-step_agent(gc_sim_worker *w, uint32_t i)
+step_chunk(gc_sim_worker *w, gc_sim_crowd_scratch *c, uint32_t m,
+           uint64_t *avoid_ns)
 {
     gc_sim *s = w->sim;
-    gc_agent *a = &s->agents[i];
-    gc_sim_body *b = &s->body[i];
-    const gc_orca_params *op = &s->orca;
+    const size_t k = (size_t)s->orca.max_neighbours;
+    const float nd = neighbour_dist(s);
     uint64_t now = s->ticks + 1; /* this tick */
-
-    uint32_t ids[GC_ORCA_MAX_NEIGHBOURS];
-    float nd2[GC_ORCA_MAX_NEIGHBOURS];
-    gc_vec2 p0 = {s->px[i], s->py[i]};
-    /* Widened only once a larger body exists: the common case keeps the
-     * exact distance it always had. */
-    float nd = s->rmax > op->radius ? op->neighbour_dist + s->rmax - op->radius
-                                    : op->neighbour_dist;
-    size_t n = nearest(s, p0, i, (size_t)op->max_neighbours, nd, ids, nd2);
-    measure(w, i, ids, nd2, n, (size_t)op->max_neighbours);
-    if (a->state == GC_AGENT_STUCK) {
-        b->vx = b->vy = 0.0f;
-        return;
+    uint64_t t0 = gc_clock_ns();
+    for (uint32_t j = 0; j < m; j++) {
+        uint32_t i = c->who[j];
+        gc_vec2 p0 = {s->px[i], s->py[i]};
+        c->n[j] = (uint32_t)nearest(s, p0, i, k, nd, c->ids + j * k,
+                                    c->d2 + j * k);
+        c->at[j] = spot_at(s, p0);
     }
-    gc_vec2 pref = turn_then_go(s, i, steer(s, i, now, ids, nd2, n), now);
-    gc_vec2 v = avoid(s, i, pref, ids, nd2, n);
-    move(w, i, v, now);
+    uint64_t t1 = gc_clock_ns();
+    for (uint32_t j = 0; j < m; j++) {
+        uint32_t i = c->who[j];
+        const uint32_t *ids = c->ids + j * k;
+        const float *d2 = c->d2 + j * k;
+        measure(w, i, &c->at[j], ids, d2, c->n[j], k);
+        c->go[j] = s->agents[i].state != GC_AGENT_STUCK;
+        if (!c->go[j]) {
+            s->body[i].vx = s->body[i].vy = 0.0f;
+            continue;
+        }
+        c->pref[j] = turn_then_go(
+            s, i, steer(s, i, &c->at[j], now, ids, d2, c->n[j]), now);
+    }
+    uint64_t t2 = gc_clock_ns();
+    for (uint32_t j = 0; j < m; j++) {
+        if (!c->go[j])
+            continue;
+        uint32_t i = c->who[j];
+        gc_vec2 v = avoid(s, i, &c->at[j], c->pref[j], c->ids + j * k,
+                          c->d2 + j * k, c->n[j]);
+        move(w, i, &c->at[j], v, now);
+    }
+    *avoid_ns += (t1 - t0) + (gc_clock_ns() - t2);
 }
 
 void
 gc_sim_crowd_step(gc_sim_worker *w)
 {
     gc_sim *s = w->sim;
-    uint64_t t0 = gc_clock_ns();
+    gc_sim_crowd_scratch *c = w->crowd;
+    uint64_t avoid_ns = 0;
     w->tick_overlaps = 0;
-    for (uint32_t i = (uint32_t)w->id; i < s->n; i += (uint32_t)s->nworkers)
-        if (gc_sim_alive(s, i))
-            step_agent(w, i);
-    w->tick_avoid_ns = gc_clock_ns() - t0;
+    uint32_t m = 0;
+    for (uint32_t i = (uint32_t)w->id; i < s->n; i += (uint32_t)s->nworkers) {
+        if (!gc_sim_alive(s, i))
+            continue;
+        c->who[m++] = i;
+        if (m == GC_SIM_CHUNK) {
+            step_chunk(w, c, m, &avoid_ns);
+            m = 0;
+        }
+    }
+    if (m > 0)
+        step_chunk(w, c, m, &avoid_ns);
+    w->tick_avoid_ns = avoid_ns;
 }

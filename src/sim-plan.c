@@ -243,6 +243,12 @@ plan(gc_sim *s, gc_sim_worker *w, uint32_t i)
      * (a search for the old one could only fail: issue 14). */
     if (wander && !gc_sim_same_component(s, pstart, a->goal))
         a->goal = gc_sim_random_goal(s, i, pstart);
+    /* Round a jam when there is a way round (sim-jam.c). */
+    if (!own && gc_sim_jam_route(s, i, wander, &start)) {
+        pg = s->jgrid;
+        pn = s->jnav;
+        o.nav = pn;
+    }
     /* Wander goals come from the agent's own component: no partial path is
      * ever needed, and without one the search takes its fastest form (jump
      * point search on a uniform-cost map).  Other goals need one only when
@@ -500,6 +506,7 @@ gc_sim_grid_changed(gc_sim *s, const gc_cell *cells, size_t n)
     /* With bodies a wall also blocks the planning cells around it: the
      * inflation marks every planning cell it changed, and the clearing
      * below covers them. */
+    gc_sim_jam_drop(s);
     rc = gc_sim_inflate(s);
     if (rc == GC_OK)
         rc = gc_nav_update(s->nav, s->pgrid);

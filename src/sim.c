@@ -253,10 +253,11 @@ gc_sim_new(gc_sim **out, gc_grid *g, const gc_sim_config *cfg, gc_error *err)
         w->queue = malloc((size_t)w->qcap * sizeof *w->queue);
         w->urgent = malloc((size_t)w->qcap * sizeof *w->urgent);
         rc = gc_astar_new(&w->astar, g->width, g->height);
-        if (rc == GC_OK && (w->queue == NULL || w->urgent == NULL))
+        if (rc == GC_OK && (gc_sim_crowd_scratch_new(&w->crowd) != GC_OK ||
+                            w->queue == NULL || w->urgent == NULL))
             rc = GC_ENOMEM;
         if (rc != GC_OK) {
-            gc_error_set(err, rc, NULL, 0, 0, "A* context: %s",
+            gc_error_set(err, rc, NULL, 0, 0, "worker %d: %s", k,
                          gc_strerror(rc));
             goto fail;
         }
@@ -325,6 +326,7 @@ gc_sim_free(gc_sim *s)
             gc_path_free(&s->workers[k].jpath);
             free(s->workers[k].queue);
             free(s->workers[k].urgent);
+            gc_sim_crowd_scratch_free(s->workers[k].crowd);
         }
     if (s->agents != NULL)
         for (uint32_t i = 0; i < s->cap; i++)
@@ -350,7 +352,9 @@ gc_sim_tick(gc_sim *s)
     if (s->followers > 0)
         gc_sim_follow_update(s);
     if (s->cfg.avoid == GC_AVOID_ORCA) {
-        int rc = gc_sim_crowd_prepare(s);
+        int rc = gc_sim_jam_update(s);
+        if (rc == GC_OK)
+            rc = gc_sim_crowd_prepare(s);
         if (rc != GC_OK)
             return rc;
     }

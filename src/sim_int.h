@@ -16,6 +16,8 @@
 #include <gridcrowd/orca.h>
 #include <gridcrowd/sim.h>
 
+#include "astar_int.h" /* gc_nav, gc_nav_clear_at, gc_grid_cell_of */
+
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -112,6 +114,13 @@ typedef struct gc_sim_body {
 
 /* One worker thread.  Everything in it is written by that worker during a
  * tick and by the loop only between ticks (stats, queues on a change). */
+/* A worker's scratch for the crowd step (sim-crowd.c): the neighbour lists
+ * of a chunk of GC_SIM_CHUNK agents. */
+#define GC_SIM_CHUNK 64
+typedef struct gc_sim_crowd_scratch gc_sim_crowd_scratch;
+int gc_sim_crowd_scratch_new(gc_sim_crowd_scratch **out);
+void gc_sim_crowd_scratch_free(gc_sim_crowd_scratch *c);
+
 typedef struct gc_sim_worker {
     gc_sim *sim;
     int id;
@@ -131,6 +140,7 @@ typedef struct gc_sim_worker {
     /* This tick's overlapping pairs and avoidance time, summed and
      * maximised by the loop after the tick into workers[0].win. */
     uint64_t tick_overlaps, tick_avoid_ns;
+    gc_sim_crowd_scratch *crowd; /* owned */
 } gc_sim_worker;
 
 struct gc_sim {
@@ -200,6 +210,15 @@ struct gc_sim {
     uint32_t *live_slot, *slot_live;
     uint8_t *st; /* each agent's state as the tick starts, as px..vy */
     gc_sim_body *body; /* as the agents */
+    /* The jam grid (sim-jam.c): pgrid with the cells of agents stalled
+     * for a few seconds blocked, and its navigation data (both owned).
+     * Rebuilt by the loop once a second, read-only in ticks; used only
+     * while jam_active. */
+    gc_grid *jgrid;
+    gc_nav *jnav;
+    uint8_t *jcells; /* the next jam grid's cells, as it is built */
+    bool jam_active;
+    uint32_t jam_cells;
     uint64_t win_tick0; /* s->ticks at the last window (loop only) */
     uint64_t index_ns; /* the last index build's time (loop only) */
 };
@@ -283,6 +302,10 @@ gc_vec2 gc_sim_clamp_move(const gc_grid *g, gc_vec2 from, gc_vec2 to, float r,
 /* Can a body walk straight from a to b through the planning grid g (for at
  * most max_steps cells)? */
 bool gc_sim_visible(const gc_grid *g, gc_vec2 a, gc_vec2 b, int64_t max_steps);
+/* gc_sim_visible's answer, found by the clearance map n of g first
+ * (defined after gc_sim_wall_room, below). */
+bool gc_sim_visible_fast(const gc_nav *n, const gc_grid *g, gc_vec2 a,
+                         gc_vec2 b, int64_t max_steps);
 /* Wall segments of g within `range` of p, collinear edges merged; at most
  * cap into buf; returns how many. */
 size_t gc_sim_wall_segments(const gc_grid *g, gc_vec2 p, float range,
@@ -311,9 +334,21 @@ gc_sim_open_cell(const gc_grid *g, int32_t x, int32_t y)
 static inline float
 gc_sim_wall_room(const gc_nav *n, const gc_grid *g, gc_vec2 p)
 {
-    gc_cell c = gc_grid_world_to_cell(g, p);
-    return (gc_nav_clearance(n, c) - 0.92f) * g->cell_size;
+    gc_cell c = gc_grid_cell_of(g, p);
+    return (gc_nav_clear_at(n, c) - 0.92f) * g->cell_size;
 }
+
+/* ---- sim-jam.c: planning around jams ---- */
+
+/* Once a simulated second (loop, between ticks): rebuild the jam grid.
+ * GC_ENOMEM. */
+int gc_sim_jam_update(gc_sim *s);
+/* A grid change: no plan uses the jam grid until it is rebuilt. */
+void gc_sim_jam_drop(gc_sim *s);
+/* Whether agent i (planning on the shared planning grid from *start)
+ * should plan on the jam grid; if so *start may move to a free cell
+ * beside it, and a wanderer's goal beyond a jam is drawn again. */
+bool gc_sim_jam_route(gc_sim *s, uint32_t i, bool wander, gc_cell *start);
 
 /* ---- sim-agents.c: spawn, remove, goals, follow ---- */
 

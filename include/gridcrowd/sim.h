@@ -154,7 +154,10 @@ typedef struct gc_sim_stats {
     double speed_ratio;        /* mean speed / mean preferred speed of the
                                   moving agents */
     double avoid_ms_mean;      /* avoidance per tick: the index build plus
-                                  the slowest worker's ORCA and motion */
+                                  the slowest worker's neighbour queries,
+                                  ORCA and motion (what RVO2's doStep
+                                  does; steering and these figures are
+                                  not in it) */
 } gc_sim_stats;
 
 /* How deep a body may reach into a wall cell, in cells (the centre never

@@ -20,8 +20,9 @@
  *               Moving AI map given with --map, for --ticks ticks.
  *
  * Printed per scenario and N: mean and p95 ms per tick (whole tick), mean
- * ms of avoidance (index build plus the slowest worker's avoidance and
- * motion), overlapping pairs per tick (mean, max), the deepest overlap as
+ * ms of avoidance (the index build plus the slowest worker's neighbour
+ * queries, ORCA and motion: what RVO2's step does, without steering along
+ * the path and the figures), overlapping pairs per tick (mean, max), the deepest overlap as
  * a fraction of 2r, agents arrived, the tick when all had arrived (- when
  * not), stalled agents at the end, the longest any agent went without
  * progress (sampled once a simulated second), mean speed / preferred

@@ -1,0 +1,165 @@
+/*
+ * sim-jam.c: planning around jams.
+ *
+ * ORCA and the deadlock rules in sim-crowd.c untangle a standoff of a few
+ * agents.  They cannot untangle a passage one cell wide that two streams
+ * keep filling from both ends: wanderers whose random goals lie beyond it
+ * queue at both ends for minutes (den520d with 10,000 bodies: a quarter
+ * stalled, the longest for 5 minutes), and every new goal beyond it sends
+ * more.  Crowds avoid a jam they can see; so do these agents.
+ *
+ * Once a simulated second the loop (between ticks) copies the planning
+ * grid into the jam grid and blocks in it every cell within JAM_ROOM cells
+ * of a wall where a moving agent has made no progress for JAM_TIME
+ * seconds, with navigation data of its own (rebuilt only when the jam
+ * changed).  A plan (sim-plan.c) then takes the jam grid when its start and
+ * goal are joined there: the path goes round the jam, or a jammed passage
+ * is simply not chosen.  A wanderer whose goal lies only beyond a jam
+ * draws another goal on its own side (its goal is its own choice; a few
+ * tries, else it plans as before).  A goal someone set that lies only
+ * beyond a jam is planned through it, as before: it is still the only way.
+ * An agent standing in a jammed cell starts from a free cell beside it, so
+ * those at the edge of a jam, which it stalls first, are the first to be
+ * routed away.
+ *
+ * It is a congestion cost that is either nothing or a wall: jump point
+ * search needs uniform costs, and the jam grid keeps them.  The jam grid
+ * is built from the agents' states as the tick starts, by the loop alone,
+ * and read-only in the tick: the run is still the same for any number of
+ * threads.  A grid change drops it until the next second's rebuild, so no
+ * plan goes through a wall the edit added.
+ */
+#include "config.h"
+
+#include "sim_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define JAM_TIME 3.0f /* s without progress: the agent's cell is jammed */
+/* Cells from a wall: only jams this near walls count (in open ground a
+ * path round a stalled crowd is the straight line beside it, and the
+ * navigation data of a map-sized grid would be rebuilt every second for
+ * nothing: RVO2's circle on a 430-cell square tripled its tick). */
+#define JAM_ROOM 16.0f
+#define JAM_OUT 3 /* cells: how far an agent in a jam looks for its edge */
+
+void
+gc_sim_jam_drop(gc_sim *s)
+{
+    s->jam_active = false;
+}
+
+int
+gc_sim_jam_update(gc_sim *s)
+{
+    if (s->body == NULL || s->cfg.avoid != GC_AVOID_ORCA)
+        return GC_OK;
+    uint64_t hz = (uint64_t)lround(1.0 / (double)s->dt);
+    if (hz == 0)
+        hz = 1;
+    if (s->ticks % hz != 0)
+        return GC_OK;
+    const gc_grid *pg = s->pgrid;
+    size_t cells = (size_t)pg->width * (size_t)pg->height;
+    uint64_t jam = (uint64_t)lroundf(JAM_TIME * (float)hz);
+    uint32_t marked = 0;
+    for (uint32_t i = 0; i < s->n; i++) {
+        if (!gc_sim_alive(s, i) || s->agents[i].state != GC_AGENT_MOVING ||
+            s->ticks < s->body[i].progress_tick + jam)
+            continue;
+        gc_cell c;
+        if (!gc_sim_plan_cell(s, s->agents[i].pos, &c) ||
+            gc_nav_clearance(s->nav, c) >= JAM_ROOM)
+            continue;
+        if (marked == 0) {
+            if (s->jcells == NULL && (s->jcells = malloc(cells)) == NULL)
+                return GC_ENOMEM;
+            memcpy(s->jcells, pg->cells, cells);
+        }
+        size_t k = gc_grid_index(pg, c.x, c.y);
+        if (s->jcells[k] != GC_CELL_OBSTACLE) {
+            s->jcells[k] = GC_CELL_OBSTACLE;
+            marked++;
+        }
+    }
+    if (marked == 0) {
+        s->jam_active = false;
+        s->jam_cells = 0;
+        return GC_OK;
+    }
+    /* The same jam as a second ago (a queue that has not moved): the
+     * grid and its navigation data stand. */
+    if (s->jam_active && memcmp(s->jgrid->cells, s->jcells, cells) == 0)
+        return GC_OK;
+    s->jam_active = false;
+    if (s->jgrid == NULL) {
+        int rc = gc_grid_clone(&s->jgrid, pg);
+        if (rc != GC_OK)
+            return rc;
+    }
+    memcpy(s->jgrid->cells, s->jcells, cells);
+    memcpy(s->jgrid->cost, pg->cost, sizeof pg->cost);
+    s->jgrid->cell_size = pg->cell_size;
+    s->jgrid->generation++;
+    int rc = s->jnav == NULL ? gc_nav_new(&s->jnav, s->jgrid)
+                             : gc_nav_update(s->jnav, s->jgrid);
+    if (rc != GC_OK)
+        return rc;
+    s->jam_active = true;
+    s->jam_cells = marked;
+    return GC_OK;
+}
+
+/* The cell to search from in the jam grid: start itself, or when a jam
+ * covers it the nearest free cell within JAM_OUT cells (ring by ring,
+ * each ring in a fixed order), so that an agent inside a jam plans from
+ * its edge, not through it. */
+static bool
+jam_start(const gc_sim *s, gc_cell start, gc_cell *out)
+{
+    for (int32_t r = 0; r <= JAM_OUT; r++)
+        for (int32_t dy = -r; dy <= r; dy++)
+            for (int32_t dx = -r; dx <= r; dx++) {
+                if (dx != -r && dx != r && dy != -r && dy != r)
+                    continue; /* inside the ring: done already */
+                gc_cell c = {start.x + dx, start.y + dy};
+                if (gc_grid_passable(s->jgrid, c.x, c.y) &&
+                    gc_sim_same_component(s, start, c)) {
+                    *out = c;
+                    return true;
+                }
+            }
+    return false;
+}
+
+bool
+gc_sim_jam_route(gc_sim *s, uint32_t i, bool wander, gc_cell *start)
+{
+    if (!s->jam_active)
+        return false;
+    gc_cell from;
+    if (!jam_start(s, *start, &from))
+        return false;
+    gc_agent *a = &s->agents[i];
+    gc_diag_rule d = s->cfg.diag;
+    uint32_t l = gc_nav_component(s->jnav, d, from);
+    if (l == 0)
+        return false;
+    if (gc_nav_component(s->jnav, d, a->goal) != l) {
+        if (!wander)
+            return false;
+        gc_cell goal = a->goal;
+        bool found = false;
+        for (int tries = 0; tries < 8 && !found; tries++) {
+            goal = gc_sim_random_goal(s, i, *start);
+            found = gc_nav_component(s->jnav, d, goal) == l;
+        }
+        if (!found)
+            return false;
+        a->goal = goal;
+    }
+    *start = from;
+    return true;
+}
