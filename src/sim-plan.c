@@ -243,8 +243,8 @@ plan(gc_sim *s, gc_sim_worker *w, uint32_t i)
      * (a search for the old one could only fail: issue 14). */
     if (wander && !gc_sim_same_component(s, pstart, a->goal))
         a->goal = gc_sim_random_goal(s, i, pstart);
-    /* Round a jam when there is a way round (sim-jam.c). */
-    if (!own && gc_sim_jam_route(s, i, wander, &start)) {
+    /* A wanderer goes round a jam when there is a way round (sim-jam.c). */
+    if (!own && wander && gc_sim_jam_route(s, i, &start)) {
         pg = s->jgrid;
         pn = s->jnav;
         o.nav = pn;

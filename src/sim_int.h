@@ -345,10 +345,10 @@ gc_sim_wall_room(const gc_nav *n, const gc_grid *g, gc_vec2 p)
 int gc_sim_jam_update(gc_sim *s);
 /* A grid change: no plan uses the jam grid until it is rebuilt. */
 void gc_sim_jam_drop(gc_sim *s);
-/* Whether agent i (planning on the shared planning grid from *start)
- * should plan on the jam grid; if so *start may move to a free cell
- * beside it, and a wanderer's goal beyond a jam is drawn again. */
-bool gc_sim_jam_route(gc_sim *s, uint32_t i, bool wander, gc_cell *start);
+/* Whether wanderer i (planning on the shared planning grid from *start)
+ * should plan on the jam grid; if so *start may move to a free cell near
+ * it, and a goal only beyond a jam is drawn again. */
+bool gc_sim_jam_route(gc_sim *s, uint32_t i, gc_cell *start);
 
 /* ---- sim-agents.c: spawn, remove, goals, follow ---- */
 
