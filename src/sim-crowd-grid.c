@@ -70,6 +70,8 @@ gc_sim_crowd_init(gc_sim *s)
     p->neighbour_dist = 2.0f * p->radius + speed * 1.0f;
     if (p->neighbour_dist < 4.0f * p->radius)
         p->neighbour_dist = 4.0f * p->radius;
+    if (s->cfg.neighbour_dist > 0.0f)
+        p->neighbour_dist = s->cfg.neighbour_dist;
 
     size_t n = s->cap ? s->cap : 1;
     rc = gc_orca_grid_new(&s->oidx);

@@ -503,6 +503,8 @@ avoid(gc_sim *s, uint32_t i, const struct spot *at, gc_vec2 pref,
     const gc_orca_params *op = &s->orca;
     float r = gc_sim_body_radius(s, i), cs = s->grid->cell_size;
     float vmax = s->agents[i].speed;
+    if (s->cfg.max_speed > vmax)
+        vmax = s->cfg.max_speed;
 
     /* ORCA against the start-of-tick arrays: the agent's own entry there
      * is its position as the tick starts (planning moved nobody). */

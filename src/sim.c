@@ -165,6 +165,12 @@ check_config(const gc_sim_config *c, gc_error *err)
     if (!(c->horizon >= 0.0f) || !isfinite(c->horizon))
         return gc_error_set(err, GC_ERANGE, NULL, 0, 0,
                             "horizon must be >= 0");
+    if (!(c->neighbour_dist >= 0.0f) || !isfinite(c->neighbour_dist))
+        return gc_error_set(err, GC_ERANGE, NULL, 0, 0,
+                            "neighbour distance must be >= 0");
+    if (!(c->max_speed >= 0.0f) || !isfinite(c->max_speed))
+        return gc_error_set(err, GC_ERANGE, NULL, 0, 0,
+                            "max speed must be >= 0");
     if (c->max_agents > GC_SIM_MAX_AGENTS ||
         (c->max_agents == 0 && c->agents > GC_SIM_MAX_AGENTS))
         return gc_error_set(err, GC_ERANGE, NULL, 0, 0,

@@ -332,6 +332,64 @@ test_head_on_open(void **state)
     gc_grid_free(g);
 }
 
+/*
+ * The neighbour distance decides whom an agent avoids: two agents head on
+ * 12 cells apart, each at 4 cells a second (radius 0.4: the default
+ * distance is 2r + 4 = 4.8 cells).  By default neither sees the other in
+ * the first ticks and both walk straight (no sideways velocity at all);
+ * with a neighbour distance of 20 each sees the other at once and turns
+ * aside.  Bad values are refused, naming the field.
+ */
+static float
+sideways_after(float neighbour_dist, int ticks)
+{
+    gc_grid *g = open_grid(31, 21);
+    gc_cell start[2] = {{9, 10}, {21, 10}}, goal[2] = {{25, 10}, {5, 10}};
+    gc_scen sc;
+    scen_of(&sc, start, goal, 2);
+    gc_sim_config c;
+    crowd_config(&c, 2, 0.4f);
+    c.goals = GC_GOALS_SCEN;
+    c.scen = &sc;
+    c.neighbour_dist = neighbour_dist;
+    gc_sim *s;
+    gc_error err;
+    assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_OK);
+    float most = 0.0f;
+    for (int t = 0; t < ticks; t++) {
+        assert_int_equal(gc_sim_tick(s), GC_OK);
+        most = fmaxf(most, fabsf(s->body[0].vy));
+        assert_true(fabsf(s->body[0].vx) > 1.0f); /* still on its way */
+    }
+    gc_sim_free(s);
+    gc_scen_free(&sc);
+    gc_grid_free(g);
+    return most;
+}
+
+static void
+test_neighbour_dist(void **state)
+{
+    (void)state;
+    assert_true(sideways_after(0.0f, 10) == 0.0f);
+    assert_true(sideways_after(20.0f, 10) > 0.1f);
+
+    gc_grid *g = open_grid(8, 8);
+    gc_sim_config c;
+    crowd_config(&c, 2, 0.4f);
+    c.neighbour_dist = -1.0f;
+    gc_sim *s = NULL;
+    gc_error err;
+    assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_ERANGE);
+    assert_string_equal(err.msg, "neighbour distance must be >= 0");
+    crowd_config(&c, 2, 0.4f);
+    c.max_speed = NAN;
+    assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_ERANGE);
+    assert_string_equal(err.msg, "max speed must be >= 0");
+    assert_null(s);
+    gc_grid_free(g);
+}
+
 static const char *corridor1[] = {
     "@@@@@@@@@@@@@@@@@@@@@@@@@@", "@.....@@@@@@@@@@@@@@.....@",
     "@.....@@@@@@@@@@@@@@.....@", "@........................@",
@@ -857,6 +915,7 @@ main(void)
         cmocka_unit_test(test_never_in_wall),
         cmocka_unit_test(test_moving_agent_replanned),
         cmocka_unit_test(test_head_on_open),
+        cmocka_unit_test(test_neighbour_dist),
         cmocka_unit_test(test_head_on_corridor),
         cmocka_unit_test(test_wanderers_passage),
         cmocka_unit_test(test_jam_route),

@@ -89,6 +89,12 @@ typedef struct gc_sim_config {
                             GC_ORCA_MAX_NEIGHBOURS) */
     float horizon;       /* ORCA: time horizon in seconds between agents
                             (0: 2 s) */
+    float neighbour_dist; /* ORCA: how far neighbours are looked for, world
+                             units (0: 2 radii plus a second at the speed,
+                             at least 4 radii) */
+    float max_speed;      /* ORCA: the fastest an agent may go to avoid
+                             others, world units/s (0, or below an agent's
+                             own speed: its own speed) */
     /* Follow: when the target moved and a moving follower plans again,
      * keep its path up to the kept cell nearest the target's new cell
      * (within 16 cells of it) and search only from
