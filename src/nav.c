@@ -236,6 +236,10 @@ compute(gc_nav *n, const gc_grid *g)
         free(queue);
         return rc;
     }
+    for (size_t i = 0; i < cells; i++) {
+        float q = floorf(4.0f * n->clear[i]);
+        n->clear4[i] = q >= 255.0f ? 255 : q > 0.0f ? (uint8_t)q : 0;
+    }
     memset(n->comp4, 0, cells * sizeof *n->comp4);
     memset(n->comp8, 0, cells * sizeof *n->comp8);
     label_components(g, lut, false, n->comp4, queue);
@@ -268,6 +272,7 @@ gc_nav_new(gc_nav **out, const gc_grid *g)
     n->comp4 = malloc(cells * sizeof *n->comp4);
     n->comp8 = malloc(cells * sizeof *n->comp8);
     n->clear = malloc(cells * sizeof *n->clear);
+    n->clear4 = malloc(cells * sizeof *n->clear4);
     n->open8 = malloc(cells * sizeof *n->open8);
     n->row_words = gc_nav_line_words(g->width);
     n->col_words = gc_nav_line_words(g->height);
@@ -275,7 +280,8 @@ gc_nav_new(gc_nav **out, const gc_grid *g)
     n->cols = malloc(((size_t)g->width + 2) * n->col_words * sizeof *n->cols);
     rc = GC_ENOMEM;
     if (n->comp4 != NULL && n->comp8 != NULL && n->clear != NULL &&
-        n->open8 != NULL && n->rows != NULL && n->cols != NULL)
+        n->clear4 != NULL && n->open8 != NULL && n->rows != NULL &&
+        n->cols != NULL)
         rc = compute(n, g);
     if (rc != GC_OK) {
         gc_nav_free(n);
@@ -293,6 +299,7 @@ gc_nav_free(gc_nav *n)
     free(n->comp4);
     free(n->comp8);
     free(n->clear);
+    free(n->clear4);
     free(n->open8);
     free(n->rows);
     free(n->cols);
@@ -307,7 +314,7 @@ gc_nav_memory(const gc_nav *n)
     size_t cells = (size_t)n->width * (size_t)n->height;
     return sizeof *n +
            cells * (sizeof *n->comp4 + sizeof *n->comp8 + sizeof *n->clear +
-                    sizeof *n->open8) +
+                    sizeof *n->clear4 + sizeof *n->open8) +
            ((size_t)n->height + 2) * n->row_words * sizeof *n->rows +
            ((size_t)n->width + 2) * n->col_words * sizeof *n->cols;
 }

@@ -175,20 +175,27 @@ gc_orca_grid_build(gc_orca_grid *g, const float *x, const float *y, size_t n,
 }
 
 /*
- * The candidate list: k keys in increasing order.  A key packs the squared
+ * The candidates: keys in no order, m of them.  A key packs the squared
  * distance (a float >= 0, whose bits order as its value does) above the
  * agent index, so "nearer, then lower index" is one integer comparison.
- * Empty slots hold the key of the range itself with index 0, which every
- * agent strictly inside the range beats and none at the range does; so
- * the list is always "full" and its last key is always the one to beat.
+ * The scan appends every agent within the bound without a branch (about
+ * half of those it looks at pass, so a branch per agent mispredicted half
+ * the time), and the list is sorted once at the end (with a good bound,
+ * about k entries).  When it fills, it is sorted and cut to the k nearest,
+ * and the bound shrinks to the k-th: none further out can be among them.
+ * (Keeping k sorted keys all along cost a pass over k slots per entry:
+ * most of the query's time.)
  */
+#define SCAN_BATCH 32
+#define KNN_CAP (2 * GC_ORCA_MAX_NEIGHBOURS + SCAN_BATCH)
 struct knn {
     float qx, qy;
     uint32_t self;
     uint32_t k;
-    float bound; /* the distance part of keys[k - 1] */
+    uint32_t m;  /* candidates in keys */
+    float bound; /* squared distance: none further can be among the k */
     float slop;  /* rounding margin for bucket geometry, units */
-    uint64_t keys[GC_ORCA_MAX_NEIGHBOURS];
+    uint64_t keys[KNN_CAP];
 };
 
 static inline uint64_t
@@ -208,10 +215,35 @@ knn_dist(uint64_t key)
     return d;
 }
 
-/*
- * Scan bucket-ordered agents [a, e).  Most fail on distance alone; the
- * list and its bound stay in registers for the run.
- */
+/* Sort keys[0 .. m) (insertion: m is small). */
+static void
+knn_sort(uint64_t *keys, uint32_t m)
+{
+    for (uint32_t j = 1; j < m; j++) {
+        uint64_t key = keys[j];
+        uint32_t at = j;
+        for (; at > 0 && keys[at - 1] > key; at--)
+            keys[at] = keys[at - 1];
+        keys[at] = key;
+    }
+}
+
+/* Keep the k nearest candidates, and bound the rest of the scan by the
+ * k-th of them. */
+static void
+knn_cut(struct knn *s)
+{
+    if (s->m <= s->k)
+        return;
+    knn_sort(s->keys, s->m);
+    s->m = s->k;
+    float b = knn_dist(s->keys[s->k - 1]);
+    if (b < s->bound)
+        s->bound = b;
+}
+
+/* Append the bucket-ordered agents [a, e) within the bound, a batch at a
+ * time (a batch always fits: after a cut at most k are left). */
 static inline void
 scan_run(const gc_orca_grid *g, uint32_t a, uint32_t e, struct knn *s)
 {
@@ -219,33 +251,21 @@ scan_run(const gc_orca_grid *g, uint32_t a, uint32_t e, struct knn *s)
     const uint32_t *restrict gi = g->idx;
     uint64_t *restrict keys = s->keys;
     const float qx = s->qx, qy = s->qy;
-    const uint32_t k = s->k, self = s->self;
-    float bound = s->bound;
-    uint64_t worst = keys[k - 1];
-    for (; a < e; a++) {
-        float dx = sx[a] - qx, dy = sy[a] - qy;
-        float d = dx * dx + dy * dy;
-        if (d > bound)
-            continue;
-        uint32_t i = gi[a];
-        uint64_t key = knn_key(d, i);
-        if (key >= worst || i == self)
-            continue;
-        /* Insert without data-dependent branches (the position of a
-         * new key is unpredictable; a shifting loop mispredicted at its
-         * exit almost every time): from the top, each slot takes the key
-         * below it while that is larger, the new key where it fits, and
-         * stays as it was beneath. */
-        for (uint32_t j = k - 1; j > 0; j--) {
-            uint64_t below = keys[j - 1], at = keys[j];
-            uint64_t here = below > key ? below : key;
-            keys[j] = at > key ? here : at;
+    const uint32_t self = s->self;
+    while (a < e) {
+        if (s->m + SCAN_BATCH > KNN_CAP)
+            knn_cut(s);
+        uint32_t end = e - a > SCAN_BATCH ? a + SCAN_BATCH : e, m = s->m;
+        const float bound = s->bound;
+        for (; a < end; a++) {
+            float dx = sx[a] - qx, dy = sy[a] - qy;
+            float d = dx * dx + dy * dy;
+            uint32_t i = gi[a];
+            keys[m] = knn_key(d, i);
+            m += (uint32_t)(d <= bound) & (uint32_t)(i != self);
         }
-        keys[0] = keys[0] > key ? key : keys[0];
-        worst = keys[k - 1];
-        bound = knn_dist(worst);
+        s->m = m;
     }
-    s->bound = bound;
 }
 
 /*
@@ -286,6 +306,14 @@ size_t
 gc_orca_grid_nearest(const gc_orca_grid *g, gc_vec2 q, size_t self, size_t k,
                      float dist, uint32_t *idx, float *d2)
 {
+    return gc_orca_grid_nearest_hint(g, q, self, k, dist, INFINITY, idx, d2);
+}
+
+size_t
+gc_orca_grid_nearest_hint(const gc_orca_grid *g, gc_vec2 q, size_t self,
+                          size_t k, float dist, float hint, uint32_t *idx,
+                          float *d2)
+{
     if (!g || g->n == 0 || k == 0 || !(dist > 0) || !isfinite(dist) ||
         !isfinite(q.x) || !isfinite(q.y))
         return 0;
@@ -295,10 +323,20 @@ gc_orca_grid_nearest(const gc_orca_grid *g, gc_vec2 q, size_t self, size_t k,
     s.self = self < g->n ? (uint32_t)self : UINT32_MAX;
     s.k = (uint32_t)(k < GC_ORCA_MAX_NEIGHBOURS ? k : GC_ORCA_MAX_NEIGHBOURS);
     s.bound = dist * dist;
-    /* Strictly inside the range: the range's own key, index 0, is beaten
-     * by every nearer agent and by no agent at the range. */
-    for (uint32_t j = 0; j < s.k; j++)
-        s.keys[j] = knn_key(s.bound, 0);
+    /* Kept only below `limit`: the range's own key with index 0, which
+     * every agent strictly inside the range is below and none at the
+     * range; or, with a hint nearer than the range (k agents are known to
+     * lie within it), the hint's key with the largest index, which every
+     * agent at the hint is below: the k nearest are all within it, and
+     * the scan looks no further. */
+    uint64_t limit = knn_key(s.bound, 0);
+    if (hint < s.bound) {
+        if (hint < 0.0f)
+            return 0; /* nobody is nearer than that */
+        s.bound = hint;
+        limit = knn_key(s.bound, UINT32_MAX);
+    }
+    s.m = 0;
     /* Bucket edges are computed two ways (oy + by * cell here, a product
      * by 1 / cell in the build); a margin of a few ulps of the largest
      * coordinate keeps an agent on an edge from being missed. */
@@ -319,6 +357,7 @@ gc_orca_grid_nearest(const gc_orca_grid *g, gc_vec2 q, size_t self, size_t k,
         const uint32_t *st = g->start + (uint32_t)by * (uint32_t)g->w;
         scan_run(g, st[bx0], st[bx1 + 1], &s);
     }
+    knn_cut(&s);
 
     /* Then rows outward from q's row, alternately below and above, each
      * stopping at its first row beyond the bound; in a row only the
@@ -344,9 +383,9 @@ gc_orca_grid_nearest(const gc_orca_grid *g, gc_vec2 q, size_t self, size_t k,
                 up = false;
         }
     }
-    uint64_t empty = knn_key(dist * dist, 0);
+    knn_sort(s.keys, s.m);
     uint32_t cnt = 0;
-    for (; cnt < s.k && s.keys[cnt] < empty; cnt++) {
+    for (; cnt < s.k && cnt < s.m && s.keys[cnt] < limit; cnt++) {
         idx[cnt] = (uint32_t)s.keys[cnt];
         if (d2)
             d2[cnt] = knn_dist(s.keys[cnt]);

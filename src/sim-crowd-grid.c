@@ -87,8 +87,11 @@ gc_sim_crowd_init(gc_sim *s)
     s->live_slot = calloc(n, sizeof *s->live_slot);
     s->slot_live = calloc(n, sizeof *s->slot_live);
     s->st = calloc(n, sizeof *s->st);
+    s->nbr = calloc(n * (size_t)p->max_neighbours, sizeof *s->nbr);
+    s->nbr_n = calloc(n, sizeof *s->nbr_n);
     if (!s->px || !s->py || !s->vx || !s->vy || !s->body || !s->ix ||
-        !s->iy || !s->live_slot || !s->slot_live || !s->st)
+        !s->iy || !s->live_slot || !s->slot_live || !s->st || !s->nbr ||
+        !s->nbr_n)
         return GC_ENOMEM;
     return GC_OK;
 }
@@ -113,6 +116,8 @@ gc_sim_crowd_free(gc_sim *s)
     free(s->live_slot);
     free(s->slot_live);
     free(s->st);
+    free(s->nbr);
+    free(s->nbr_n);
 }
 
 int

@@ -121,12 +121,15 @@
 /*
  * Where an agent stands as its tick starts, looked up once: every phase
  * (the wall figure, steering, the wall scan, the clamp) asks the clearance
- * at that same point.  room: gc_sim_wall_room there, in the walls' grid
- * (wall) and in the planning grid (plan).
+ * at that same point.  The compact map's lower bound (gc_nav_clear_low):
+ * each use only decides whether to skip work that would find nothing
+ * (an exact check, a scan, a clamp), so a bound a little low costs a
+ * little work and changes no answer.  room: as gc_sim_wall_room there, in
+ * the walls' grid (wall) and in the planning grid (plan).
  */
 struct spot {
     gc_cell cell;
-    float clear_wall; /* gc_nav_clearance, cells */
+    float clear_wall; /* at most gc_nav_clearance, cells */
     float room_wall, room_plan;
 };
 
@@ -137,10 +140,11 @@ spot_at(const gc_sim *s, gc_vec2 p)
     const gc_nav *wn = s->wnav != NULL ? s->wnav : s->nav;
     float cs = s->grid->cell_size;
     at.cell = gc_grid_cell_of(s->grid, p);
-    at.clear_wall = gc_nav_clear_at(wn, at.cell);
+    at.clear_wall = gc_nav_clear_low(wn, at.cell);
     at.room_wall = (at.clear_wall - 0.92f) * cs;
-    at.room_plan = wn == s->nav ? at.room_wall
-                                : (gc_nav_clear_at(s->nav, at.cell) - 0.92f) * cs;
+    at.room_plan = wn == s->nav
+                       ? at.room_wall
+                       : (gc_nav_clear_low(s->nav, at.cell) - 0.92f) * cs;
     return at;
 }
 
@@ -188,10 +192,24 @@ gc_sim_crowd_prepare(gc_sim *s)
         xs = s->ix;
         ys = s->iy;
     }
-    int rc = gc_orca_grid_build(s->oidx, xs, ys, m,
-                                s->orca.neighbour_dist / 4.0f);
+    int rc =
+        gc_orca_grid_build(s->oidx, xs, ys, m, s->orca.neighbour_dist / 2.0f);
     s->index_ns = gc_clock_ns() - t0;
     return rc;
+}
+
+/* gc_orca_grid_nearest_hint of agent i, in slots. */
+static size_t
+nearest_hint(const gc_sim *s, gc_vec2 q, uint32_t i, size_t k, float dist,
+             float hint, uint32_t *ids, float *d2)
+{
+    if (!s->holes)
+        return gc_orca_grid_nearest_hint(s->oidx, q, i, k, dist, hint, ids, d2);
+    size_t n = gc_orca_grid_nearest_hint(s->oidx, q, s->slot_live[i], k, dist,
+                                         hint, ids, d2);
+    for (size_t j = 0; j < n; j++)
+        ids[j] = s->live_slot[ids[j]];
+    return n;
 }
 
 /* gc_orca_grid_nearest of agent i, in slots. */
@@ -199,13 +217,32 @@ static size_t
 nearest(const gc_sim *s, gc_vec2 q, uint32_t i, size_t k, float dist,
         uint32_t *ids, float *d2)
 {
-    if (!s->holes)
-        return gc_orca_grid_nearest(s->oidx, q, i, k, dist, ids, d2);
-    size_t n = gc_orca_grid_nearest(s->oidx, q, s->slot_live[i], k, dist,
-                                    ids, d2);
-    for (size_t j = 0; j < n; j++)
-        ids[j] = s->live_slot[ids[j]];
-    return n;
+    return nearest_hint(s, q, i, k, dist, INFINITY, ids, d2);
+}
+
+/*
+ * A bound for agent i's query at q: the largest squared distance, at the
+ * start-of-tick positions, of the k neighbours it found last tick, when
+ * it found k and all of them are still alive (so indexed); else INFINITY
+ * (no bound).  A hair larger than computed, so that rounding can never
+ * leave one of them just outside.
+ */
+static float
+neighbour_hint(const gc_sim *s, uint32_t i, gc_vec2 q, size_t k)
+{
+    if (s->nbr_n[i] != k)
+        return INFINITY;
+    const uint32_t *prev = s->nbr + (size_t)i * k;
+    float h = 0.0f;
+    for (size_t j = 0; j < k; j++) {
+        uint32_t o = prev[j];
+        if (o >= s->n || o == i || !gc_sim_alive(s, o))
+            return INFINITY;
+        float dx = s->px[o] - q.x, dy = s->py[o] - q.y;
+        float d = dx * dx + dy * dy;
+        h = d > h ? d : h;
+    }
+    return h * (1.0f + 1e-5f) + 1e-30f;
 }
 
 static float
@@ -291,8 +328,7 @@ measure(gc_sim_worker *w, uint32_t i, const struct spot *at,
             w->win.depth_max = depth;
     }
     float tol = GC_SIM_WALL_TOL * s->grid->cell_size;
-    if (at->room_wall <= r &&
-        !gc_sim_body_ok(s->grid, p, r, tol))
+    if (at->room_wall <= r && !gc_sim_body_ok(s->grid, p, r, tol))
         w->win.in_wall++;
 }
 
@@ -402,8 +438,7 @@ make_way(const gc_sim *s, uint32_t i, const uint32_t *ids, const float *nd2,
     float sx = 0.0f, sy = 0.0f;
     for (size_t k = 0; k < n; k++) {
         uint32_t j = ids[k];
-        float reach =
-            MARGIN * (r + gc_sim_body_radius(s, j)) + MAKE_WAY * r;
+        float reach = MARGIN * (r + gc_sim_body_radius(s, j)) + MAKE_WAY * r;
         if (nd2[k] >= reach * reach || s->st[j] != GC_AGENT_MOVING ||
             nd2[k] <= 0.0f)
             continue;
@@ -460,7 +495,8 @@ steer(gc_sim *s, uint32_t i, const struct spot *at, uint64_t now,
                 gc_sim_plan_cell(s, a->pos, &here);
                 a->goal = gc_sim_random_goal(s, i, here);
                 gc_sim_enqueue(s, i, false);
-            } else if (at->room_plan < VIS_RANGE * cs)
+            } else if (gc_sim_wall_room(s->nav, s->grid, a->pos) <
+                       VIS_RANGE * cs) /* exact: this one decides */
                 gc_sim_enqueue(s, i, false);
             else
                 gc_sim_body_reset(s, i);
@@ -723,8 +759,11 @@ step_chunk(gc_sim_worker *w, gc_sim_crowd_scratch *c, uint32_t m,
     for (uint32_t j = 0; j < m; j++) {
         uint32_t i = c->who[j];
         gc_vec2 p0 = {s->px[i], s->py[i]};
-        c->n[j] = (uint32_t)nearest(s, p0, i, k, nd, c->ids + j * k,
-                                    c->d2 + j * k);
+        uint32_t *ids = c->ids + j * k;
+        c->n[j] = (uint32_t)nearest_hint(
+            s, p0, i, k, nd, neighbour_hint(s, i, p0, k), ids, c->d2 + j * k);
+        memcpy(s->nbr + (size_t)i * k, ids, c->n[j] * sizeof *ids);
+        s->nbr_n[i] = (uint8_t)c->n[j];
         c->at[j] = spot_at(s, p0);
     }
     uint64_t t1 = gc_clock_ns();

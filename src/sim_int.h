@@ -209,6 +209,13 @@ struct gc_sim {
     float *ix, *iy;
     uint32_t *live_slot, *slot_live;
     uint8_t *st; /* each agent's state as the tick starts, as px..vy */
+    /* Each agent's neighbours (slots) found in its last tick, nbr_n[i]
+     * of them at nbr[i * max_neighbours]: written and read only by the
+     * agent's own worker, as a bound for this tick's query (their
+     * distances now bound the k-th nearest; the answer is exact
+     * whatever they hold). */
+    uint32_t *nbr;
+    uint8_t *nbr_n;
     gc_sim_body *body; /* as the agents */
     /* The jam grid (sim-jam.c): pgrid with the cells of agents stalled
      * for a few seconds blocked, and its navigation data (both owned).

@@ -751,12 +751,27 @@ test_clearance(void **state)
         }
         assert_int_equal(gc_nav_new(&nav, g), GC_OK);
         for (int y = 0; y < h; y++)
-            for (int x = 0; x < w; x++)
-                assert_true(fabs(gc_nav_clearance(nav, C(x, y)) -
-                                 brute_clearance(g, x, y)) < 1e-5);
+            for (int x = 0; x < w; x++) {
+                float c = gc_nav_clearance(nav, C(x, y));
+                assert_true(fabs(c - brute_clearance(g, x, y)) < 1e-5);
+                /* The compact map: below it, within a quarter cell. */
+                float low = gc_nav_clear_low(nav, C(x, y));
+                assert_true(low <= c && c - low < 0.25f);
+            }
+        assert_true(gc_nav_clear_low(nav, C(-1, 0)) == 0.0f);
+        assert_true(gc_nav_clear_low(nav, C(w, 0)) == 0.0f);
         gc_nav_free(nav);
         gc_grid_free(g);
     }
+    /* Open ground beyond 63.75 cells: the compact map saturates there. */
+    assert_int_equal(gc_grid_new(&g, 300, 300), GC_OK);
+    assert_int_equal(gc_nav_new(&nav, g), GC_OK);
+    assert_true(gc_nav_clearance(nav, C(150, 150)) == 149.5f);
+    assert_true(gc_nav_clear_low(nav, C(150, 150)) == 63.75f);
+    assert_true(gc_nav_clear_low(nav, C(70, 150)) == 63.75f);
+    assert_true(gc_nav_clear_low(nav, C(60, 150)) == 60.5f);
+    gc_nav_free(nav);
+    gc_grid_free(g);
 }
 
 static void

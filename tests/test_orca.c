@@ -857,7 +857,8 @@ test_grid_nearest_against_sort(void **state)
             size_t self = q % 3 ? rng() % n : SIZE_MAX;
             gc_vec2 at = {self < n ? x[self] : (float)urand(-20, side + 20),
                           self < n ? y[self] : (float)urand(-20, side + 20)};
-            size_t k = 1 + rng() % 16;
+            /* Up to 64 in some: the candidate list is cut many times. */
+            size_t k = q % 5 == 0 ? 40 + rng() % 25 : 1 + rng() % 16;
             float dist = (float)urand(1, 30);
             if (q % 7 == 0)
                 dist = 5; /* integer ties at exactly the range: excluded */
@@ -892,6 +893,25 @@ test_grid_nearest_against_sort(void **state)
             for (size_t i = 0; i < cnt; i++) {
                 assert_int_equal(ids[i], want[i]);
                 assert_true(d2[i] == wd[i]);
+            }
+            /* With a hint: the same answer from any hint at or above the
+             * k-th distance (when there are k), and from a smaller one
+             * exactly those within it. */
+            float hints[4] = {INFINITY, cnt == k ? wd[k - 1] : INFINITY,
+                              cnt == k ? wd[k - 1] * (float)urand(1, 3)
+                                       : INFINITY,
+                              cnt > 1 ? wd[rng() % (cnt - 1)] : -1.0f};
+            for (int h = 0; h < 4; h++) {
+                size_t in = 0;
+                while (in < cnt && wd[in] <= hints[h])
+                    in++;
+                got = gc_orca_grid_nearest_hint(g, at, self, k, dist,
+                                                hints[h], ids, d2);
+                assert_int_equal(got, in);
+                for (size_t i = 0; i < in; i++) {
+                    assert_int_equal(ids[i], want[i]);
+                    assert_true(d2[i] == wd[i]);
+                }
             }
         }
     }

@@ -173,6 +173,18 @@ size_t gc_orca_grid_nearest(const gc_orca_grid *g, gc_vec2 q, size_t self,
                             size_t k, float dist, uint32_t *idx, float *d2);
 
 /*
+ * The same answer, faster when the caller knows k agents other than self
+ * within a squared distance `hint` of q (for instance last tick's
+ * neighbours, at their new positions: the largest of their squared
+ * distances now): the scan then looks no further than the hint.  A hint
+ * that is too small gives only the nearest within it; INFINITY (or any
+ * hint >= dist * dist) is gc_orca_grid_nearest.
+ */
+size_t gc_orca_grid_nearest_hint(const gc_orca_grid *g, gc_vec2 q,
+                                 size_t self, size_t k, float dist,
+                                 float hint, uint32_t *idx, float *d2);
+
+/*
  * Wall segments near an agent, for gc_orca_step: write at most cap
  * segments within `range` of pos into buf and return how many.  Called
  * concurrently from every thread running a step: it must only read shared
