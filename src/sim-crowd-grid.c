@@ -102,9 +102,7 @@ gc_sim_crowd_free(gc_sim *s)
     gc_nav_free(s->nav);
     gc_nav_free(s->wnav);
     gc_grid_free(s->inflated);
-    gc_nav_free(s->jnav);
-    gc_grid_free(s->jgrid);
-    free(s->jcells);
+    gc_sim_jam_free(s);
     gc_orca_grid_free(s->oidx);
     free(s->px);
     free(s->py);

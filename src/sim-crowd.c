@@ -173,7 +173,7 @@ gc_sim_crowd_prepare(gc_sim *s)
         s->py[i] = s->agents[i].pos.y;
         s->vx[i] = s->body[i].vx;
         s->vy[i] = s->body[i].vy;
-        s->st[i] = s->agents[i].state;
+        s->st[i] = gc_sim_alive(s, i) ? s->agents[i].state : GC_SIM_ST_FREE;
     }
     const float *xs = s->px, *ys = s->py;
     uint32_t m = s->n;
@@ -223,7 +223,8 @@ nearest(const gc_sim *s, gc_vec2 q, uint32_t i, size_t k, float dist,
 /*
  * A bound for agent i's query at q: the largest squared distance, at the
  * start-of-tick positions, of the k neighbours it found last tick, when
- * it found k and all of them are still alive (so indexed); else INFINITY
+ * it found k and all of them were alive as the tick started (so are
+ * indexed); else INFINITY
  * (no bound).  A hair larger than computed, so that rounding can never
  * leave one of them just outside.
  */
@@ -236,8 +237,8 @@ neighbour_hint(const gc_sim *s, uint32_t i, gc_vec2 q, size_t k)
     float h = 0.0f;
     for (size_t j = 0; j < k; j++) {
         uint32_t o = prev[j];
-        if (o >= s->n || o == i || !gc_sim_alive(s, o))
-            return INFINITY;
+        if (o >= s->n || o == i || s->st[o] == GC_SIM_ST_FREE)
+            return INFINITY; /* (flags are written in the tick) */
         float dx = s->px[o] - q.x, dy = s->py[o] - q.y;
         float d = dx * dx + dy * dy;
         h = d > h ? d : h;

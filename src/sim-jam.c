@@ -28,17 +28,28 @@
  * not rebuilt every second for a crowd in a field.
 
  * It is a congestion cost that is either nothing or a wall: jump point
- * search needs uniform costs, and the jam grid keeps them.  The jam grid
- * is built from the agents' states as the tick starts, by the loop alone,
- * and read-only in the tick: the run is still the same for any number of
- * threads.  A grid change drops it until the next second's rebuild, so no
- * plan goes through a wall the edit added.
+ * search needs uniform costs, and the jam grid keeps them.  A grid change
+ * drops it until the next second's rebuild, so no plan goes through a
+ * wall the edit added.
+ *
+ * Off the tick's path.  The navigation data of a map-sized grid takes a
+ * while (den520d: 4 ms, half a tick of 10,000 bodies), and once a second
+ * in the loop it was the tick that overran in real time.  So the loop
+ * only scans the agents (at a tick T, a multiple of a second) and starts
+ * a thread that builds the next grid's data; the result takes effect at
+ * tick T + half a second (JAM_DELAY), the loop joining the thread first
+ * (waiting, if it is not done).  The jam in force is a function of the
+ * agents' states at T alone, whatever the timing, so the run is still
+ * the same for any number of threads.  Agents in a jam for JAM_TIME
+ * seconds are routed round it half a second later: nobody notices.
  */
 #include "config.h"
 
 #include "sim_int.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,11 +60,81 @@
  * nothing. */
 #define JAM_ROOM 16.0f
 #define JAM_OUT 3 /* cells: how far an agent in a jam looks for its edge */
+#define JAM_DELAY 0.5 /* s from the scan to the jam taking effect */
+
+/* The build: navigation data for jgrid2 (the jam thread, or the loop when
+ * no thread could start). */
+static void *
+jam_build(void *arg)
+{
+    gc_sim *s = arg;
+    s->jam_rc = s->jnav2 == NULL ? gc_nav_new(&s->jnav2, s->jgrid2)
+                                 : gc_nav_update(s->jnav2, s->jgrid2);
+    return NULL;
+}
+
+/* The jam thread: the build, at idle priority where there is one (Linux's
+ * SCHED_IDLE), so that it takes the cores while the loop sleeps between
+ * real-time ticks, not from the agent threads during one (the build at
+ * normal priority still stretched the tick it started in).  In batch runs
+ * the loop's join gives it the cores when its result is due. */
+static void *
+jam_thread_main(void *arg)
+{
+#ifdef SCHED_IDLE
+    struct sched_param sp = {0};
+    (void)pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
+#endif
+    return jam_build(arg);
+}
+
+/* Wait for the build under way, if any; its result (GC_OK when none). */
+static int
+jam_join(gc_sim *s)
+{
+    if (!s->jam_busy)
+        return GC_OK;
+    if (s->jam_threaded)
+        pthread_join(s->jam_thread, NULL);
+    s->jam_busy = false;
+    return s->jam_rc;
+}
 
 void
 gc_sim_jam_drop(gc_sim *s)
 {
+    (void)jam_join(s); /* built for the old grid: dropped */
     s->jam_active = false;
+}
+
+void
+gc_sim_jam_free(gc_sim *s)
+{
+    (void)jam_join(s);
+    gc_nav_free(s->jnav);
+    gc_nav_free(s->jnav2);
+    gc_grid_free(s->jgrid);
+    gc_grid_free(s->jgrid2);
+    free(s->jcells);
+}
+
+/* The build started at the scan takes effect: the new grid and data are
+ * swapped in. */
+static int
+jam_install(gc_sim *s)
+{
+    int rc = jam_join(s);
+    if (rc != GC_OK)
+        return rc;
+    gc_grid *g = s->jgrid;
+    gc_nav *n = s->jnav;
+    s->jgrid = s->jgrid2;
+    s->jnav = s->jnav2;
+    s->jgrid2 = g;
+    s->jnav2 = n;
+    s->jam_active = true;
+    s->jam_cells = s->jam_cells2;
+    return GC_OK;
 }
 
 int
@@ -64,7 +145,12 @@ gc_sim_jam_update(gc_sim *s)
     uint64_t hz = (uint64_t)lround(1.0 / (double)s->dt);
     if (hz == 0)
         hz = 1;
-    if (s->ticks % hz != 0)
+    if (s->jam_busy && s->ticks >= s->jam_due) {
+        int rc = jam_install(s);
+        if (rc != GC_OK)
+            return rc;
+    }
+    if (s->ticks % hz != 0 || s->jam_busy)
         return GC_OK;
     const gc_grid *pg = s->pgrid;
     size_t cells = (size_t)pg->width * (size_t)pg->height;
@@ -99,22 +185,26 @@ gc_sim_jam_update(gc_sim *s)
      * grid and its navigation data stand. */
     if (s->jam_active && memcmp(s->jgrid->cells, s->jcells, cells) == 0)
         return GC_OK;
-    s->jam_active = false;
-    if (s->jgrid == NULL) {
-        int rc = gc_grid_clone(&s->jgrid, pg);
+    if (s->jgrid2 == NULL) {
+        int rc = gc_grid_clone(&s->jgrid2, pg);
         if (rc != GC_OK)
             return rc;
     }
-    memcpy(s->jgrid->cells, s->jcells, cells);
-    memcpy(s->jgrid->cost, pg->cost, sizeof pg->cost);
-    s->jgrid->cell_size = pg->cell_size;
-    s->jgrid->generation++;
-    int rc = s->jnav == NULL ? gc_nav_new(&s->jnav, s->jgrid)
-                             : gc_nav_update(s->jnav, s->jgrid);
-    if (rc != GC_OK)
-        return rc;
-    s->jam_active = true;
-    s->jam_cells = marked;
+    gc_grid *j = s->jgrid2;
+    memcpy(j->cells, s->jcells, cells);
+    memcpy(j->cost, pg->cost, sizeof pg->cost);
+    j->cell_size = pg->cell_size;
+    /* Newer than either grid's data, so the build recomputes it. */
+    j->generation = (s->jgrid != NULL ? s->jgrid->generation : j->generation) +
+                    1;
+    s->jam_cells2 = marked;
+    uint64_t delay = (uint64_t)llround(JAM_DELAY * (double)hz);
+    s->jam_due = s->ticks + (delay > 0 ? delay : 1);
+    s->jam_busy = true;
+    s->jam_threaded =
+        pthread_create(&s->jam_thread, NULL, jam_thread_main, s) == 0;
+    if (!s->jam_threaded)
+        jam_build(s); /* no thread: built now, in force at the same tick */
     return GC_OK;
 }
 

@@ -208,7 +208,8 @@ struct gc_sim {
     float rmax; /* the largest body radius ever alive (loop only) */
     float *ix, *iy;
     uint32_t *live_slot, *slot_live;
-    uint8_t *st; /* each agent's state as the tick starts, as px..vy */
+    uint8_t *st; /* each agent's state as the tick starts, as px..vy;
+                    GC_SIM_ST_FREE for a free slot */
     /* Each agent's neighbours (slots) found in its last tick, nbr_n[i]
      * of them at nbr[i * max_neighbours]: written and read only by the
      * agent's own worker, as a bound for this tick's query (their
@@ -219,13 +220,20 @@ struct gc_sim {
     gc_sim_body *body; /* as the agents */
     /* The jam grid (sim-jam.c): pgrid with the cells of agents stalled
      * for a few seconds blocked, and its navigation data (both owned).
-     * Rebuilt by the loop once a second, read-only in ticks; used only
-     * while jam_active. */
-    gc_grid *jgrid;
-    gc_nav *jnav;
-    uint8_t *jcells; /* the next jam grid's cells, as it is built */
+     * Read-only in ticks; used only while jam_active.  The next one
+     * (jgrid2, jnav2) is built by jam_thread while jam_busy, from the
+     * loop's scan at one tick to its install at tick jam_due; the loop
+     * touches neither until it has joined the thread. */
+    gc_grid *jgrid, *jgrid2;
+    gc_nav *jnav, *jnav2;
+    uint8_t *jcells; /* the next jam grid's cells, as it is scanned */
     bool jam_active;
-    uint32_t jam_cells;
+    uint32_t jam_cells, jam_cells2;
+    bool jam_busy;         /* jam_thread runs (or ran: not joined yet) */
+    bool jam_threaded;     /* it was started (else built in the loop) */
+    pthread_t jam_thread;
+    uint64_t jam_due;      /* the tick its result takes effect */
+    int jam_rc;            /* its result (written by it alone) */
     uint64_t win_tick0; /* s->ticks at the last window (loop only) */
     uint64_t index_ns; /* the last index build's time (loop only) */
 };
@@ -350,14 +358,20 @@ gc_sim_wall_room(const gc_nav *n, const gc_grid *g, gc_vec2 p)
 /* Once a simulated second (loop, between ticks): rebuild the jam grid.
  * GC_ENOMEM. */
 int gc_sim_jam_update(gc_sim *s);
-/* A grid change: no plan uses the jam grid until it is rebuilt. */
+/* A grid change: no plan uses the jam grid until it is rebuilt (a build
+ * under way is waited for and dropped). */
 void gc_sim_jam_drop(gc_sim *s);
+/* Wait for a build under way; free the jam grids. */
+void gc_sim_jam_free(gc_sim *s);
 /* Whether wanderer i (planning on the shared planning grid from *start)
  * should plan on the jam grid; if so *start may move to a free cell near
  * it, and a goal only beyond a jam is drawn again. */
 bool gc_sim_jam_route(gc_sim *s, uint32_t i, gc_cell *start);
 
 /* ---- sim-agents.c: spawn, remove, goals, follow ---- */
+
+/* gc_sim.st of a free slot (no agent state has this value). */
+#define GC_SIM_ST_FREE 0xFF
 
 /* Whether slot i holds an agent. */
 static inline bool

@@ -475,15 +475,57 @@ test_wanderers_passage(void **state)
     gc_grid_free(g);
 }
 
+/* Positions after 30 s of test_wanderers_passage's crowd on `threads`
+ * workers into out[2n]; the jam grid must have been in force. */
+static void
+passage_for_threads(int threads, float *out, size_t n)
+{
+    gc_grid *g = grid_from(two_rooms, 30, 9);
+    gc_sim_config c;
+    crowd_config(&c, (uint32_t)n, 0.3f);
+    c.seed = 7;
+    c.threads = threads;
+    gc_sim *s;
+    gc_error err;
+    assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_OK);
+    int jammed = 0;
+    for (int t = 0; t < 30 * 60; t++) {
+        assert_int_equal(gc_sim_tick(s), GC_OK);
+        jammed += s->jam_active;
+    }
+    assert_true(jammed > 0);
+    for (size_t i = 0; i < n; i++) {
+        out[2 * i] = gc_sim_agent(s, i)->pos.x;
+        out[2 * i + 1] = gc_sim_agent(s, i)->pos.y;
+    }
+    gc_sim_free(s);
+    gc_grid_free(g);
+}
+
+/* The jam grid is built beside the ticks (sim-jam.c) yet takes effect at
+ * a fixed tick: the run is bit for bit the same on 1, 2 and 3 workers. */
+static void
+test_jam_threads_identical(void **state)
+{
+    (void)state;
+    enum { N = 40 };
+    float p1[2 * N], p2[2 * N], p3[2 * N];
+    passage_for_threads(1, p1, N);
+    passage_for_threads(2, p2, N);
+    passage_for_threads(3, p3, N);
+    assert_memory_equal(p1, p2, sizeof p1);
+    assert_memory_equal(p1, p3, sizeof p1);
+}
+
 /* Two gaps in a wall, one cell each: at (4, 2) and at (4, 6). */
 static const char *two_gaps[] = {
     "@@@@@@@@@@", "@...@....@", "@........@", "@...@....@", "@...@....@",
     "@...@....@", "@........@", "@...@....@", "@@@@@@@@@@",
 };
 
-/* The largest y among the waypoints of wanderer 0's first plan from
- * (1, 2) to (8, 2), with wanderer 1 standing in the upper gap, stalled
- * for 10 s when `jammed`. */
+/* The largest y among the waypoints of wanderer 0's plan from (1, 2) to
+ * (8, 2) made once the jam scanned at tick 600 is in force, with wanderer
+ * 1 standing in the upper gap then, stalled for 10 s when `jammed`. */
 static float
 jam_path_lowest(bool jammed)
 {
@@ -502,8 +544,22 @@ jam_path_lowest(bool jammed)
         s->ticks = 600; /* 10 s without progress */
         s->body[0].progress_tick = 600; /* the other one is fresh */
     }
+    /* The scan is at this tick; the jam takes effect half a second on
+     * (sim-jam.c), and not before. */
     assert_int_equal(gc_sim_tick(s), GC_OK);
+    for (int t = 1; t <= 30; t++) {
+        assert_false(s->jam_active);
+        assert_int_equal(gc_sim_tick(s), GC_OK);
+    }
     assert_int_equal(s->jam_active, jammed);
+    /* Wanderer 0 plans afresh from (1, 2) to (8, 2) with it in force. */
+    gc_agent_clear_path(&s->agents[0]);
+    s->agents[0].pos = gc_grid_cell_center(g, (gc_cell){1, 2});
+    s->agents[0].goal = (gc_cell){8, 2};
+    s->agents[0].state = GC_AGENT_WAITING;
+    s->body[0].progress_tick = s->ticks;
+    gc_sim_enqueue(s, 0, false);
+    assert_int_equal(gc_sim_tick(s), GC_OK);
     const gc_agent *a = gc_sim_agent(s, 0);
     assert_int_equal(a->state, GC_AGENT_MOVING);
     assert_int_equal(a->goal.x, 8);
@@ -919,6 +975,7 @@ main(void)
         cmocka_unit_test(test_head_on_corridor),
         cmocka_unit_test(test_wanderers_passage),
         cmocka_unit_test(test_jam_route),
+        cmocka_unit_test(test_jam_threads_identical),
         cmocka_unit_test(test_visible_fast_exact),
         cmocka_unit_test(test_threads_identical),
         cmocka_unit_test(test_threads_identical_turning),
