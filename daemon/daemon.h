@@ -61,6 +61,8 @@ enum opt_id {
     O_RADIUS,
     O_NEIGHBOURS,
     O_HORIZON,
+    O_NEIGHBOUR_DIST,
+    O_MAX_SPEED,
     O_THREADS,
     O_HZ,
     O_BUDGET,
