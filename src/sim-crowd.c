@@ -52,6 +52,11 @@
  * cycle repeats every STALL_CYCLE seconds.  With no visible waypoint it plans
  * again at once. Agents with no progress for 10 s count as stalled.
  *
+ * Crushes: after its move each agent pushes itself out of overlaps deeper
+ * than 5% of the two radii, half of each (separation(), as DetourCrowd
+ * handles collisions after integrating).  Wanderers also plan round
+ * jams: sim-jam.c.
+ *
  * Counterflow: an agent with someone ahead coming the other way aims 35
  * degrees to the right of its way (keep right), so opposing streams form
  * lanes early instead of pressing head-on (15 degrees formed them too

@@ -17,8 +17,10 @@
 
 #include "prog.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define PROG "gridcrowd-view"
@@ -106,6 +108,28 @@ view_canvas_offscreen(view_canvas *c, int w, int h)
     return VIEW_EXIT_OK;
 }
 
+/*
+ * SDL_SaveBMP to PATH.part, then rename to PATH: a picture appears whole
+ * or not at all, so a script that waits for the file (the tests do) never
+ * reads one half written.  0, or -1 with SDL's error set.
+ */
+static int
+save_bmp_whole(SDL_Surface *sf, const char *path)
+{
+    size_t n = strlen(path) + sizeof ".part";
+    char *part = malloc(n);
+    if (part == NULL)
+        return SDL_SetError("out of memory");
+    snprintf(part, n, "%s.part", path);
+    int rc = SDL_SaveBMP(sf, part);
+    if (rc == 0 && rename(part, path) != 0)
+        rc = SDL_SetError("%s", strerror(errno));
+    if (rc != 0)
+        (void)remove(part);
+    free(part);
+    return rc;
+}
+
 int
 view_canvas_save(view_canvas *c, const char *path)
 {
@@ -114,7 +138,7 @@ view_canvas_save(view_canvas *c, const char *path)
     /* 24-bit BMP: what every reader understands. */
     SDL_Surface *bgr =
         SDL_ConvertSurfaceFormat(c->surf, SDL_PIXELFORMAT_BGR24, 0);
-    if (bgr == NULL || SDL_SaveBMP(bgr, path) != 0)
+    if (bgr == NULL || save_bmp_whole(bgr, path) != 0)
         status = view_sdl_fail(path);
     SDL_FreeSurface(bgr);
     return status;
@@ -144,7 +168,7 @@ save_window(const view_canvas *c, view_state *s)
     if (sf == NULL ||
         SDL_RenderReadPixels(c->r, NULL, SDL_PIXELFORMAT_BGR24, sf->pixels,
                              sf->pitch) != 0 ||
-        SDL_SaveBMP(sf, name) != 0)
+        save_bmp_whole(sf, name) != 0)
         view_message(s, true, "%s: %s", name, SDL_GetError());
     else
         view_message(s, false, "saved %s", name);
