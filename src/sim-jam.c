@@ -194,9 +194,14 @@ gc_sim_jam_update(gc_sim *s)
     memcpy(j->cells, s->jcells, cells);
     memcpy(j->cost, pg->cost, sizeof pg->cost);
     j->cell_size = pg->cell_size;
-    /* Newer than either grid's data, so the build recomputes it. */
-    j->generation = (s->jgrid != NULL ? s->jgrid->generation : j->generation) +
-                    1;
+    /* Newer than either grid's data, so the build recomputes it: jnav2
+     * may describe this very grid's cells from a build dropped by a grid
+     * change (gc_sim_jam_drop), and a generation it had seen would let
+     * gc_nav_update keep that stale data. */
+    uint64_t gen = j->generation;
+    if (s->jgrid != NULL && s->jgrid->generation > gen)
+        gen = s->jgrid->generation;
+    j->generation = gen + 1;
     s->jam_cells2 = marked;
     uint64_t delay = (uint64_t)llround(JAM_DELAY * (double)hz);
     s->jam_due = s->ticks + (delay > 0 ? delay : 1);

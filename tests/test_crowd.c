@@ -546,6 +546,63 @@ passage_for_threads(int threads, float *out, size_t n)
     gc_grid_free(g);
 }
 
+/* Whether the jam grid's navigation data describes its cells: a cell has
+ * a component exactly when it is open. */
+static void
+assert_jam_nav_fresh(const gc_sim *s)
+{
+    const gc_grid *j = s->jgrid;
+    for (int32_t y = 0; y < j->height; y++)
+        for (int32_t x = 0; x < j->width; x++) {
+            bool open = gc_grid_passable(j, x, y);
+            bool labelled =
+                gc_nav_component(s->jnav, s->cfg.diag, (gc_cell){x, y}) != 0;
+            if (open != labelled)
+                fail_msg("jam grid (%d, %d): %s, but its data says %s", x, y,
+                         open ? "open" : "blocked",
+                         labelled ? "open" : "blocked");
+        }
+}
+
+/*
+ * A grid change while the jam grid is being built drops that build; the
+ * next build, on the same spare grid, must not keep its stale data.  The
+ * passage crowd for 40 s, with a corner of the far room painted or
+ * cleared every third second between the scan and its install: whenever
+ * a jam grid is in force its data matches its cells.
+ */
+static void
+test_jam_dropped_build(void **state)
+{
+    (void)state;
+    gc_grid *g = grid_from(two_rooms, 30, 9);
+    gc_sim_config c;
+    crowd_config(&c, 40, 0.3f);
+    c.seed = 7;
+    gc_sim *s;
+    gc_error err;
+    assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_OK);
+    int checked = 0;
+    for (int t = 0; t < 40 * 60; t++) {
+        if (s->ticks % 180 == 15) {
+            gc_cell cell = {27, 1 + (int32_t)(s->ticks / 180) % 2};
+            gc_grid_set(g, cell.x, cell.y,
+                        gc_grid_passable(g, cell.x, cell.y)
+                            ? GC_CELL_OBSTACLE
+                            : GC_CELL_WALKABLE);
+            assert_int_equal(gc_sim_grid_changed(s, &cell, 1), GC_OK);
+        }
+        assert_int_equal(gc_sim_tick(s), GC_OK);
+        if (s->jam_active) {
+            assert_jam_nav_fresh(s);
+            checked++;
+        }
+    }
+    assert_true(checked > 0);
+    gc_sim_free(s);
+    gc_grid_free(g);
+}
+
 /* The jam grid is built beside the ticks (sim-jam.c) yet takes effect at
  * a fixed tick: the run is bit for bit the same on 1, 2 and 3 workers. */
 static void
@@ -1021,6 +1078,7 @@ main(void)
         cmocka_unit_test(test_wanderers_passage),
         cmocka_unit_test(test_jam_route),
         cmocka_unit_test(test_jam_threads_identical),
+        cmocka_unit_test(test_jam_dropped_build),
         cmocka_unit_test(test_visible_fast_exact),
         cmocka_unit_test(test_threads_identical),
         cmocka_unit_test(test_threads_identical_turning),
