@@ -36,7 +36,8 @@
  * while (den520d: 4 ms, half a tick of 10,000 bodies), and once a second
  * in the loop it was the tick that overran in real time.  So the loop
  * only scans the agents (at a tick T, a multiple of a second) and starts
- * a thread that builds the next grid's data; the result takes effect at
+ * a thread (at a lower priority) that builds the next grid's data; the
+ * result takes effect at
  * tick T + half a second (JAM_DELAY), the loop joining the thread first
  * (waiting, if it is not done).  The jam in force is a function of the
  * agents' states at T alone, whatever the timing, so the run is still
@@ -49,9 +50,13 @@
 
 #include <math.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __linux__
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 #define JAM_TIME 3.0f /* s without progress: the agent's cell is jammed */
 /* Cells from a wall: only jams this near walls count.  In open ground a
@@ -61,6 +66,7 @@
 #define JAM_ROOM 16.0f
 #define JAM_OUT 3 /* cells: how far an agent in a jam looks for its edge */
 #define JAM_DELAY 0.5 /* s from the scan to the jam taking effect */
+#define JAM_NICE 10   /* the jam thread's nice value */
 
 /* The build: navigation data for jgrid2 (the jam thread, or the loop when
  * no thread could start). */
@@ -73,17 +79,18 @@ jam_build(void *arg)
     return NULL;
 }
 
-/* The jam thread: the build, at idle priority where there is one (Linux's
- * SCHED_IDLE), so that it takes the cores while the loop sleeps between
- * real-time ticks, not from the agent threads during one (the build at
- * normal priority still stretched the tick it started in).  In batch runs
- * the loop's join gives it the cores when its result is due. */
+/* The jam thread: the build, at a lower priority (nice JAM_NICE, Linux's
+ * per-thread nice), so that it mostly takes the cores while the loop
+ * sleeps between real-time ticks, not from the agent threads during one
+ * (at their priority it stretched the tick it started in).  Not
+ * SCHED_IDLE: under another process's load an idle thread gets almost
+ * no CPU, and an unprivileged loop could not raise it back when its
+ * result is due; at nice 10 it still gets a tenth of a core. */
 static void *
 jam_thread_main(void *arg)
 {
-#ifdef SCHED_IDLE
-    struct sched_param sp = {0};
-    (void)pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
+#ifdef __linux__
+    (void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), JAM_NICE);
 #endif
     return jam_build(arg);
 }
