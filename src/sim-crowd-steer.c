@@ -1,0 +1,349 @@
+/*
+ * sim-crowd-steer.c: an agent with a body picks its preferred velocity
+ * along its path (the furthest waypoint it can see), measures its
+ * progress, and breaks deadlocks; with a turn rate it turns, then goes.
+ * The tick that calls these, avoidance and motion are in sim-crowd.c.
+ *
+ * Deadlocks (ORCA's head-on meetings in passages too narrow for two, and
+ * symmetric standoffs).  Progress is the walk left along the path getting
+ * shorter than it ever was on this path (by 0.1 cell); a new path starts
+ * a new measure but is not progress itself.  Three rules, all functions
+ * of the agent's own record and the previous tick's arrays, so they keep
+ * the result independent of the thread count:
+ *   - Turn right.  An agent without progress for STALL_TURN seconds that
+ *     also moved slower than SLOW times its speed in the last tick turns
+ *     its preferred velocity to the right, by TURN_RATE per second
+ *     blocked, at most TURN_MAX.  Everyone turning the same way is the
+ *     consistent tie-break a symmetric standoff lacks: two blocked
+ *     agents facing each other both step to their own right and pass;
+ *     in the middle of the circle the blocked core turns into a
+ *     roundabout; in a corridor an agent pinned on the wrong side
+ *     crosses to its own lane.  Only slow agents turn: one carried round
+ *     a roundabout at speed is not blocked, and turning it further right
+ *     would keep it circling.
+ *   - Yield by index.  After STALL_YIELD seconds without progress, an
+ *     agent whose nearest neighbour has a lower index yields: for
+ *     STALL_YIELD_LEN seconds it prefers to back away from that
+ *     neighbour at half speed (instead of turning), so in a one-cell
+ *     corridor, where turning cannot help, the higher index backs out and
+ *     the lower goes through.
+ *   - Replan.  After STALL_REPLAN seconds it plans again from where it
+ *     stands, walking on along its old path until the new one lands (a
+ *     stop would restart the stall clock: blocked agents would never
+ *     count as stalled).  Not in open ground (no wall within VIS_RANGE
+ *     cells): there the new path would be the old straight line, and
+ *     the replans of a blocked crowd cost more than its avoidance; only
+ *     its progress is measured afresh from there, as after a new path.  The
+ * cycle repeats every STALL_CYCLE seconds.  With no visible waypoint it plans
+ * again at once. Agents with no progress for 10 s count as stalled.
+ *
+ *
+ * Turn rates.  An agent with one turns, then goes, as a path follower
+ * does (agent.c): between steer and avoid its heading turns towards the
+ * preferred velocity by at most rate * dt, and the preference shrinks by
+ * gc_heading_go (gc_sim_crowd_turn()); its heading is the turned one, not the
+ * move's.  Rate 0 skips both: those agents move bit for bit as before.
+ */
+#include "config.h"
+
+#include <gridcrowd/util.h>
+
+#include "grid_int.h"
+#include "sim_crowd_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#define LOOKAHEAD 6          /* waypoints tried ahead of the next */
+#define VIS_RANGE 8          /* cells: how far visibility is checked */
+#define STALL_YIELD 2.0f     /* s without progress before yielding */
+#define STALL_YIELD_LEN 2.0f /* s of backing away */
+#define STALL_REPLAN 5.0f    /* s without progress before replanning */
+#define STALL_CYCLE 8.0f     /* s: the rule repeats */
+#define STALL_TURN 1.0f      /* s without progress before turning */
+#define TURN_RATE 0.5235988f /* radians per s blocked: 30 degrees */
+#define TURN_MAX 1.0471976f  /* the most it turns: 60 degrees */
+#define MAKE_WAY 0.5f /* radii: arrived agents this near movers step away */
+#define SLOW 0.5f     /* blocked: slower than this x speed */
+
+static float
+seg_len(gc_vec2 a, gc_vec2 b)
+{
+    return sqrtf((b.x - a.x) * (b.x - a.x) + (b.y - a.y) * (b.y - a.y));
+}
+
+/* The walk left to agent i from p along its path: to its next waypoint,
+ * then along the rest (the rest's length kept in the body, updated by
+ * subtraction as the next waypoint moves on). */
+float
+gc_sim_crowd_remaining(gc_sim *s, uint32_t i, gc_vec2 p)
+{
+    const gc_agent *a = &s->agents[i];
+    gc_sim_body *b = &s->body[i];
+    if (a->wp_next >= a->wp_len)
+        return 0.0f;
+    if (b->suffix_wp != UINT32_MAX && b->suffix_wp <= a->wp_next) {
+        for (uint32_t k = b->suffix_wp; k < a->wp_next; k++)
+            b->suffix -= seg_len(a->wp[k], a->wp[k + 1]);
+    } else {
+        b->suffix = 0.0f;
+        for (uint32_t k = a->wp_next; k + 1 < a->wp_len; k++)
+            b->suffix += seg_len(a->wp[k], a->wp[k + 1]);
+    }
+    b->suffix_wp = a->wp_next;
+    return seg_len(p, a->wp[a->wp_next]) +
+           (b->suffix > 0.0f ? b->suffix : 0.0f);
+}
+
+/* A new path: progress is measured on it from here (the time of the last
+ * progress stays: a replan is not progress).  The path starts at the
+ * centre of the agent's cell, which the agent heads past at once: the
+ * measure starts as if it did (straight to the second waypoint), else the
+ * first step would shorten the walk by the detour and count as progress,
+ * and every replan of a blocked agent would restart its stall clock. */
+void
+gc_sim_body_reset(gc_sim *s, uint32_t i)
+{
+    gc_sim_body *b = &s->body[i];
+    const gc_agent *a = &s->agents[i];
+    b->suffix_wp = UINT32_MAX;
+    b->best_rem = gc_sim_crowd_remaining(s, i, a->pos);
+    if (a->wp_next + 1 < a->wp_len) {
+        gc_vec2 p = a->pos, w0 = a->wp[a->wp_next], w1 = a->wp[a->wp_next + 1];
+        float skip =
+            b->best_rem - seg_len(p, w0) - seg_len(w0, w1) + seg_len(p, w1);
+        if (skip < b->best_rem)
+            b->best_rem = skip;
+    }
+}
+
+/* Agent i's preferred velocity; false when it must plan again. */
+static bool
+preferred(gc_sim *s, uint32_t i, const struct gc_sim_spot *at, gc_vec2 *pref)
+{
+    gc_agent *a = &s->agents[i];
+    *pref = (gc_vec2){0.0f, 0.0f};
+    if (a->state == GC_AGENT_ARRIVED && a->wp_len > 0) {
+        /* Pushed more than a cell off its goal: drift back at half
+         * speed, so that arrived agents settle near their own spots and
+         * leave the others' free; within a cell, no preference, so that
+         * agents passing through can push them aside. */
+        gc_vec2 t = a->wp[a->wp_len - 1];
+        float dx = t.x - a->pos.x, dy = t.y - a->pos.y;
+        float d = sqrtf(dx * dx + dy * dy), r = gc_sim_body_radius(s, i);
+        if (d > r) {
+            float v = 0.5f * a->speed;
+            if (d - r < v * s->dt)
+                v = (d - r) / s->dt;
+            *pref = (gc_vec2){dx / d * v, dy / d * v};
+        }
+        return true;
+    }
+    if (a->state != GC_AGENT_MOVING || a->wp_next >= a->wp_len)
+        return true;
+    uint32_t last = a->wp_next + LOOKAHEAD;
+    if (last > a->wp_len - 1)
+        last = a->wp_len - 1;
+    uint32_t k = last + 1;
+    /* Waypoints further on are taken only within VIS_RANGE cells, and
+     * checked all the way; the next one only within VIS_RANGE cells of
+     * the agent (beyond, the planned path vouches for it).  So a tick
+     * costs at most a few short traversals per agent, not a walk down a
+     * path hundreds of cells long. */
+    const float cs = s->grid->cell_size, range = VIS_RANGE * cs;
+    /* Within this of the agent no walk can meet a blocked cell. */
+    const float proom = at->room_plan;
+    gc_vec2 n0 = a->wp[a->wp_next];
+    bool at_next = (n0.x - a->pos.x) * (n0.x - a->pos.x) +
+                       (n0.y - a->pos.y) * (n0.y - a->pos.y) <=
+                   cs * cs;
+    while (k-- > a->wp_next) {
+        float dx = a->wp[k].x - a->pos.x, dy = a->wp[k].y - a->pos.y;
+        int64_t steps = INT64_MAX;
+        if (k == a->wp_next || dx * dx + dy * dy > range * range) {
+            /* Far: only the stretch near the agent is checked, for the
+             * next waypoint, or for the one after it when the agent is
+             * within a cell of the next (the leg between them is part of
+             * the planned path). */
+            if (k > a->wp_next && !(k == a->wp_next + 1 && at_next))
+                continue;
+            steps = 2 * (int64_t)VIS_RANGE;
+        }
+        if ((proom > 0.0f && dx * dx + dy * dy < proom * proom) ||
+            gc_sim_visible_fast(s->nav, s->pgrid, a->pos, a->wp[k], steps))
+            break;
+    }
+    if (k == UINT32_MAX || k < a->wp_next)
+        return false;
+    a->wp_next = k;
+    gc_vec2 t = a->wp[k];
+    float dx = t.x - a->pos.x, dy = t.y - a->pos.y;
+    float d = sqrtf(dx * dx + dy * dy);
+    if (d <= 0.0f)
+        return true;
+    float v = a->speed;
+    if (k + 1 == a->wp_len && d < v * s->dt)
+        v = d / s->dt; /* arrive, do not overshoot */
+    *pref = (gc_vec2){dx / d * v, dy / d * v};
+    return true;
+}
+
+static void
+replan_now(gc_sim *s, uint32_t i)
+{
+    gc_agent_clear_path(&s->agents[i]);
+    s->agents[i].state = GC_AGENT_WAITING;
+    gc_sim_enqueue(s, i, false);
+}
+
+/*
+ * Make way: an arrived agent touching (within MAKE_WAY body radii of
+ * contact) agents that were moving as the tick started prefers to step
+ * away from them at half speed.  ORCA only avoids: it never pushes, so
+ * a band of arrived bodies with gaps narrower than a body would be a
+ * fence for those that still have to cross it (RVO2's Circle with
+ * several rings: the last agents in found their way through the agents
+ * standing on the other rings' goals shut).  Reads only the start of
+ * tick arrays, as everything else in the step.
+ */
+static bool
+make_way(const gc_sim *s, uint32_t i, const uint32_t *ids, const float *nd2,
+         size_t n, gc_vec2 *pref)
+{
+    /* Contact is the two bodies' own radii (each widened by MARGIN, as
+     * avoidance sees them) plus MAKE_WAY of this agent's radius. */
+    float r = gc_sim_body_radius(s, i);
+    float sx = 0.0f, sy = 0.0f;
+    for (size_t k = 0; k < n; k++) {
+        uint32_t j = ids[k];
+        float reach = MARGIN * (r + gc_sim_body_radius(s, j)) + MAKE_WAY * r;
+        if (nd2[k] >= reach * reach || s->st[j] != GC_AGENT_MOVING ||
+            nd2[k] <= 0.0f)
+            continue;
+        float d = sqrtf(nd2[k]);
+        sx += (s->px[i] - s->px[j]) / d;
+        sy += (s->py[i] - s->py[j]) / d;
+    }
+    float l = sqrtf(sx * sx + sy * sy);
+    if (l <= 1e-3f)
+        return false;
+    float v = 0.5f * s->agents[i].speed;
+    *pref = (gc_vec2){sx / l * v, sy / l * v};
+    return true;
+}
+
+/* The preferred velocity; may send the agent to plan again. */
+gc_vec2
+gc_sim_crowd_steer(gc_sim *s, uint32_t i, const struct gc_sim_spot *at,
+                   uint64_t now, const uint32_t *ids, const float *nd2,
+                   size_t n)
+{
+    gc_agent *a = &s->agents[i];
+    gc_sim_body *b = &s->body[i];
+    float r = gc_sim_body_radius(s, i), cs = s->grid->cell_size;
+
+    if (a->state != GC_AGENT_MOVING)
+        b->progress_tick = now;
+    gc_vec2 pref;
+    if (!preferred(s, i, at, &pref))
+        replan_now(s, i); /* not progress: the stall clock runs on */
+    if (a->state == GC_AGENT_ARRIVED)
+        make_way(s, i, ids, nd2, n, &pref);
+    /* The deadlock rule (see the note at the top). */
+    if (a->state == GC_AGENT_MOVING) {
+        uint64_t hz = (uint64_t)lroundf(1.0f / s->dt);
+        if (hz == 0)
+            hz = 1;
+        uint64_t cyc = (now - b->progress_tick) % (uint64_t)(STALL_CYCLE * hz);
+        if (now > b->progress_tick && cyc == (uint64_t)(STALL_REPLAN * hz)) {
+            /* Walks on along its path until the new one lands: stopping
+             * would put it in WAITING, which restarts the stall clock,
+             * and a blocked agent would never count as stalled.  In open
+             * ground the new path would be the old straight line: only
+             * progress is measured afresh from here, as a new path would
+             * be, without the search.  (So the queue holds a MOVING
+             * agent: gc_sim_plan_queued must plan it, see wants_plan.) */
+            if (s->slot[i].goal_kind == GC_SIM_GOAL_WANDER &&
+                s->cfg.wander_repeat) {
+                /* A wanderer's goal is its own choice: blocked, it
+                 * chooses again, as a walker facing a jammed passage
+                 * goes elsewhere; about half the new goals lie back the
+                 * way it came, so a passage two streams filled drains
+                 * from both ends. */
+                gc_cell here;
+                gc_sim_plan_cell(s, a->pos, &here);
+                a->goal = gc_sim_random_goal(s, i, here);
+                gc_sim_enqueue(s, i, false);
+            } else if (gc_sim_wall_room(s->nav, s->grid, a->pos) <
+                       VIS_RANGE * cs) /* exact: this one decides */
+                gc_sim_enqueue(s, i, false);
+            else
+                gc_sim_body_reset(s, i);
+        } else if (cyc >= (uint64_t)(STALL_YIELD * hz) &&
+                   cyc < (uint64_t)((STALL_YIELD + STALL_YIELD_LEN) * hz)) {
+            uint32_t j;
+            float d2;
+            gc_vec2 p = {s->px[i], s->py[i]};
+            if (gc_sim_crowd_nearest(s, p, i, 1, r + s->rmax + 0.5f * cs, &j,
+                                     &d2) == 1 &&
+                j < i && d2 > 0.0f) {
+                float d = sqrtf(d2), v = 0.5f * a->speed;
+                pref = (gc_vec2){(p.x - s->px[j]) / d * v,
+                                 (p.y - s->py[j]) / d * v};
+                return pref;
+            }
+        }
+        /* The tie-break (see the note at the top): blocked, it turns its
+         * preference to the right, more the longer it is blocked. */
+        float st = (float)(now - b->progress_tick) * s->dt;
+        float sp2 = s->vx[i] * s->vx[i] + s->vy[i] * s->vy[i];
+        float slow = SLOW * a->speed;
+        if (st > STALL_TURN && sp2 < slow * slow) {
+            float ang = TURN_RATE * (st - STALL_TURN);
+            if (ang > TURN_MAX)
+                ang = TURN_MAX;
+            float c = cosf(ang), sn = sinf(ang);
+            pref =
+                (gc_vec2){pref.x * c - pref.y * sn, pref.x * sn + pref.y * c};
+        }
+    }
+    return pref;
+}
+
+/*
+ * Turn then go, for an agent with a turn rate (gc_sim_slot.turn_rate > 0):
+ * its heading turns towards the preferred velocity by at most rate * dt,
+ * and the preference handed to ORCA keeps its direction but shrinks to
+ * the share gc_heading_go gives (the rule path followers keep in
+ * agent.c): it turns in place while facing 90 degrees or more away, and
+ * its motion is never more than 90 degrees off the heading shown.  Not
+ * along the heading: that drifted sideways by speed / (2 rate) in every
+ * turn (a cell and more at 4 cells/s and 90 degrees/s), off the planned
+ * line and towards walls, and the next preference then turned it back.
+ * ORCA may still side-step from there for safety: the guarantees (no
+ * overlap, never in a wall) stay ORCA's and the clamp's.  It reads and
+ * writes only agent i's own heading, which no other worker reads during
+ * the tick, so the thread count still changes nothing.  Turn rate 0 (or
+ * no preference) leaves pref as it was: those agents move as before.
+ *
+ * Turning is not being blocked: while a moving agent still faces more than
+ * TURN_MAX away from where it wants to go (more than the tie-break's own
+ * turn can account for: a corner, a new goal), its stall clock does not
+ * run, so a slow turner is not taken for a blocked agent and turned right,
+ * backed off or sent to plan again half way through its turn.
+ */
+gc_vec2
+gc_sim_crowd_turn(gc_sim *s, uint32_t i, gc_vec2 pref, uint64_t now)
+{
+    float rate = s->slot[i].turn_rate;
+    if (!(rate > 0.0f) || (pref.x == 0.0f && pref.y == 0.0f))
+        return pref;
+    gc_agent *a = &s->agents[i];
+    float want = atan2f(pref.y, pref.x);
+    a->heading = gc_heading_turn(a->heading, want, rate * s->dt);
+    float off = fabsf(remainderf(want - a->heading, 2.0f * (float)M_PI));
+    if (a->state == GC_AGENT_MOVING && off > TURN_MAX)
+        s->body[i].progress_tick = now;
+    float f = gc_heading_go(a->heading, want);
+    return (gc_vec2){pref.x * f, pref.y * f};
+}

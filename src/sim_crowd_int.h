@@ -1,0 +1,46 @@
+/*
+ * sim_crowd_int.h: what the two halves of the crowd step share:
+ * sim-crowd.c (the tick: neighbours, avoidance, motion, figures) and
+ * sim-crowd-steer.c (preferred velocities along the path, progress, the
+ * deadlock rules, turning).  Included only by those two.
+ */
+#ifndef GRIDCROWD_SIM_CROWD_INT_H
+#define GRIDCROWD_SIM_CROWD_INT_H
+
+#include "sim_int.h"
+
+#define MARGIN 1.1f /* avoidance sees bodies this much larger */
+
+/*
+ * Where an agent stands as its tick starts, looked up once: every phase
+ * (the wall figure, steering, the wall scan, the clamp) asks the clearance
+ * at that same point.  The compact map's lower bound (gc_nav_clear_low):
+ * each use only decides whether to skip work that would find nothing
+ * (an exact check, a scan, a clamp), so a bound a little low costs a
+ * little work and changes no answer.  room: as gc_sim_wall_room there, in
+ * the walls' grid (wall) and in the planning grid (plan).
+ */
+struct gc_sim_spot {
+    gc_cell cell;
+    float clear_wall; /* at most gc_nav_clearance, cells */
+    float room_wall, room_plan;
+};
+
+/* gc_orca_grid_nearest of agent i (its own bucket entry excluded), in
+ * slots. */
+size_t gc_sim_crowd_nearest(const gc_sim *s, gc_vec2 q, uint32_t i, size_t k,
+                            float dist, uint32_t *ids, float *d2);
+
+/* The walk left to agent i from p along its path. */
+float gc_sim_crowd_remaining(gc_sim *s, uint32_t i, gc_vec2 p);
+
+/* Agent i's preferred velocity, with the deadlock rules; may send it to
+ * plan again.  ids, nd2: its n nearest neighbours (squared distances). */
+gc_vec2 gc_sim_crowd_steer(gc_sim *s, uint32_t i, const struct gc_sim_spot *at,
+                           uint64_t now, const uint32_t *ids, const float *nd2,
+                           size_t n);
+
+/* Turn then go (an agent with a turn rate): the preference handed on. */
+gc_vec2 gc_sim_crowd_turn(gc_sim *s, uint32_t i, gc_vec2 pref, uint64_t now);
+
+#endif
