@@ -52,6 +52,9 @@ gc_sim_crowd_init(gc_sim *s)
         return rc;
     if (s->cfg.avoid != GC_AVOID_ORCA)
         return GC_OK;
+    rc = gc_sim_edges_build(&s->edges, g);
+    if (rc != GC_OK)
+        return rc;
 
     gc_orca_params *p = &s->orca;
     gc_orca_params_default(p);
@@ -102,6 +105,7 @@ gc_sim_crowd_free(gc_sim *s)
     gc_nav_free(s->nav);
     gc_nav_free(s->wnav);
     gc_grid_free(s->inflated);
+    gc_sim_edges_free(&s->edges);
     gc_sim_jam_free(s);
     gc_orca_grid_free(s->oidx);
     free(s->px);
@@ -336,59 +340,119 @@ gc_sim_visible_fast(const gc_nav *n, const gc_grid *g, gc_vec2 a, gc_vec2 b,
 }
 
 /*
+ * The wall edges, by boundary: hk[y * w + x] is the boundary above cell
+ * (x, y) (y from 0 to h), vk[x * h + y] the one left of it (x from 0 to
+ * w; stored by column, so that a scan down a column reads in order); 0
+ * where both sides are open or both are not, 1 where only the side
+ * before it (above, left) is open, 2 where only the side after it is.
+ * Outside the grid counts as not open.
+ */
+int
+gc_sim_edges_build(gc_sim_edges *e, const gc_grid *g)
+{
+    int32_t w = g->width, h = g->height;
+    size_t nh = (size_t)(h + 1) * (size_t)w, nv = (size_t)(w + 1) * (size_t)h;
+    if (e->hk == NULL || e->w != w || e->h != h) {
+        uint8_t *hk = malloc(nh > 0 ? nh : 1), *vk = malloc(nv > 0 ? nv : 1);
+        if (hk == NULL || vk == NULL) {
+            free(hk);
+            free(vk);
+            return GC_ENOMEM;
+        }
+        gc_sim_edges_free(e);
+        e->hk = hk;
+        e->vk = vk;
+        e->w = w;
+        e->h = h;
+    }
+    for (int32_t y = 0; y <= h; y++)
+        for (int32_t x = 0; x < w; x++) {
+            bool a = gc_sim_open_cell(g, x, y - 1), b = gc_sim_open_cell(g, x, y);
+            e->hk[(size_t)y * (size_t)w + (size_t)x] = a == b ? 0 : (a ? 1 : 2);
+        }
+    for (int32_t x = 0; x <= w; x++)
+        for (int32_t y = 0; y < h; y++) {
+            bool a = gc_sim_open_cell(g, x - 1, y), b = gc_sim_open_cell(g, x, y);
+            e->vk[(size_t)x * (size_t)h + (size_t)y] = a == b ? 0 : (a ? 1 : 2);
+        }
+    return GC_OK;
+}
+
+void
+gc_sim_edges_free(gc_sim_edges *e)
+{
+    free(e->hk);
+    free(e->vk);
+    *e = (gc_sim_edges){0};
+}
+
+/* The runs of equal non-zero kinds in k[lo .. hi] (inclusive), each as a
+ * segment along the boundary at `at` (cells), appended to buf[m ..];
+ * returns the new count.  Eight zero kinds at a time are skipped with one
+ * load: most boundaries near an agent are open on both sides. */
+static size_t
+edge_runs(const uint8_t *k, int32_t lo, int32_t hi, int32_t at, bool across,
+          float cs, gc_orca_segment *buf, size_t m, size_t cap)
+{
+    int run = 0;
+    int32_t from = lo;
+    for (int32_t x = lo; x <= hi + 1 && m < cap;) {
+        if (run == 0 && x + 8 <= hi + 1) {
+            uint64_t eight;
+            memcpy(&eight, k + x, sizeof eight);
+            if (eight == 0) {
+                x += 8;
+                continue;
+            }
+        }
+        int kind = x <= hi ? k[x] : 0;
+        if (kind != run) {
+            if (run != 0)
+                buf[m++] = across ? (gc_orca_segment){{(float)from * cs,
+                                                       (float)at * cs},
+                                                      {(float)x * cs,
+                                                       (float)at * cs}}
+                                  : (gc_orca_segment){{(float)at * cs,
+                                                       (float)from * cs},
+                                                      {(float)at * cs,
+                                                       (float)x * cs}};
+            run = kind;
+            from = x;
+        }
+        x++;
+    }
+    return m;
+}
+
+/*
  * Wall segments within `range` of p: the edges between an obstacle cell
  * and an open cell, collinear neighbours merged into one segment (see
  * gc_orca_segment: separate pieces would hold an agent back at every
- * joint).  Clipped to the square around p.
+ * joint).  Clipped to the square of cells around p: rows of boundaries
+ * top to bottom, each left to right, then columns left to right, each top
+ * to bottom (tests/test_crowd.c holds the cell-by-cell scan this replaced
+ * and compares the two).
  */
 size_t
-gc_sim_wall_segments(const gc_grid *g, gc_vec2 p, float range,
+gc_sim_wall_segments(const gc_sim_edges *e, float cs, gc_vec2 p, float range,
                      gc_orca_segment *buf, size_t cap)
 {
-    float cs = g->cell_size;
     int32_t x0 = (int32_t)floorf((p.x - range) / cs);
     int32_t x1 = (int32_t)floorf((p.x + range) / cs);
     int32_t y0 = (int32_t)floorf((p.y - range) / cs);
     int32_t y1 = (int32_t)floorf((p.y + range) / cs);
+    /* Boundaries outside the grid have nothing open on either side. */
+    int32_t cx0 = x0 > 0 ? x0 : 0, cx1 = x1 < e->w - 1 ? x1 : e->w - 1;
+    int32_t cy0 = y0 > 0 ? y0 : 0, cy1 = y1 < e->h - 1 ? y1 : e->h - 1;
     size_t m = 0;
     /* Horizontal edges: the boundary above row y, between rows y-1, y. */
-    for (int32_t y = y0; y <= y1 + 1 && m < cap; y++) {
-        int run = 0;
-        int32_t from = 0;
-        for (int32_t x = x0; x <= x1 + 1; x++) {
-            int kind = 0;
-            if (x <= x1) {
-                bool a = gc_sim_open_cell(g, x, y - 1);
-                bool b = gc_sim_open_cell(g, x, y);
-                kind = a == b ? 0 : (a ? 1 : 2);
-            }
-            if (kind == run)
-                continue;
-            if (run != 0 && m < cap)
-                buf[m++] = (gc_orca_segment){{(float)from * cs, (float)y * cs},
-                                             {(float)x * cs, (float)y * cs}};
-            run = kind;
-            from = x;
-        }
-    }
-    for (int32_t x = x0; x <= x1 + 1 && m < cap; x++) {
-        int run = 0;
-        int32_t from = 0;
-        for (int32_t y = y0; y <= y1 + 1; y++) {
-            int kind = 0;
-            if (y <= y1) {
-                bool a = gc_sim_open_cell(g, x - 1, y);
-                bool b = gc_sim_open_cell(g, x, y);
-                kind = a == b ? 0 : (a ? 1 : 2);
-            }
-            if (kind == run)
-                continue;
-            if (run != 0 && m < cap)
-                buf[m++] = (gc_orca_segment){{(float)x * cs, (float)from * cs},
-                                             {(float)x * cs, (float)y * cs}};
-            run = kind;
-            from = y;
-        }
-    }
+    int32_t ye = y1 + 1 < e->h ? y1 + 1 : e->h;
+    for (int32_t y = cy0; y <= ye && m < cap; y++)
+        m = edge_runs(e->hk + (size_t)y * (size_t)e->w, cx0, cx1, y, true, cs,
+                      buf, m, cap);
+    int32_t xe = x1 + 1 < e->w ? x1 + 1 : e->w;
+    for (int32_t x = cx0; x <= xe && m < cap; x++)
+        m = edge_runs(e->vk + (size_t)x * (size_t)e->h, cy0, cy1, x, false, cs,
+                      buf, m, cap);
     return m;
 }

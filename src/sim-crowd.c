@@ -280,7 +280,7 @@ avoid(gc_sim *s, uint32_t i, const struct gc_sim_spot *at, gc_vec2 pref,
     size_t m = 0;
     float range = op->time_horizon_obst * op->max_speed + r;
     if (at->clear_wall - 0.75f <= range / cs)
-        m = gc_sim_wall_segments(s->grid, self.pos, range, seg,
+        m = gc_sim_wall_segments(&s->edges, cs, self.pos, range, seg,
                                  GC_ORCA_MAX_SEGMENTS);
     gc_vec2 v = {0.0f, 0.0f};
     if (gc_orca_velocity(op, &self, pref, vmax, nb, n, seg, m, &v, NULL) !=

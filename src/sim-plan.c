@@ -508,6 +508,8 @@ gc_sim_grid_changed(gc_sim *s, const gc_cell *cells, size_t n)
      * below covers them. */
     gc_sim_jam_drop(s);
     rc = gc_sim_inflate(s);
+    if (rc == GC_OK && s->edges.hk != NULL)
+        rc = gc_sim_edges_build(&s->edges, s->grid);
     if (rc == GC_OK)
         rc = gc_nav_update(s->nav, s->pgrid);
     if (rc == GC_OK)

@@ -143,6 +143,15 @@ typedef struct gc_sim_worker {
     gc_sim_crowd_scratch *crowd; /* owned */
 } gc_sim_worker;
 
+/* The wall edges of a grid, for gc_sim_wall_segments (which boundaries
+ * lie between an open and a blocked cell, and which side is open): built
+ * for `grid` by the loop when avoidance starts and after every change,
+ * read-only in ticks. */
+typedef struct gc_sim_edges {
+    int32_t w, h;
+    uint8_t *hk, *vk;
+} gc_sim_edges;
+
 struct gc_sim {
     gc_grid *grid;     /* the real cells: walls for bodies, avoidance */
     /* The planning grid: `grid` itself for points, else `inflated`, the
@@ -154,6 +163,7 @@ struct gc_sim {
     gc_grid *inflated;
     gc_nav *nav;
     gc_nav *wnav;
+    gc_sim_edges edges; /* grid's wall edges (avoidance only) */
     gc_sim_config cfg; /* motion defaults resolved to world units */
     float dt;
     /* Slots.  cap: the arrays below hold cap agents; n: slots ever used
@@ -321,10 +331,14 @@ bool gc_sim_visible(const gc_grid *g, gc_vec2 a, gc_vec2 b, int64_t max_steps);
  * (defined after gc_sim_wall_room, below). */
 bool gc_sim_visible_fast(const gc_nav *n, const gc_grid *g, gc_vec2 a,
                          gc_vec2 b, int64_t max_steps);
-/* Wall segments of g within `range` of p, collinear edges merged; at most
- * cap into buf; returns how many. */
-size_t gc_sim_wall_segments(const gc_grid *g, gc_vec2 p, float range,
-                            gc_orca_segment *buf, size_t cap);
+/* Build (or rebuild, reusing the memory) e for g.  GC_ENOMEM (e keeps
+ * what it had). */
+int gc_sim_edges_build(gc_sim_edges *e, const gc_grid *g);
+void gc_sim_edges_free(gc_sim_edges *e);
+/* Wall segments within `range` of p (cells cs wide), collinear edges
+ * merged; at most cap into buf; returns how many. */
+size_t gc_sim_wall_segments(const gc_sim_edges *e, float cs, gc_vec2 p,
+                            float range, gc_orca_segment *buf, size_t cap);
 
 /* gc_grid_passable without the calls: the wall scans ask it of every
  * cell around every agent, every tick, so it stays inline here. */

@@ -9,7 +9,8 @@
  * - Head-on in a one-cell corridor: one yields, both arrive.
  * - Wanderers crossing a one-cell passage from both ends: none stalls
  *   for 30 s; a plan avoids a gap where an agent is stalled.
- * - Steering's fast visibility answers exactly as the cell walk.
+ * - Steering's fast visibility answers exactly as the cell walk; the
+ *   wall segments from the edge map are the cell-by-cell scan's.
  * - Threads: 1, 2 and 3 workers give bit-identical positions, with and
  *   without turn rates.
  * - Turn rates under ORCA: turning back takes pi / rate and drifts little
@@ -721,6 +722,108 @@ test_visible_fast_exact(void **state)
     gc_grid_free(g);
 }
 
+/* The reference for test_wall_segments_exact: the cell-by-cell scan the
+ * edge map replaced, asking every pair of cells across each boundary. */
+static size_t
+wall_segments_scan(const gc_grid *g, gc_vec2 p, float range,
+                   gc_orca_segment *buf, size_t cap)
+{
+    float cs = g->cell_size;
+    int32_t x0 = (int32_t)floorf((p.x - range) / cs);
+    int32_t x1 = (int32_t)floorf((p.x + range) / cs);
+    int32_t y0 = (int32_t)floorf((p.y - range) / cs);
+    int32_t y1 = (int32_t)floorf((p.y + range) / cs);
+    size_t m = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        /* pass 0: rows of horizontal boundaries; 1: columns. */
+        int32_t lo = pass ? x0 : y0, hi = pass ? x1 : y1;
+        int32_t alo = pass ? y0 : x0, ahi = pass ? y1 : x1;
+        for (int32_t u = lo; u <= hi + 1 && m < cap; u++) {
+            int run = 0;
+            int32_t from = 0;
+            for (int32_t v = alo; v <= ahi + 1; v++) {
+                int kind = 0;
+                if (v <= ahi) {
+                    bool a = pass ? gc_sim_open_cell(g, u - 1, v)
+                                  : gc_sim_open_cell(g, v, u - 1);
+                    bool b = pass ? gc_sim_open_cell(g, u, v)
+                                  : gc_sim_open_cell(g, v, u);
+                    kind = a == b ? 0 : (a ? 1 : 2);
+                }
+                if (kind == run)
+                    continue;
+                if (run != 0 && m < cap)
+                    buf[m++] =
+                        pass ? (gc_orca_segment){{(float)u * cs,
+                                                  (float)from * cs},
+                                                 {(float)u * cs, (float)v * cs}}
+                             : (gc_orca_segment){{(float)from * cs,
+                                                  (float)u * cs},
+                                                 {(float)v * cs, (float)u * cs}};
+                run = kind;
+                from = v;
+            }
+        }
+    }
+    return m;
+}
+
+/* The wall segments from the edge map are the cell-by-cell scan's, in the
+ * same order, bit for bit: on the rooms map and on a random one (a third
+ * of the cells blocked), at random points and ranges (some reaching past
+ * the grid's edges), with caps that cut the list short; and again after
+ * the grid changes and the map is rebuilt. */
+static void
+test_wall_segments_exact(void **state)
+{
+    (void)state;
+    gc_grid *maps[2] = {grid_from(rooms, 32, 13), grid_from(rooms, 32, 13)};
+    uint64_t seed = 777;
+    for (int32_t y = 0; y < 13; y++)
+        for (int32_t x = 0; x < 32; x++)
+            maps[1]->cells[gc_grid_index(maps[1], x, y)] =
+                gc_sim_splitmix(&seed) % 3 == 0 ? GC_CELL_OBSTACLE
+                                                : GC_CELL_WALKABLE;
+    maps[1]->cell_size = 0.5f;
+    size_t total = 0;
+    for (int mi = 0; mi < 2; mi++) {
+        gc_grid *g = maps[mi];
+        gc_sim_edges e = {0};
+        for (int round = 0; round < 2; round++) {
+            assert_int_equal(gc_sim_edges_build(&e, g), GC_OK);
+            float cs = g->cell_size;
+            for (int k = 0; k < 5000; k++) {
+                gc_vec2 p = {(float)(gc_sim_splitmix(&seed) % 100000) /
+                                 100000.0f * 32.0f * cs,
+                             (float)(gc_sim_splitmix(&seed) % 100000) /
+                                 100000.0f * 13.0f * cs};
+                float range =
+                    (float)(gc_sim_splitmix(&seed) % 1000) / 100.0f * cs;
+                size_t cap = k % 5 == 0 ? 1 + (size_t)(k % 7)
+                                        : GC_ORCA_MAX_SEGMENTS;
+                gc_orca_segment want[GC_ORCA_MAX_SEGMENTS],
+                    got[GC_ORCA_MAX_SEGMENTS];
+                size_t nw = wall_segments_scan(g, p, range, want, cap);
+                size_t ng = gc_sim_wall_segments(&e, cs, p, range, got, cap);
+                if (ng != nw || memcmp(got, want, nw * sizeof *got) != 0)
+                    fail_msg("map %d round %d (%f, %f) range %f cap %zu: %zu "
+                             "segments, the scan finds %zu",
+                             mi, round, p.x, p.y, range, cap, ng, nw);
+                total += nw;
+            }
+            /* A change: a block of walls opened, others closed. */
+            for (int32_t y = 3; y < 9; y++)
+                for (int32_t x = 10; x < 20; x++)
+                    g->cells[gc_grid_index(g, x, y)] =
+                        (x + y) % 4 == 0 ? GC_CELL_OBSTACLE : GC_CELL_WALKABLE;
+        }
+        gc_sim_edges_free(&e);
+        gc_grid_free(g);
+    }
+    printf("# %zu segments compared\n", total);
+    assert_true(total > 10000);
+}
+
 /* ---- threads ----------------------------------------------------------- */
 
 /* Turn rates given by slot in the thread runs with rates: 0 (at once),
@@ -1081,6 +1184,7 @@ main(void)
         cmocka_unit_test(test_jam_threads_identical),
         cmocka_unit_test(test_jam_dropped_build),
         cmocka_unit_test(test_visible_fast_exact),
+        cmocka_unit_test(test_wall_segments_exact),
         cmocka_unit_test(test_threads_identical),
         cmocka_unit_test(test_threads_identical_turning),
         cmocka_unit_test(test_turn_back_orca),
