@@ -92,9 +92,8 @@ gc_sim_crowd_init(gc_sim *s)
     s->st = calloc(n, sizeof *s->st);
     s->nbr = calloc(n * (size_t)p->max_neighbours, sizeof *s->nbr);
     s->nbr_n = calloc(n, sizeof *s->nbr_n);
-    if (!s->px || !s->py || !s->vx || !s->vy || !s->body || !s->ix ||
-        !s->iy || !s->live_slot || !s->slot_live || !s->st || !s->nbr ||
-        !s->nbr_n)
+    if (!s->px || !s->py || !s->vx || !s->vy || !s->body || !s->ix || !s->iy ||
+        !s->live_slot || !s->slot_live || !s->st || !s->nbr || !s->nbr_n)
         return GC_ENOMEM;
     return GC_OK;
 }
@@ -367,12 +366,14 @@ gc_sim_edges_build(gc_sim_edges *e, const gc_grid *g)
     }
     for (int32_t y = 0; y <= h; y++)
         for (int32_t x = 0; x < w; x++) {
-            bool a = gc_sim_open_cell(g, x, y - 1), b = gc_sim_open_cell(g, x, y);
+            bool a = gc_sim_open_cell(g, x, y - 1),
+                 b = gc_sim_open_cell(g, x, y);
             e->hk[(size_t)y * (size_t)w + (size_t)x] = a == b ? 0 : (a ? 1 : 2);
         }
     for (int32_t x = 0; x <= w; x++)
         for (int32_t y = 0; y < h; y++) {
-            bool a = gc_sim_open_cell(g, x - 1, y), b = gc_sim_open_cell(g, x, y);
+            bool a = gc_sim_open_cell(g, x - 1, y),
+                 b = gc_sim_open_cell(g, x, y);
             e->vk[(size_t)x * (size_t)h + (size_t)y] = a == b ? 0 : (a ? 1 : 2);
         }
     return GC_OK;
@@ -408,14 +409,12 @@ edge_runs(const uint8_t *k, int32_t lo, int32_t hi, int32_t at, bool across,
         int kind = x <= hi ? k[x] : 0;
         if (kind != run) {
             if (run != 0)
-                buf[m++] = across ? (gc_orca_segment){{(float)from * cs,
-                                                       (float)at * cs},
-                                                      {(float)x * cs,
-                                                       (float)at * cs}}
-                                  : (gc_orca_segment){{(float)at * cs,
-                                                       (float)from * cs},
-                                                      {(float)at * cs,
-                                                       (float)x * cs}};
+                buf[m++] =
+                    across
+                        ? (gc_orca_segment){{(float)from * cs, (float)at * cs},
+                                            {(float)x * cs, (float)at * cs}}
+                        : (gc_orca_segment){{(float)at * cs, (float)from * cs},
+                                            {(float)at * cs, (float)x * cs}};
             run = kind;
             from = x;
         }

@@ -20,7 +20,8 @@
  *     roundabout; in a corridor an agent pinned on the wrong side
  *     crosses to its own lane.  Only slow agents turn: one carried round
  *     a roundabout at speed is not blocked, and turning it further right
- *     would keep it circling.
+ *     would keep it circling.  Nor does one whose turned preference heads
+ *     into a wall: pressed into a corner it would stay there.
  *   - Yield by index.  After STALL_YIELD seconds without progress, an
  *     agent whose nearest neighbour has a lower index yields: for
  *     STALL_YIELD_LEN seconds it prefers to back away from that
@@ -33,10 +34,12 @@
  *     count as stalled).  Not in open ground (no wall within VIS_RANGE
  *     cells): there the new path would be the old straight line, and
  *     the replans of a blocked crowd cost more than its avoidance; only
- *     its progress is measured afresh from there, as after a new path.  The
- * cycle repeats every STALL_CYCLE seconds.  With no visible waypoint it plans
- * again at once. Agents with no progress for 10 s count as stalled.
- *
+ *     its progress is measured afresh from there, as after a new path.
+ *     A wanderer chooses a new goal instead, the way the crowd carried
+ *     it (flow_goal()).
+ * The cycle repeats every STALL_CYCLE seconds.  With no visible waypoint
+ * it plans again at once.  Agents with no progress for 10 s count as
+ * stalled.
  *
  * Turn rates.  An agent with one turns, then goes, as a path follower
  * does (agent.c): between steer and avoid its heading turns towards the
@@ -63,8 +66,10 @@
 #define STALL_TURN 1.0f      /* s without progress before turning */
 #define TURN_RATE 0.5235988f /* radians per s blocked: 30 degrees */
 #define TURN_MAX 1.0471976f  /* the most it turns: 60 degrees */
-#define MAKE_WAY 0.5f /* radii: arrived agents this near movers step away */
-#define SLOW 0.5f     /* blocked: slower than this x speed */
+#define MAKE_WAY 0.5f   /* radii: arrived agents this near movers step away */
+#define SLOW 0.5f       /* blocked: slower than this x speed */
+#define FLOW_GOAL 16.0f /* cells: a blocked wanderer's goal with the flow */
+#define FLOW_MIN 0.05f  /* x speed: carried by the crowd */
 
 static float
 seg_len(gc_vec2 a, gc_vec2 b)
@@ -232,6 +237,55 @@ make_way(const gc_sim *s, uint32_t i, const uint32_t *ids, const float *nd2,
     return true;
 }
 
+/* The turn-right tie-break's preference q, unless it heads into a wall
+ * (the clamp would cut a tick's walk at it to less than half): then pref,
+ * as it was.  Turned into a wall an agent pressed into a corner stays
+ * there for good (den520d: 100 s), where its own way, along the
+ * wall, was open. */
+static gc_vec2
+turned_unless_walled(const gc_sim *s, uint32_t i, const struct gc_sim_spot *at,
+                     gc_vec2 pref, gc_vec2 q)
+{
+    const gc_agent *a = &s->agents[i];
+    float r = gc_sim_body_radius(s, i);
+    float step = sqrtf(q.x * q.x + q.y * q.y) * s->dt;
+    if (at->room_wall > r + step)
+        return q;
+    gc_vec2 to = {a->pos.x + q.x * s->dt, a->pos.y + q.y * s->dt};
+    gc_vec2 got = gc_sim_clamp_move(s->grid, a->pos, to, r,
+                                    GC_SIM_WALL_TOL * s->grid->cell_size);
+    float gx = got.x - a->pos.x, gy = got.y - a->pos.y;
+    return gx * gx + gy * gy >= 0.25f * step * step ? q : pref;
+}
+
+/* A blocked wanderer's next goal: FLOW_GOAL cells (or less) the way it
+ * was carried last tick, when it moved at all (FLOW_MIN of its speed or more)
+ * and such a cell is open and joined to its own; else a random one.  In a
+ * dense counterflow the crowd carries an agent where it will: a walker
+ * with no fixed goal goes with it, and makes progress again at once,
+ * where a random goal across the stream kept it fighting the stream (a
+ * minute and more without progress on den520d). */
+static gc_cell
+flow_goal(gc_sim *s, uint32_t i, gc_cell here)
+{
+    float vx = s->vx[i], vy = s->vy[i], sp = s->agents[i].speed;
+    float v = sqrtf(vx * vx + vy * vy);
+    if (v >= FLOW_MIN * sp && v > 0.0f) {
+        float far = FLOW_GOAL, cs = s->grid->cell_size;
+        uint32_t wr = s->slot[i].wander_cells;
+        if (wr > 0 && (float)wr < far)
+            far = (float)wr;
+        for (float d = far; d >= 2.0f; d *= 0.5f) {
+            gc_vec2 p = {s->px[i] + vx / v * d * cs,
+                         s->py[i] + vy / v * d * cs};
+            gc_cell g;
+            if (gc_sim_plan_cell(s, p, &g) && gc_sim_same_component(s, here, g))
+                return g;
+        }
+    }
+    return gc_sim_random_goal(s, i, here);
+}
+
 /* The preferred velocity; may send the agent to plan again. */
 gc_vec2
 gc_sim_crowd_steer(gc_sim *s, uint32_t i, const struct gc_sim_spot *at,
@@ -272,7 +326,7 @@ gc_sim_crowd_steer(gc_sim *s, uint32_t i, const struct gc_sim_spot *at,
                  * from both ends. */
                 gc_cell here;
                 gc_sim_plan_cell(s, a->pos, &here);
-                a->goal = gc_sim_random_goal(s, i, here);
+                a->goal = flow_goal(s, i, here);
                 gc_sim_enqueue(s, i, false);
             } else if (gc_sim_wall_room(s->nav, s->grid, a->pos) <
                        VIS_RANGE * cs) /* exact: this one decides */
@@ -303,8 +357,9 @@ gc_sim_crowd_steer(gc_sim *s, uint32_t i, const struct gc_sim_spot *at,
             if (ang > TURN_MAX)
                 ang = TURN_MAX;
             float c = cosf(ang), sn = sinf(ang);
-            pref =
-                (gc_vec2){pref.x * c - pref.y * sn, pref.x * sn + pref.y * c};
+            pref = turned_unless_walled(
+                s, i, at, pref,
+                (gc_vec2){pref.x * c - pref.y * sn, pref.x * sn + pref.y * c});
         }
     }
     return pref;

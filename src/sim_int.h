@@ -50,14 +50,14 @@ enum {
  * during a tick, and so are turn_rate and wander_cells.
  */
 typedef struct gc_sim_slot {
-    uint32_t salt;      /* generation of the slot, 1 .. GC_AGENT_SALT_MAX */
-    uint32_t group;     /* as spawned */
-    uint32_t target;    /* GOAL_FOLLOW: the handle followed */
-    float stop_dist;    /* GOAL_FOLLOW: stop this near (world units) */
-    gc_cell goal;       /* GOAL_POINT, GOAL_FOLLOW: the cell asked for
-                           (gc_agent.goal becomes the end of a partial
-                           path; this is what the next plan aims at) */
-    uint8_t goal_kind;  /* GC_SIM_GOAL_* */
+    uint32_t salt;        /* generation of the slot, 1 .. GC_AGENT_SALT_MAX */
+    uint32_t group;       /* as spawned */
+    uint32_t target;      /* GOAL_FOLLOW: the handle followed */
+    float stop_dist;      /* GOAL_FOLLOW: stop this near (world units) */
+    gc_cell goal;         /* GOAL_POINT, GOAL_FOLLOW: the cell asked for
+                             (gc_agent.goal becomes the end of a partial
+                             path; this is what the next plan aims at) */
+    uint8_t goal_kind;    /* GC_SIM_GOAL_* */
     uint64_t follow_tick; /* GOAL_FOLLOW: s->ticks at its last plan */
     /* The agent's own motion profile, read by its worker during a tick
      * (motion, wander goals): turn rate in radians per second (0: at
@@ -153,7 +153,7 @@ typedef struct gc_sim_edges {
 } gc_sim_edges;
 
 struct gc_sim {
-    gc_grid *grid;     /* the real cells: walls for bodies, avoidance */
+    gc_grid *grid; /* the real cells: walls for bodies, avoidance */
     /* The planning grid: `grid` itself for points, else `inflated`, the
      * grid with every cell whose clearance is below the body radius
      * blocked (owned).  nav describes pgrid; wnav describes grid when
@@ -164,7 +164,7 @@ struct gc_sim {
     gc_nav *nav;
     gc_nav *wnav;
     gc_sim_edges edges; /* grid's wall edges (avoidance only) */
-    gc_sim_config cfg; /* motion defaults resolved to world units */
+    gc_sim_config cfg;  /* motion defaults resolved to world units */
     float dt;
     /* Slots.  cap: the arrays below hold cap agents; n: slots ever used
      * (the ones loops scan, free ones among them flagged GC_SIM_F_FREE);
@@ -173,9 +173,9 @@ struct gc_sim {
     uint32_t followers; /* agents with GOAL_FOLLOW (loop only) */
     uint32_t free_lo;   /* no free slot below this (loop only) */
     gc_sim_slot *slot;  /* as the flags */
-    gc_agent *agents; /* agent i: its worker in a tick, the loop between */
-    uint8_t *flags;   /* GC_SIM_F_*, as the agents */
-    uint64_t *rng;    /* per-agent goal generators, as the agents */
+    gc_agent *agents;   /* agent i: its worker in a tick, the loop between */
+    uint8_t *flags;     /* GC_SIM_F_*, as the agents */
+    uint64_t *rng;      /* per-agent goal generators, as the agents */
     /* Passable cells grouped by component (nav labels, cfg.diag rule):
      * cells of label L are comp_cells[comp_off[L] .. comp_off[L + 1]).
      * Rebuilt by the loop between ticks, read-only in ticks. */
@@ -237,15 +237,16 @@ struct gc_sim {
     gc_grid *jgrid, *jgrid2;
     gc_nav *jnav, *jnav2;
     uint8_t *jcells; /* the next jam grid's cells, as it is scanned */
+    float *jarea;    /* the bodies' area in each planning cell at the scan */
     bool jam_active;
     uint32_t jam_cells, jam_cells2;
-    bool jam_busy;         /* jam_thread runs (or ran: not joined yet) */
-    bool jam_threaded;     /* it was started (else built in the loop) */
+    bool jam_busy;     /* jam_thread runs (or ran: not joined yet) */
+    bool jam_threaded; /* it was started (else built in the loop) */
     pthread_t jam_thread;
-    uint64_t jam_due;      /* the tick its result takes effect */
-    int jam_rc;            /* its result (written by it alone) */
+    uint64_t jam_due;   /* the tick its result takes effect */
+    int jam_rc;         /* its result (written by it alone) */
     uint64_t win_tick0; /* s->ticks at the last window (loop only) */
-    uint64_t index_ns; /* the last index build's time (loop only) */
+    uint64_t index_ns;  /* the last index build's time (loop only) */
 };
 
 /* ---- sim-goals.c: random numbers, components, placement, goals ---- */

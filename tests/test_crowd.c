@@ -28,7 +28,7 @@
 #include <gridcrowd/mapio.h>
 #include <gridcrowd/sim.h>
 
-#include "../src/sim_int.h"
+#include "../src/sim_crowd_int.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -468,14 +468,10 @@ test_head_on_corridor(void **state)
 
 /* Two rooms joined by a passage one cell wide and eight long. */
 static const char *two_rooms[] = {
-    "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@",
-    "@......@@@@@@@@@@@@@@@@......@",
-    "@......@@@@@@@@@@@@@@@@......@",
-    "@......@@@@@@@@@@@@@@@@......@",
-    "@............................@",
-    "@......@@@@@@@@@@@@@@@@......@",
-    "@......@@@@@@@@@@@@@@@@......@",
-    "@......@@@@@@@@@@@@@@@@......@",
+    "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@", "@......@@@@@@@@@@@@@@@@......@",
+    "@......@@@@@@@@@@@@@@@@......@", "@......@@@@@@@@@@@@@@@@......@",
+    "@............................@", "@......@@@@@@@@@@@@@@@@......@",
+    "@......@@@@@@@@@@@@@@@@......@", "@......@@@@@@@@@@@@@@@@......@",
     "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@",
 };
 
@@ -589,9 +585,8 @@ test_jam_dropped_build(void **state)
         if (s->ticks % 180 == 15) {
             gc_cell cell = {27, 1 + (int32_t)(s->ticks / 180) % 2};
             gc_grid_set(g, cell.x, cell.y,
-                        gc_grid_passable(g, cell.x, cell.y)
-                            ? GC_CELL_OBSTACLE
-                            : GC_CELL_WALKABLE);
+                        gc_grid_passable(g, cell.x, cell.y) ? GC_CELL_OBSTACLE
+                                                            : GC_CELL_WALKABLE);
             assert_int_equal(gc_sim_grid_changed(s, &cell, 1), GC_OK);
         }
         assert_int_equal(gc_sim_tick(s), GC_OK);
@@ -628,23 +623,35 @@ static const char *two_gaps[] = {
 
 /* The largest y among the waypoints of wanderer 0's plan from (1, 2) to
  * (8, 2) made once the jam scanned at tick 600 is in force, with wanderer
- * 1 standing in the upper gap then, stalled for 10 s when `jammed`. */
+ * 1 standing in the upper gap then, stalled for 10 s when `jammed`.  With
+ * `crowd` 2, eight more wanderers, none stalled, stand in and around the
+ * gap: nine bodies of radius 0.3 in its 3 x 3 block of cells cover 0.283
+ * of it, a crowd to sim-jam.c (JAM_PACKED, 0.28); with `crowd` 1, one
+ * fewer (0.251). */
 static float
-jam_path_lowest(bool jammed)
+jam_path_lowest(bool jammed, int crowd)
 {
+    static const gc_cell around[] = {{4, 2}, {3, 1}, {3, 2}, {3, 3},
+                                     {5, 1}, {5, 2}, {5, 3}};
     gc_grid *g = grid_from(two_gaps, 10, 9);
     gc_sim_config c;
-    crowd_config(&c, 2, 0.3f);
+    uint32_t n = crowd == 2 ? 10 : crowd == 1 ? 9 : 2;
+    crowd_config(&c, n, 0.3f);
     gc_sim *s;
     gc_error err;
     assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_OK);
     s->agents[0].pos = gc_grid_cell_center(g, (gc_cell){1, 2});
     s->agents[0].goal = (gc_cell){8, 2};
     s->agents[1].pos = gc_grid_cell_center(g, (gc_cell){4, 2});
+    for (uint32_t i = 2; i < n; i++) {
+        gc_vec2 p = gc_grid_cell_center(g, around[(i - 2) % 7]);
+        p.x += i - 2 < 7 ? -0.2f : 0.2f;
+        s->agents[i].pos = p;
+    }
     if (jammed) {
         s->agents[1].state = GC_AGENT_MOVING;
         s->body[1].progress_tick = 0;
-        s->ticks = 600; /* 10 s without progress */
+        s->ticks = 600;                 /* 10 s without progress */
         s->body[0].progress_tick = 600; /* the other one is fresh */
     }
     /* The scan is at this tick; the jam takes effect half a second on
@@ -654,7 +661,7 @@ jam_path_lowest(bool jammed)
         assert_false(s->jam_active);
         assert_int_equal(gc_sim_tick(s), GC_OK);
     }
-    assert_int_equal(s->jam_active, jammed);
+    assert_int_equal(s->jam_active, jammed || crowd == 2);
     /* Wanderer 0 plans afresh from (1, 2) to (8, 2) with it in force. */
     gc_agent_clear_path(&s->agents[0]);
     s->agents[0].pos = gc_grid_cell_center(g, (gc_cell){1, 2});
@@ -678,14 +685,149 @@ jam_path_lowest(bool jammed)
 /*
  * Round a jam (sim-jam.c): a wanderer stalled in the short way's gap
  * makes the next wanderer's plan take the other gap; with nobody stalled
- * there the plan goes straight through.
+ * there the plan goes straight through.  So does a crowd in and around
+ * the gap, none of it stalled; one body fewer than a crowd does not.
  */
 static void
 test_jam_route(void **state)
 {
     (void)state;
-    assert_true(jam_path_lowest(false) < 3.0f);
-    assert_true(jam_path_lowest(true) > 6.0f);
+    assert_true(jam_path_lowest(false, 0) < 3.0f);
+    assert_true(jam_path_lowest(true, 0) > 6.0f);
+    assert_true(jam_path_lowest(false, 2) > 6.0f);
+    assert_true(jam_path_lowest(false, 1) < 3.0f);
+}
+
+/* A room whose cell (5, 2) is a corner: walls above it and right of it. */
+static const char *corner_room[] = {
+    "@@@@@@@@@@@@@@@@@@@@", "@....@@@@@@@@@@@@@@@", "@.....@............@",
+    "@.....@............@", "@..................@", "@..................@",
+    "@@@@@@@@@@@@@@@@@@@@",
+};
+
+/* Agent 0 of a sim on corner_room, moving on a path from p to `goal`,
+ * its start-of-tick arrays at p with velocity v, without progress for
+ * `stalled` ticks as tick `now` (returned) starts. */
+static uint64_t
+steer_setup(gc_sim **out, gc_grid **gout, gc_vec2 p, gc_cell goal, gc_vec2 v,
+            uint64_t stalled)
+{
+    gc_grid *g = grid_from(corner_room, 20, 7);
+    gc_sim_config c;
+    crowd_config(&c, 1, 0.3f);
+    gc_sim *s;
+    gc_error err;
+    assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_OK);
+    s->ticks = 6000;
+    assert_int_equal(gc_sim_tick(s), GC_OK); /* its own first goal */
+    gc_agent *a = &s->agents[0];
+    gc_agent_clear_path(a);
+    a->goal = goal;
+    a->pos = p;
+    a->state = GC_AGENT_WAITING;
+    gc_sim_enqueue(s, 0, false);
+    for (int t = 0; t < 3 && a->state != GC_AGENT_MOVING; t++)
+        assert_int_equal(gc_sim_tick(s), GC_OK); /* plans, walks a step */
+    assert_int_equal(a->state, GC_AGENT_MOVING);
+    a->pos = p;
+    s->px[0] = p.x;
+    s->py[0] = p.y;
+    s->vx[0] = v.x;
+    s->vy[0] = v.y;
+    uint64_t now = s->ticks + 1;
+    s->body[0].progress_tick = now - stalled;
+    *out = s;
+    *gout = g;
+    return now;
+}
+
+/* Where agent 0 stands, as the tick's phases see it. */
+static struct gc_sim_spot
+steer_spot(const gc_sim *s)
+{
+    struct gc_sim_spot at;
+    at.cell = gc_grid_cell_of(s->grid, s->agents[0].pos);
+    at.clear_wall = 0.0f; /* near walls: every check is made */
+    at.room_wall = at.room_plan = 0.0f;
+    return at;
+}
+
+/*
+ * The turn-right tie-break (sim-crowd-steer.c), 3 s blocked: 60 degrees
+ * to the right in the open; but not into a wall: pressed into the corner
+ * at (5, 2), its way up and left past the wall above it, the turned
+ * preference would head up into that wall, and it keeps its own.
+ */
+static void
+test_turn_not_into_wall(void **state)
+{
+    (void)state;
+    for (int corner = 0; corner < 2; corner++) {
+        gc_vec2 p = corner ? (gc_vec2){5.69f, 2.31f} : (gc_vec2){12.5f, 4.5f};
+        gc_cell goal = corner ? (gc_cell){3, 1} : (gc_cell){8, 4};
+        gc_sim *s;
+        gc_grid *g;
+        uint64_t now = steer_setup(&s, &g, p, goal, (gc_vec2){0, 0}, 180);
+        struct gc_sim_spot at = steer_spot(s);
+        gc_vec2 pref = gc_sim_crowd_steer(s, 0, &at, now, NULL, NULL, 0);
+        const gc_agent *a = &s->agents[0];
+        gc_vec2 w = a->wp[a->wp_next];
+        float want = atan2f(w.y - p.y, w.x - p.x);
+        float got = atan2f(pref.y, pref.x);
+        float turn = remainderf(got - want, 2.0f * (float)M_PI);
+        printf("# %s: turned %.1f degrees\n", corner ? "corner" : "open",
+               turn * 180.0f / (float)M_PI);
+        assert_float_equal(turn, corner ? 0.0f : (float)M_PI / 3.0f, 1e-3f);
+        /* And in the corner the preference moves it, clamped. */
+        float step = sqrtf(pref.x * pref.x + pref.y * pref.y) * s->dt;
+        gc_vec2 to = {p.x + pref.x * s->dt, p.y + pref.y * s->dt};
+        gc_vec2 c = gc_sim_clamp_move(s->grid, p, to, 0.3f,
+                                      GC_SIM_WALL_TOL * g->cell_size);
+        assert_true(hypotf(c.x - p.x, c.y - p.y) > 0.5f * step);
+        gc_sim_free(s);
+        gc_grid_free(g);
+    }
+}
+
+/*
+ * A blocked wanderer's new goal (sim-crowd-steer.c, flow_goal) lies the
+ * way it was carried: 16 cells on, or 8 where 16 would be outside the
+ * room; carried too slowly to tell, a goal drawn at random as before.
+ */
+static void
+test_flow_goal(void **state)
+{
+    (void)state;
+    struct {
+        gc_vec2 p, v;
+        gc_cell want;
+    } cases[] = {
+        {{2.5f, 4.5f}, {2.0f, 0.0f}, {18, 4}},
+        {{9.5f, 4.5f}, {2.0f, 0.0f}, {17, 4}},
+        {{9.5f, 4.5f}, {0.1f, 0.0f}, {-1, -1}},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        gc_sim *s;
+        gc_grid *g;
+        /* STALL_REPLAN: 5 s without progress. */
+        uint64_t now =
+            steer_setup(&s, &g, cases[k].p, (gc_cell){1, 4}, cases[k].v, 300);
+        struct gc_sim_spot at = steer_spot(s);
+        (void)gc_sim_crowd_steer(s, 0, &at, now, NULL, NULL, 0);
+        gc_cell goal = s->agents[0].goal;
+        printf("# carried at (%.1f, %.1f): goal (%d, %d)\n", cases[k].v.x,
+               cases[k].v.y, goal.x, goal.y);
+        if (cases[k].want.x >= 0) {
+            assert_int_equal(goal.x, cases[k].want.x);
+            assert_int_equal(goal.y, cases[k].want.y);
+        } else {
+            assert_false(goal.x == 1 && goal.y == 4); /* a new one */
+            assert_true(gc_grid_passable(s->pgrid, goal.x, goal.y));
+        }
+        assert_true(s->flags[0] & GC_SIM_F_QUEUED); /* to plan */
+        gc_sim_free(s);
+        gc_grid_free(g);
+    }
 }
 
 /*
@@ -712,8 +854,8 @@ test_visible_fast_exact(void **state)
         int64_t steps = k % 2 ? INT64_MAX : 1 + (int64_t)(k % 17);
         bool want = gc_sim_visible(g, a, b, steps);
         if (gc_sim_visible_fast(n, g, a, b, steps) != want)
-            fail_msg("(%f, %f) -> (%f, %f), %lld steps: walk says %d", a.x,
-                     a.y, b.x, b.y, (long long)steps, want);
+            fail_msg("(%f, %f) -> (%f, %f), %lld steps: walk says %d", a.x, a.y,
+                     b.x, b.y, (long long)steps, want);
         seen[want]++;
     }
     printf("# visible %d, not %d\n", seen[1], seen[0]);
@@ -757,9 +899,9 @@ wall_segments_scan(const gc_grid *g, gc_vec2 p, float range,
                         pass ? (gc_orca_segment){{(float)u * cs,
                                                   (float)from * cs},
                                                  {(float)u * cs, (float)v * cs}}
-                             : (gc_orca_segment){{(float)from * cs,
-                                                  (float)u * cs},
-                                                 {(float)v * cs, (float)u * cs}};
+                             : (gc_orca_segment){
+                                   {(float)from * cs, (float)u * cs},
+                                   {(float)v * cs, (float)u * cs}};
                 run = kind;
                 from = v;
             }
@@ -799,8 +941,8 @@ test_wall_segments_exact(void **state)
                                  100000.0f * 13.0f * cs};
                 float range =
                     (float)(gc_sim_splitmix(&seed) % 1000) / 100.0f * cs;
-                size_t cap = k % 5 == 0 ? 1 + (size_t)(k % 7)
-                                        : GC_ORCA_MAX_SEGMENTS;
+                size_t cap =
+                    k % 5 == 0 ? 1 + (size_t)(k % 7) : GC_ORCA_MAX_SEGMENTS;
                 gc_orca_segment want[GC_ORCA_MAX_SEGMENTS],
                     got[GC_ORCA_MAX_SEGMENTS];
                 size_t nw = wall_segments_scan(g, p, range, want, cap);
@@ -897,8 +1039,13 @@ static gc_agent_handle
 spawn_turning(gc_sim *s, float x, float y, float gx, float gy, float speed,
               float deg)
 {
-    gc_spawn_spec sp = {.x = x, .y = y, .has_goal = true, .goal_x = gx,
-                        .goal_y = gy, .speed = speed, .turn_rate = deg,
+    gc_spawn_spec sp = {.x = x,
+                        .y = y,
+                        .has_goal = true,
+                        .goal_x = gx,
+                        .goal_y = gy,
+                        .speed = speed,
+                        .turn_rate = deg,
                         .wander_radius = -1.0f};
     gc_agent_handle h = GC_AGENT_NONE;
     gc_error err;
@@ -1037,8 +1184,8 @@ test_turn_groups_orca(void **state)
             double step = fabs(angle_off(prev[k], hd));
             double cap = degs[k / PER] * M_PI / 180.0 * dt;
             if (degs[k / PER] > 0.0f && step > cap + 1e-5)
-                fail_msg("agent %d (%g deg/s) turned %g rad in one tick",
-                         k, (double)degs[k / PER], step);
+                fail_msg("agent %d (%g deg/s) turned %g rad in one tick", k,
+                         (double)degs[k / PER], step);
             prev[k] = hd;
             if (first[k] < 0 && hd != 0.0f)
                 first[k] = t;
@@ -1053,8 +1200,8 @@ test_turn_groups_orca(void **state)
                           ? (M_PI / 2) / (degs[k / PER] * M_PI / 180.0)
                           : dt;
         if (fabs(took - want) > 2.0 * dt + 1e-6)
-            fail_msg("agent %d (%g deg/s) took %g s to face south, want %g",
-                     k, (double)degs[k / PER], took, want);
+            fail_msg("agent %d (%g deg/s) took %g s to face south, want %g", k,
+                     (double)degs[k / PER], took, want);
     }
     for (int t = 0; t < 60 * 60 && !gc_sim_done(s); t++) {
         assert_int_equal(gc_sim_tick(s), GC_OK);
@@ -1181,6 +1328,8 @@ main(void)
         cmocka_unit_test(test_head_on_corridor),
         cmocka_unit_test(test_wanderers_passage),
         cmocka_unit_test(test_jam_route),
+        cmocka_unit_test(test_turn_not_into_wall),
+        cmocka_unit_test(test_flow_goal),
         cmocka_unit_test(test_jam_threads_identical),
         cmocka_unit_test(test_jam_dropped_build),
         cmocka_unit_test(test_visible_fast_exact),
