@@ -255,6 +255,7 @@ shell_tests = \
 	%reldir%/test_bench.sh \
 	%reldir%/daemon.test \
 	%reldir%/daemon-errors.test \
+	%reldir%/bench-crowd.test \
 	%reldir%/replan-split.test \
 	%reldir%/motion-units.test \
 	%reldir%/edits-ctl.test \

@@ -216,6 +216,8 @@ usage(FILE *f)
             "  --show N              progress every 10 or 50 simulated s, "
             "and the first N\n"
             "                        agents that have not arrived\n"
+            "  --seed N              random seed: den520d's starts and goals "
+            "(default 1)\n"
             "  --no-smooth           plan without smoothing\n"
             "  --help                this text\n"
             "Exit codes: 0 ran; 1 the run failed; 2 bad command line.\n");
@@ -229,8 +231,9 @@ number(const char *name, const char *arg, double lo, double hi)
     errno = 0;
     double v = strtod(arg, &end);
     if (errno || end == arg || *end || !(v >= lo && v <= hi)) {
-        fprintf(stderr, PROG ": --%s: '%s' is not a number from %.10g to %.10g\n",
-                name, arg, lo, hi);
+        fprintf(stderr,
+                PROG ": --%s: '%s' is not a number from %.10g to %.10g\n", name,
+                arg, lo, hi);
         exit(2);
     }
     return v;
@@ -248,6 +251,7 @@ main(int argc, char **argv)
     float max_speed = -1.0f; /* < 0: the scenario's */
     size_t show = 0;         /* agents not arrived to list at the end */
     bool smooth = true;
+    uint64_t seed = 1;
     static const struct option longs[] = {
         {"scenario", required_argument, NULL, 's'},
         {"agents", required_argument, NULL, 'n'},
@@ -258,11 +262,12 @@ main(int argc, char **argv)
         {"neighbour-dist", required_argument, NULL, 'D'},
         {"max-speed", required_argument, NULL, 'V'},
         {"show", required_argument, NULL, 'S'},
+        {"seed", required_argument, NULL, 'R'},
         {"no-smooth", no_argument, NULL, 'N'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     int ch;
-    while ((ch = getopt_long(argc, argv, "s:n:t:k:m:H:D:V:S:Nh", longs,
+    while ((ch = getopt_long(argc, argv, "s:n:t:k:m:H:D:V:S:R:Nh", longs,
                              NULL)) != -1) {
         switch (ch) {
         case 's':
@@ -292,6 +297,9 @@ main(int argc, char **argv)
         case 'S':
             show = (size_t)number("show", optarg, 0, 1e9);
             break;
+        case 'R':
+            seed = (uint64_t)number("seed", optarg, 0, 9007199254740992.0);
+            break;
         case 'N':
             smooth = false;
             break;
@@ -314,6 +322,7 @@ main(int argc, char **argv)
     c.threads = threads;
     c.plan_budget = 1000000; /* everyone plans in the first tick */
     c.agents = (uint32_t)n;
+    c.seed = seed;
     gc_grid *g = NULL;
     gc_scen sc;
     memset(&sc, 0, sizeof sc);
