@@ -714,11 +714,12 @@ steer_setup(gc_sim **out, gc_grid **gout, gc_vec2 p, gc_cell goal, gc_vec2 v,
 {
     gc_grid *g = grid_from(corner_room, 20, 7);
     gc_sim_config c;
-    crowd_config(&c, 1, 0.3f);
+    crowd_config(&c, 2, 0.3f); /* agent 1: a neighbour, far off */
     gc_sim *s;
     gc_error err;
     assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_OK);
     s->ticks = 6000;
+    s->agents[1].pos = (gc_vec2){18.5f, 5.5f};
     assert_int_equal(gc_sim_tick(s), GC_OK); /* its own first goal */
     gc_agent *a = &s->agents[0];
     gc_agent_clear_path(a);
@@ -792,19 +793,21 @@ test_turn_not_into_wall(void **state)
 /*
  * A blocked wanderer's new goal (sim-crowd-steer.c, flow_goal) lies the
  * way it was carried: 16 cells on, or 8 where 16 would be outside the
- * room; carried too slowly to tell, a goal drawn at random as before.
+ * room; pinned still, the way its neighbour goes; with neither moving, a
+ * goal drawn at random as before.
  */
 static void
 test_flow_goal(void **state)
 {
     (void)state;
     struct {
-        gc_vec2 p, v;
+        gc_vec2 p, v, nv; /* nv: the neighbour's velocity */
         gc_cell want;
     } cases[] = {
-        {{2.5f, 4.5f}, {2.0f, 0.0f}, {18, 4}},
-        {{9.5f, 4.5f}, {2.0f, 0.0f}, {17, 4}},
-        {{9.5f, 4.5f}, {0.1f, 0.0f}, {-1, -1}},
+        {{2.5f, 4.5f}, {2.0f, 0.0f}, {0, 0}, {18, 4}},
+        {{9.5f, 4.5f}, {2.0f, 0.0f}, {0, 0}, {17, 4}},
+        {{18.5f, 4.5f}, {0.0f, 0.0f}, {-3.0f, 0.0f}, {2, 4}},
+        {{9.5f, 4.5f}, {0.1f, 0.0f}, {0.1f, 0.0f}, {-1, -1}},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         gc_sim *s;
@@ -813,7 +816,11 @@ test_flow_goal(void **state)
         uint64_t now =
             steer_setup(&s, &g, cases[k].p, (gc_cell){1, 4}, cases[k].v, 300);
         struct gc_sim_spot at = steer_spot(s);
-        (void)gc_sim_crowd_steer(s, 0, &at, now, NULL, NULL, 0);
+        s->vx[1] = cases[k].nv.x;
+        s->vy[1] = cases[k].nv.y;
+        uint32_t ids[1] = {1};
+        float d2[1] = {1.0f};
+        (void)gc_sim_crowd_steer(s, 0, &at, now, ids, d2, 1);
         gc_cell goal = s->agents[0].goal;
         printf("# carried at (%.1f, %.1f): goal (%d, %d)\n", cases[k].v.x,
                cases[k].v.y, goal.x, goal.y);
