@@ -174,6 +174,17 @@ gc_sim_jam_update(gc_sim *s)
     size_t cells = (size_t)pg->width * (size_t)pg->height;
     uint64_t jam = (uint64_t)lroundf(JAM_TIME * (float)hz);
     uint32_t marked = 0;
+    /* Only wanderers plan on the jam grid: without any, no scan (a crowd
+     * of set goals would pay a map-sized pass a second for nothing). */
+    bool wanderers = false;
+    for (uint32_t i = 0; i < s->n && !wanderers; i++)
+        wanderers =
+            gc_sim_alive(s, i) && s->slot[i].goal_kind == GC_SIM_GOAL_WANDER;
+    if (!wanderers) {
+        s->jam_active = false;
+        s->jam_cells = 0;
+        return GC_OK;
+    }
     if (s->jcells == NULL && (s->jcells = malloc(cells)) == NULL)
         return GC_ENOMEM;
     if (s->jarea == NULL &&
@@ -181,7 +192,6 @@ gc_sim_jam_update(gc_sim *s)
         return GC_ENOMEM;
     memcpy(s->jcells, pg->cells, cells);
     memset(s->jarea, 0, cells * sizeof *s->jarea);
-    bool wanderers = false;
     for (uint32_t i = 0; i < s->n; i++) {
         gc_cell c;
         if (!gc_sim_alive(s, i) || !gc_sim_plan_cell(s, s->agents[i].pos, &c))
@@ -189,10 +199,8 @@ gc_sim_jam_update(gc_sim *s)
         size_t k = gc_grid_index(pg, c.x, c.y);
         float r = gc_sim_body_radius(s, i);
         s->jarea[k] += (float)M_PI * r * r;
-        if (s->slot[i].goal_kind != GC_SIM_GOAL_WANDER)
-            continue;
-        wanderers = true;
-        if (s->agents[i].state != GC_AGENT_MOVING ||
+        if (s->slot[i].goal_kind != GC_SIM_GOAL_WANDER ||
+            s->agents[i].state != GC_AGENT_MOVING ||
             s->ticks < s->body[i].progress_tick + jam ||
             gc_nav_clear_at(s->nav, c) >= JAM_ROOM)
             continue;
@@ -204,7 +212,7 @@ gc_sim_jam_update(gc_sim *s)
     /* Crowds: a cell with someone in it whose 3 x 3 block of cells is
      * covered by bodies for JAM_PACKED of its area or more. */
     float packed = 9.0f * JAM_PACKED * pg->cell_size * pg->cell_size;
-    for (int32_t y = 0; wanderers && y < pg->height; y++)
+    for (int32_t y = 0; y < pg->height; y++)
         for (int32_t x = 0; x < pg->width; x++) {
             size_t k = gc_grid_index(pg, x, y);
             if (s->jarea[k] == 0.0f || s->jcells[k] == GC_CELL_OBSTACLE)
