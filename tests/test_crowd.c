@@ -124,6 +124,18 @@ crowd_config(gc_sim_config *c, uint32_t n, float r)
     c->avoid = GC_AVOID_ORCA;
 }
 
+/* crowd_config for n bodies walking the problems start[i] -> goal[i],
+ * which *sc holds (free its entries when done). */
+static void
+scen_crowd_config(gc_sim_config *c, gc_scen *sc, const gc_cell *start,
+                  const gc_cell *goal, uint32_t n, float r)
+{
+    scen_of(sc, start, goal, n);
+    crowd_config(c, n, r);
+    c->goals = GC_GOALS_SCEN;
+    c->scen = sc;
+}
+
 /* Tick until done (or `max` ticks), checking walls and, when depth_tol >=
  * 0, overlaps after every tick.  Returns the ticks run. */
 static int
@@ -282,11 +294,8 @@ test_moving_agent_replanned(void **state)
     const float r = 0.3f;
     gc_cell start[1] = {{2, 10}}, goal[1] = {{28, 10}};
     gc_scen sc;
-    scen_of(&sc, start, goal, 1);
     gc_sim_config c;
-    crowd_config(&c, 1, r);
-    c.goals = GC_GOALS_SCEN;
-    c.scen = &sc;
+    scen_crowd_config(&c, &sc, start, goal, 1, r);
     gc_sim *s;
     gc_error err;
     assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_OK);
@@ -316,11 +325,8 @@ test_head_on_open(void **state)
     const float r = 0.4f;
     gc_cell start[2] = {{5, 10}, {25, 10}}, goal[2] = {{25, 10}, {5, 10}};
     gc_scen sc;
-    scen_of(&sc, start, goal, 2);
     gc_sim_config c;
-    crowd_config(&c, 2, r);
-    c.goals = GC_GOALS_SCEN;
-    c.scen = &sc;
+    scen_crowd_config(&c, &sc, start, goal, 2, r);
     gc_sim *s;
     gc_error err;
     assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_OK);
@@ -347,11 +353,8 @@ sideways_after(float neighbour_dist, int ticks)
     gc_grid *g = open_grid(31, 21);
     gc_cell start[2] = {{9, 10}, {21, 10}}, goal[2] = {{25, 10}, {5, 10}};
     gc_scen sc;
-    scen_of(&sc, start, goal, 2);
     gc_sim_config c;
-    crowd_config(&c, 2, 0.4f);
-    c.goals = GC_GOALS_SCEN;
-    c.scen = &sc;
+    scen_crowd_config(&c, &sc, start, goal, 2, 0.4f);
     c.neighbour_dist = neighbour_dist;
     gc_sim *s;
     gc_error err;
@@ -410,11 +413,8 @@ test_crush_separation(void **state)
     for (int i = 0; i < N; i++)
         start[i] = goal[i] = (gc_cell){10 + i % 2, 10 + (i / 2) % 2};
     gc_scen sc;
-    scen_of(&sc, start, goal, N);
     gc_sim_config c;
-    crowd_config(&c, N, r);
-    c.goals = GC_GOALS_SCEN;
-    c.scen = &sc;
+    scen_crowd_config(&c, &sc, start, goal, N, r);
     c.neighbours = 4;
     gc_sim *s;
     gc_error err;
@@ -450,11 +450,8 @@ test_head_on_corridor(void **state)
     const float r = 0.35f;
     gc_cell start[2] = {{2, 3}, {23, 3}}, goal[2] = {{23, 3}, {2, 3}};
     gc_scen sc;
-    scen_of(&sc, start, goal, 2);
     gc_sim_config c;
-    crowd_config(&c, 2, r);
-    c.goals = GC_GOALS_SCEN;
-    c.scen = &sc;
+    scen_crowd_config(&c, &sc, start, goal, 2, r);
     gc_sim *s;
     gc_error err;
     assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_OK);
@@ -1251,12 +1248,9 @@ test_circle(void **state)
         goal[i] = (gc_cell){2 * cx - start[i].x, 2 * cy - start[i].y};
     }
     gc_scen sc;
-    scen_of(&sc, start, goal, N);
     const float r = 0.4f;
     gc_sim_config c;
-    crowd_config(&c, N, r);
-    c.goals = GC_GOALS_SCEN;
-    c.scen = &sc;
+    scen_crowd_config(&c, &sc, start, goal, N, r);
     c.threads = 2;
     gc_sim *s;
     gc_error err;
@@ -1299,12 +1293,9 @@ test_corridor(void **state)
         goal[N / 2 + i] = (gc_cell){40 - 2 * col, row};
     }
     gc_scen sc;
-    scen_of(&sc, start, goal, N);
     const float r = 0.3f;
     gc_sim_config c;
-    crowd_config(&c, N, r);
-    c.goals = GC_GOALS_SCEN;
-    c.scen = &sc;
+    scen_crowd_config(&c, &sc, start, goal, N, r);
     c.threads = 2;
     gc_sim *s;
     gc_error err;
