@@ -33,7 +33,9 @@
  * lanes early instead of pressing head-on (15 degrees formed them too
  * late: corridor 1000 took 329 s, with 35 degrees 165 s).  Avoidance sees
  * bodies 10% larger than they are (MARGIN): ORCA is exact only to first
- * order in dt, and bodies aiming to just touch graze each other.
+ * order in dt, and bodies aiming to just touch graze each other.  A
+ * wanderer pinned in a crowd sees them smaller, down to 10% less
+ * (squeezing, one of the deadlock rules).
  *
  * Goals in a crowd.  An agent arrives within max(arrival radius, body
  * radius) of its last waypoint; or after NEAR_TIME seconds within
@@ -232,7 +234,7 @@ measure(gc_sim_worker *w, uint32_t i, const struct gc_sim_spot *at,
  * (squared distances nd2) and the walls near the agent. */
 static gc_vec2
 avoid(gc_sim *s, uint32_t i, const struct gc_sim_spot *at, gc_vec2 pref,
-      const uint32_t *ids, const float *nd2, size_t n)
+      const uint32_t *ids, const float *nd2, size_t n, uint64_t now)
 {
     const gc_orca_params *op = &s->orca;
     float r = gc_sim_body_radius(s, i), cs = s->grid->cell_size;
@@ -244,14 +246,16 @@ avoid(gc_sim *s, uint32_t i, const struct gc_sim_spot *at, gc_vec2 pref,
      * is its position as the tick starts (planning moved nobody). */
     /* Avoidance keeps a margin (MARGIN): ORCA's answer is exact only to
      * first order in dt, and bodies that aim to just touch graze each
-     * other; aiming a tenth wider keeps the real bodies apart. */
-    float ra = r * MARGIN;
+     * other; aiming a tenth wider keeps the real bodies apart.  Less
+     * for a wanderer squeezing out of a crush (sim-crowd-steer.c). */
+    float mg = gc_sim_crowd_margin(s, i, now);
+    float ra = r * mg;
     gc_orca_agent self = {{s->px[i], s->py[i]}, {s->vx[i], s->vy[i]}, ra};
     gc_orca_agent nb[GC_ORCA_MAX_NEIGHBOURS];
     for (size_t k = 0; k < n; k++) {
         nb[k] = (gc_orca_agent){{s->px[ids[k]], s->py[ids[k]]},
                                 {s->vx[ids[k]], s->vy[ids[k]]},
-                                gc_sim_body_radius(s, ids[k]) * MARGIN};
+                                gc_sim_body_radius(s, ids[k]) * mg};
         /* Two bodies on one point (a scenario may start two agents in
          * one cell) would get the same answer for ever: the higher index
          * is taken to be a hair to the right of the lower. */
@@ -505,7 +509,7 @@ step_chunk(gc_sim_worker *w, gc_sim_crowd_scratch *c, uint32_t m,
         uint32_t i = c->who[j];
         const uint32_t *ids = c->ids + j * k;
         const float *d2 = c->d2 + j * k;
-        gc_vec2 v = avoid(s, i, &c->at[j], c->pref[j], ids, d2, c->n[j]);
+        gc_vec2 v = avoid(s, i, &c->at[j], c->pref[j], ids, d2, c->n[j], now);
         move(w, i, &c->at[j], v, separation(s, i, ids, d2, c->n[j]), now);
     }
     *avoid_ns += (t1 - t0) + (gc_clock_ns() - t2);

@@ -110,6 +110,8 @@ typedef struct gc_sim_body {
     uint64_t progress_tick; /* last tick it made progress */
     uint64_t near_tick;     /* first tick of its current stay near its
                                goal (0: not near) */
+    float squeeze;          /* 0 to 1: how far its margin has shrunk
+                               (sim-crowd-steer.c, squeezing) */
 } gc_sim_body;
 
 /* One worker thread.  Everything in it is written by that worker during a

@@ -835,6 +835,133 @@ test_flow_goal(void **state)
 }
 
 /*
+ * Squeezing (sim-crowd-steer.c, gc_sim_crowd_margin), tick by tick, for a
+ * wanderer: no squeeze before 5 s without progress; then the margin
+ * shrinks from MARGIN to 0.9 over 10 s and stays there while the agent is
+ * slow (even after a little progress); walking at half its speed it grows
+ * back at the same rate.  An agent not walking, or with a goal someone
+ * set, does not squeeze.
+ */
+static void
+test_squeeze_margin(void **state)
+{
+    (void)state;
+    gc_sim *s;
+    gc_grid *g;
+    uint64_t now = steer_setup(&s, &g, (gc_vec2){12.5f, 4.5f}, (gc_cell){16, 4},
+                               (gc_vec2){0, 0}, 0);
+    const uint64_t hz = 60, t0 = now;
+    float sp = s->agents[0].speed, m = 0.0f;
+    struct {
+        float secs, speed; /* this long at this speed (x its own) */
+        bool progress;     /* progress at every tick of it */
+        float want;        /* the margin at its end */
+    } steps[] = {
+        {4.9f, 0.0f, false, MARGIN}, /* blocked, not yet 5 s */
+        {5.1f, 0.0f, false, 1.0f},   /* 5 s of squeezing */
+        {2.5f, 0.4f, true, 1.0f},    /* progress, slow: held */
+        {12.5f, 0.4f, false, 0.9f},  /* blocked again, 7.5 s squeezing */
+        {5.0f, 0.6f, true, 1.0f},    /* walking: grows back */
+        {10.0f, 0.6f, true, MARGIN}, /* and stops at MARGIN */
+    };
+    s->body[0].progress_tick = now;
+    for (size_t k = 0; k < sizeof steps / sizeof steps[0]; k++) {
+        s->vx[0] = steps[k].speed * sp;
+        uint64_t end = now + (uint64_t)lroundf(steps[k].secs * (float)hz);
+        for (; now < end; now++) {
+            if (steps[k].progress)
+                s->body[0].progress_tick = now;
+            m = gc_sim_crowd_margin(s, 0, now);
+        }
+        printf("# %.1f s at %.1f x speed%s: margin %.3f at %.1f s\n",
+               steps[k].secs, steps[k].speed,
+               steps[k].progress ? ", progressing" : "", m,
+               (double)(now - t0) / (double)hz);
+        assert_float_equal(m, steps[k].want, 2e-3f);
+    }
+    /* No squeeze, however long pinned, for one not walking (arrived) or
+     * with a goal someone set. */
+    for (int k = 0; k < 2; k++) {
+        assert_int_equal(s->slot[0].goal_kind, GC_SIM_GOAL_WANDER);
+        if (k == 0)
+            s->agents[0].state = GC_AGENT_ARRIVED;
+        else
+            s->slot[0].goal_kind = GC_SIM_GOAL_POINT;
+        s->vx[0] = 0.0f;
+        s->body[0].progress_tick = now - 60 * hz;
+        for (uint64_t e = now + 20 * hz; now < e; now++)
+            m = gc_sim_crowd_margin(s, 0, now);
+        assert_float_equal(m, MARGIN, 1e-6f);
+        s->agents[0].state = GC_AGENT_MOVING;
+        s->slot[0].goal_kind = GC_SIM_GOAL_WANDER;
+    }
+    gc_sim_free(s);
+    gc_grid_free(g);
+}
+
+/* A corridor three cells high (rows 1 to 3). */
+static const char *squeeze_corridor[] = {
+    "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@", "@..............................@",
+    "@..............................@", "@..............................@",
+    "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@",
+};
+
+/*
+ * Squeezing, end to end: two posts (bodies that never move: agents
+ * standing stuck) across the corridor leave gaps a body fits through
+ * (between them: 0.62 from each centre for radii summing to 0.6; beside
+ * them 0.58 to the wall), but not at ORCA's margin (0.66).  The walker, a
+ * wanderer (one that keeps its goal: no new goal when blocked), stands
+ * before them until it squeezes, then passes and arrives, never in a
+ * wall and never deeper into a post than 10% of 2r.
+ */
+static void
+test_squeeze_posts(void **state)
+{
+    (void)state;
+    gc_grid *g = grid_from(squeeze_corridor, 32, 5);
+    const float r = 0.3f;
+    gc_cell start[3] = {{3, 2}, {10, 1}, {10, 3}};
+    gc_cell goal[3] = {{28, 2}, {10, 1}, {10, 3}};
+    gc_scen sc;
+    gc_sim_config c;
+    scen_crowd_config(&c, &sc, start, goal, 3, r);
+    gc_sim *s;
+    gc_error err;
+    assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_OK);
+    s->slot[0].goal_kind = GC_SIM_GOAL_WANDER;
+    s->cfg.wander_repeat = false;
+    assert_int_equal(gc_sim_tick(s), GC_OK); /* plans */
+    for (uint32_t k = 1; k < 3; k++) {
+        gc_agent *p = &s->agents[k];
+        gc_agent_clear_path(p);
+        p->state = GC_AGENT_STUCK;
+        p->pos = (gc_vec2){10.5f, k == 1 ? 1.88f : 3.12f};
+    }
+    int through = -1, t = 0;
+    double worst = 0.0;
+    for (; t < 60 * 40 && s->agents[0].state != GC_AGENT_ARRIVED; t++) {
+        assert_int_equal(gc_sim_tick(s), GC_OK);
+        assert_out_of_walls(s, r);
+        double d = deepest(s, r);
+        worst = d > worst ? d : worst;
+        if (through < 0 && s->agents[0].pos.x > 10.5f)
+            through = t;
+    }
+    printf("# past the posts at tick %d, arrived at tick %d, deepest %.3f "
+           "of 2r\n",
+           through, t, worst);
+    assert_int_equal(s->agents[0].state, GC_AGENT_ARRIVED);
+    assert_true(worst <= DEPTH_TOL);
+    /* Not before it squeezes: 5 s blocked, then the margin must shrink
+     * to 0.62 / 0.6 = 1.033, 3.3 s later. */
+    assert_true(through > 60 * 8);
+    gc_sim_free(s);
+    gc_grid_free(g);
+    free(sc.entries);
+}
+
+/*
  * Steering's visibility by the clearance map (gc_sim_visible_fast) gives
  * the cell walk's answer (gc_sim_visible) exactly: 20,000 segments of
  * every length on the rooms map, from anywhere (inside walls too), with
@@ -1328,6 +1455,8 @@ main(void)
         cmocka_unit_test(test_jam_route),
         cmocka_unit_test(test_turn_not_into_wall),
         cmocka_unit_test(test_flow_goal),
+        cmocka_unit_test(test_squeeze_margin),
+        cmocka_unit_test(test_squeeze_posts),
         cmocka_unit_test(test_jam_threads_identical),
         cmocka_unit_test(test_jam_dropped_build),
         cmocka_unit_test(test_visible_fast_exact),
