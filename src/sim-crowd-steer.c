@@ -330,6 +330,16 @@ flow_goal(gc_sim *s, uint32_t i, gc_cell here, const uint32_t *ids, size_t n)
     return gc_sim_random_goal(s, i, here);
 }
 
+/* Agent i moved slower than SLOW times its speed last tick: blocked, for
+ * the turn-right tie-break and squeezing. */
+static bool
+moved_slowly(const gc_sim *s, uint32_t i)
+{
+    float sp2 = s->vx[i] * s->vx[i] + s->vy[i] * s->vy[i];
+    float slow = SLOW * s->agents[i].speed;
+    return sp2 < slow * slow;
+}
+
 /* The margin avoidance keeps round agent i's body and those it avoids in
  * tick `now`: MARGIN, less while it squeezes (see the note at the top).
  * Updates the agent's squeeze: one tick more of it while a pinned
@@ -340,9 +350,8 @@ gc_sim_crowd_margin(gc_sim *s, uint32_t i, uint64_t now)
 {
     const gc_agent *a = &s->agents[i];
     gc_sim_body *b = &s->body[i];
-    float sp2 = s->vx[i] * s->vx[i] + s->vy[i] * s->vy[i];
-    float slow = SLOW * a->speed, step = s->dt / SQUEEZE_RAMP;
-    if (a->state != GC_AGENT_MOVING || sp2 >= slow * slow ||
+    float step = s->dt / SQUEEZE_RAMP;
+    if (a->state != GC_AGENT_MOVING || !moved_slowly(s, i) ||
         s->slot[i].goal_kind != GC_SIM_GOAL_WANDER)
         b->squeeze = b->squeeze > step ? b->squeeze - step : 0.0f;
     else if (now > b->progress_tick &&
@@ -415,9 +424,7 @@ gc_sim_crowd_steer(gc_sim *s, uint32_t i, const struct gc_sim_spot *at,
         /* The tie-break (see the note at the top): blocked, it turns its
          * preference to the right, more the longer it is blocked. */
         float st = (float)(now - b->progress_tick) * s->dt;
-        float sp2 = s->vx[i] * s->vx[i] + s->vy[i] * s->vy[i];
-        float slow = SLOW * a->speed;
-        if (st > STALL_TURN && sp2 < slow * slow) {
+        if (st > STALL_TURN && moved_slowly(s, i)) {
             float ang = TURN_RATE * (st - STALL_TURN);
             if (ang > TURN_MAX)
                 ang = TURN_MAX;

@@ -42,8 +42,7 @@ gc_vec2 gc_sim_crowd_steer(gc_sim *s, uint32_t i, const struct gc_sim_spot *at,
 
 /* The margin avoidance keeps round agent i's body and its neighbours'
  * this tick: MARGIN, less while a pinned wanderer squeezes (a deadlock
- * rule).  Call once
- * a tick: it updates the agent's squeeze. */
+ * rule).  Call once a tick: it updates the agent's squeeze. */
 float gc_sim_crowd_margin(gc_sim *s, uint32_t i, uint64_t now);
 
 /* Turn then go (an agent with a turn rate): the preference handed on. */
