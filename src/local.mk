@@ -44,7 +44,7 @@ libgridcrowd_core_la_SOURCES = \
 	%reldir%/agent.c \
 	%reldir%/sim.c %reldir%/sim-plan.c %reldir%/sim-goals.c \
 	%reldir%/sim-stats.c %reldir%/sim_int.h %reldir%/sim-crowd.c \
-	%reldir%/sim-crowd-steer.c %reldir%/sim-crowd-grid.c %reldir%/sim_crowd_int.h \
+	%reldir%/sim-crowd-steer.c %reldir%/sim-crowd-near.c %reldir%/sim-crowd-grid.c %reldir%/sim_crowd_int.h \
 	%reldir%/sim-jam.c \
 	%reldir%/sim-agents.c \
 	%reldir%/shm.c %reldir%/world_int.h \
@@ -62,7 +62,7 @@ libgridcrowd_core_la_SOURCES = \
 	%reldir%/version.c \
 	%reldir%/util.c \
 	%reldir%/host.c \
-	%reldir%/orca.c %reldir%/orca-index.c %reldir%/orca_int.h
+	%reldir%/orca.c %reldir%/orca-index.c %reldir%/orca_int.h %reldir%/knn_int.h
 # The recorder: SQLite trajectories (JuPedSim's format) and their WKT.
 libgridcrowd_core_la_SOURCES += %reldir%/record.c %reldir%/record_int.h \
 	%reldir%/record-db.c %reldir%/record-geometry.c

@@ -16,6 +16,7 @@
 
 #include <gridcrowd/orca.h>
 
+#include "knn_int.h"
 #include "orca_int.h"
 
 #include <math.h>
@@ -175,12 +176,10 @@ gc_orca_grid_build(gc_orca_grid *g, const float *x, const float *y, size_t n,
 }
 
 /*
- * The candidates: keys in no order, m of them.  A key packs the squared
- * distance (a float >= 0, whose bits order as its value does) above the
- * agent index, so "nearer, then lower index" is one integer comparison.
- * The scan appends every agent within the bound without a branch (about
- * half of those it looks at pass, so a branch per agent mispredicted half
- * the time), and the list is sorted once at the end (with a good bound,
+ * The candidates: keys in no order, m of them (knn_int.h: squared
+ * distance above agent index).  The scan appends every agent within the
+ * bound without a branch (about half of those it looks at pass, so a
+ * branch per agent mispredicted half the time), and the list is sorted once at the end (with a good bound,
  * about k entries).  When it fills, it is sorted and cut to the k nearest,
  * and the bound shrinks to the k-th: none further out can be among them.
  * (Keeping k sorted keys all along cost a pass over k slots per entry:
@@ -197,36 +196,6 @@ struct knn {
     float slop;  /* rounding margin for bucket geometry, units */
     uint64_t keys[KNN_CAP];
 };
-
-static inline uint64_t
-knn_key(float d, uint32_t i)
-{
-    uint32_t bits;
-    memcpy(&bits, &d, sizeof bits);
-    return (uint64_t)bits << 32 | i;
-}
-
-static inline float
-knn_dist(uint64_t key)
-{
-    uint32_t bits = (uint32_t)(key >> 32);
-    float d;
-    memcpy(&d, &bits, sizeof d);
-    return d;
-}
-
-/* Sort keys[0 .. m) (insertion: m is small). */
-static void
-knn_sort(uint64_t *keys, uint32_t m)
-{
-    for (uint32_t j = 1; j < m; j++) {
-        uint64_t key = keys[j];
-        uint32_t at = j;
-        for (; at > 0 && keys[at - 1] > key; at--)
-            keys[at] = keys[at - 1];
-        keys[at] = key;
-    }
-}
 
 /* Keep the k nearest candidates, and bound the rest of the scan by the
  * k-th of them. */

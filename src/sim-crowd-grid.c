@@ -92,9 +92,26 @@ gc_sim_crowd_init(gc_sim *s)
     s->st = calloc(n, sizeof *s->st);
     s->nbr = calloc(n * (size_t)p->max_neighbours, sizeof *s->nbr);
     s->nbr_n = calloc(n, sizeof *s->nbr_n);
+    /* Candidate lists: twice the neighbours and a dozen more is about
+     * what the skin adds (sim-crowd-near.c); the index returns at most
+     * GC_ORCA_MAX_NEIGHBOURS. */
+    s->near_cap = 2u * (uint32_t)p->max_neighbours + 12u;
+    if (s->near_cap > GC_ORCA_MAX_NEIGHBOURS)
+        s->near_cap = GC_ORCA_MAX_NEIGHBOURS;
+    s->near = calloc(n * s->near_cap, sizeof *s->near);
+    s->near_n = calloc(n, sizeof *s->near_n);
+    s->near_r = calloc(n, sizeof *s->near_r); /* 0: none drawn */
+    s->near_x = calloc(n, sizeof *s->near_x);
+    s->near_y = calloc(n, sizeof *s->near_y);
+    s->near_t = calloc(n, sizeof *s->near_t);
     if (!s->px || !s->py || !s->vx || !s->vy || !s->body || !s->ix || !s->iy ||
-        !s->live_slot || !s->slot_live || !s->st || !s->nbr || !s->nbr_n)
+        !s->live_slot || !s->slot_live || !s->st || !s->nbr || !s->nbr_n ||
+        !s->near || !s->near_n || !s->near_r || !s->near_x || !s->near_y ||
+        !s->near_t)
         return GC_ENOMEM;
+    /* Nobody has started a tick yet: the first prepare sees every agent
+     * as added. */
+    memset(s->st, GC_SIM_ST_FREE, n * sizeof *s->st);
     return GC_OK;
 }
 
@@ -119,6 +136,12 @@ gc_sim_crowd_free(gc_sim *s)
     free(s->st);
     free(s->nbr);
     free(s->nbr_n);
+    free(s->near);
+    free(s->near_n);
+    free(s->near_r);
+    free(s->near_x);
+    free(s->near_y);
+    free(s->near_t);
 }
 
 int

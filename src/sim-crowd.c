@@ -115,13 +115,32 @@ int
 gc_sim_crowd_prepare(gc_sim *s)
 {
     uint64_t t0 = gc_clock_ns();
+    /* The furthest any agent moved since the last tick started (by
+     * walking or by being put somewhere), and whether one was added:
+     * what the candidate lists need (sim-crowd-near.c). */
+    float moved = 0.0f;
+    bool added = false;
     for (uint32_t i = 0; i < s->n; i++) {
-        s->px[i] = s->agents[i].pos.x;
-        s->py[i] = s->agents[i].pos.y;
+        bool alive = gc_sim_alive(s, i);
+        gc_vec2 p = s->agents[i].pos;
+        if (alive && s->st[i] == GC_SIM_ST_FREE)
+            added = true;
+        else if (alive) {
+            float dx = p.x - s->px[i], dy = p.y - s->py[i];
+            float d = dx * dx + dy * dy;
+            moved = d > moved ? d : moved;
+        }
+        s->px[i] = p.x;
+        s->py[i] = p.y;
         s->vx[i] = s->body[i].vx;
         s->vy[i] = s->body[i].vy;
-        s->st[i] = gc_sim_alive(s, i) ? s->agents[i].state : GC_SIM_ST_FREE;
+        s->st[i] = alive ? s->agents[i].state : GC_SIM_ST_FREE;
     }
+    /* Rounded up: the lists' bound must never be short. */
+    s->travel += sqrt((double)moved) * (1.0 + 1e-6);
+    if (added)
+        for (uint32_t i = 0; i < s->n; i++)
+            s->near_r[i] = -1.0f;
     const float *xs = s->px, *ys = s->py;
     uint32_t m = s->n;
     s->holes = s->live < s->n;
@@ -143,54 +162,6 @@ gc_sim_crowd_prepare(gc_sim *s)
         gc_orca_grid_build(s->oidx, xs, ys, m, s->orca.neighbour_dist / 2.0f);
     s->index_ns = gc_clock_ns() - t0;
     return rc;
-}
-
-/* gc_orca_grid_nearest_hint of agent i, in slots. */
-static size_t
-nearest_hint(const gc_sim *s, gc_vec2 q, uint32_t i, size_t k, float dist,
-             float hint, uint32_t *ids, float *d2)
-{
-    if (!s->holes)
-        return gc_orca_grid_nearest_hint(s->oidx, q, i, k, dist, hint, ids, d2);
-    size_t n = gc_orca_grid_nearest_hint(s->oidx, q, s->slot_live[i], k, dist,
-                                         hint, ids, d2);
-    for (size_t j = 0; j < n; j++)
-        ids[j] = s->live_slot[ids[j]];
-    return n;
-}
-
-/* gc_orca_grid_nearest of agent i, in slots. */
-size_t
-gc_sim_crowd_nearest(const gc_sim *s, gc_vec2 q, uint32_t i, size_t k,
-                     float dist, uint32_t *ids, float *d2)
-{
-    return nearest_hint(s, q, i, k, dist, INFINITY, ids, d2);
-}
-
-/*
- * A bound for agent i's query at q: the largest squared distance, at the
- * start-of-tick positions, of the k neighbours it found last tick, when
- * it found k and all of them were alive as the tick started (so are
- * indexed); else INFINITY
- * (no bound).  A hair larger than computed, so that rounding can never
- * leave one of them just outside.
- */
-static float
-neighbour_hint(const gc_sim *s, uint32_t i, gc_vec2 q, size_t k)
-{
-    if (s->nbr_n[i] != k)
-        return INFINITY;
-    const uint32_t *prev = s->nbr + (size_t)i * k;
-    float h = 0.0f;
-    for (size_t j = 0; j < k; j++) {
-        uint32_t o = prev[j];
-        if (o >= s->n || o == i || s->st[o] == GC_SIM_ST_FREE)
-            return INFINITY; /* (flags are written in the tick) */
-        float dx = s->px[o] - q.x, dy = s->py[o] - q.y;
-        float d = dx * dx + dy * dy;
-        h = d > h ? d : h;
-    }
-    return h * (1.0f + 1e-5f) + 1e-30f;
 }
 
 /*
@@ -480,11 +451,8 @@ step_chunk(gc_sim_worker *w, gc_sim_crowd_scratch *c, uint32_t m,
     for (uint32_t j = 0; j < m; j++) {
         uint32_t i = c->who[j];
         gc_vec2 p0 = {s->px[i], s->py[i]};
-        uint32_t *ids = c->ids + j * k;
-        c->n[j] = (uint32_t)nearest_hint(
-            s, p0, i, k, nd, neighbour_hint(s, i, p0, k), ids, c->d2 + j * k);
-        memcpy(s->nbr + (size_t)i * k, ids, c->n[j] * sizeof *ids);
-        s->nbr_n[i] = (uint8_t)c->n[j];
+        c->n[j] = (uint32_t)gc_sim_crowd_neighbours(
+            s, i, p0, k, nd, c->ids + j * k, c->d2 + j * k);
         c->at[j] = spot_at(s, p0);
     }
     uint64_t t1 = gc_clock_ns();

@@ -1,8 +1,8 @@
 /*
- * sim_crowd_int.h: what the two halves of the crowd step share:
- * sim-crowd.c (the tick: neighbours, avoidance, motion, figures) and
- * sim-crowd-steer.c (preferred velocities along the path, progress, the
- * deadlock rules, turning).  Included only by those two.
+ * sim_crowd_int.h: what the parts of the crowd step share: sim-crowd.c
+ * (the tick: avoidance, motion, figures), sim-crowd-near.c (each agent's
+ * neighbours) and sim-crowd-steer.c (preferred velocities along the path,
+ * progress, the deadlock rules, turning).  Included only by those.
  */
 #ifndef GRIDCROWD_SIM_CROWD_INT_H
 #define GRIDCROWD_SIM_CROWD_INT_H
@@ -27,9 +27,15 @@ struct gc_sim_spot {
 };
 
 /* gc_orca_grid_nearest of agent i (its own bucket entry excluded), in
- * slots. */
+ * slots (sim-crowd-near.c). */
 size_t gc_sim_crowd_nearest(const gc_sim *s, gc_vec2 q, uint32_t i, size_t k,
                             float dist, uint32_t *ids, float *d2);
+
+/* The same answer for agent i at its start-of-tick position q, from its
+ * candidate list where the list vouches for it (sim-crowd-near.c); also
+ * records it as the agent's last neighbours (nbr). */
+size_t gc_sim_crowd_neighbours(gc_sim *s, uint32_t i, gc_vec2 q, size_t k,
+                               float nd, uint32_t *ids, float *d2);
 
 /* The walk left to agent i from p along its path. */
 float gc_sim_crowd_remaining(gc_sim *s, uint32_t i, gc_vec2 p);

@@ -229,6 +229,20 @@ struct gc_sim {
      * whatever they hold). */
     uint32_t *nbr;
     uint8_t *nbr_n;
+    /* Candidate lists (sim-crowd-near.c): agent i's near_n[i] slots at
+     * near[i * near_cap] held, when drawn, every other live agent nearer
+     * than near_r[i] to (near_x[i], near_y[i]), and near_t[i] was
+     * `travel` then.  travel sums, over ticks, the furthest any agent
+     * moved between two ticks' starts (the loop's, in
+     * gc_sim_crowd_prepare).  A list is the agent's own worker's in the
+     * tick; the loop sets every near_r negative (draw again) when an
+     * agent is added. */
+    uint32_t *near;
+    uint8_t *near_n;
+    uint32_t near_cap;
+    float *near_r, *near_x, *near_y;
+    double *near_t;
+    double travel;
     gc_sim_body *body; /* as the agents */
     /* The jam grid (sim-jam.c): pgrid with the cells of agents stalled
      * for a few seconds blocked, and its navigation data (both owned).

@@ -1159,6 +1159,108 @@ test_threads_identical_turning(void **state)
     assert_memory_equal(h1, h3, sizeof h1);
 }
 
+/* ---- neighbour candidate lists ----------------------------------------- */
+
+/* Agent i's neighbours as the tick that just ran found them (s->nbr),
+ * against a brute-force K-nearest over every agent alive as it started
+ * (s->px, s->py, s->st): nearest first, ties by slot, within the
+ * neighbour distance; the same float distance the index computes. */
+static void
+assert_neighbours_exact(const gc_sim *s, uint32_t i, int tick)
+{
+    size_t k = (size_t)s->orca.max_neighbours;
+    float nd = s->orca.neighbour_dist;
+    float want_d[GC_ORCA_MAX_NEIGHBOURS];
+    uint32_t want[GC_ORCA_MAX_NEIGHBOURS];
+    size_t m = 0;
+    for (uint32_t j = 0; j < s->n; j++) {
+        if (j == i || s->st[j] == GC_SIM_ST_FREE)
+            continue;
+        float dx = s->px[j] - s->px[i], dy = s->py[j] - s->py[i];
+        float d = dx * dx + dy * dy;
+        if (!(d < nd * nd))
+            continue;
+        /* Insert into the sorted k best (nearer, then lower slot). */
+        size_t at = m < k ? m++ : k;
+        while (at > 0 && want_d[at - 1] > d) {
+            if (at < k) {
+                want_d[at] = want_d[at - 1];
+                want[at] = want[at - 1];
+            }
+            at--;
+        }
+        if (at < k) {
+            want_d[at] = d;
+            want[at] = j;
+        }
+    }
+    const uint32_t *got = s->nbr + (size_t)i * k;
+    if (s->nbr_n[i] != m)
+        fail_msg("tick %d, agent %u: %u neighbours, brute force %zu", tick, i,
+                 s->nbr_n[i], m);
+    for (size_t c = 0; c < m; c++)
+        if (got[c] != want[c])
+            fail_msg("tick %d, agent %u: neighbour %zu is %u, brute force %u",
+                     tick, i, c, got[c], want[c]);
+}
+
+/*
+ * The candidate lists (sim-crowd-near.c) answer exactly as the index:
+ * 150 wanderers in a 20 x 20 room, every agent's neighbours checked
+ * against brute force after every tick, while agents are removed, spawned
+ * (in nobody's list yet) and put elsewhere (further than any walk).  And
+ * lists do carry over between ticks, or this would test nothing.
+ */
+static void
+test_neighbour_lists_exact(void **state)
+{
+    (void)state;
+    gc_grid *g = open_grid(20, 20);
+    gc_sim_config c;
+    crowd_config(&c, 150, 0.3f);
+    c.max_agents = 160;
+    c.threads = 2;
+    gc_sim *s;
+    gc_error err;
+    assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_OK);
+    int kept = 0;
+    for (int t = 1; t <= 300; t++) {
+        /* One out, at ticks 40, 80, ...; one in, 20 ticks later, into
+         * the slot it left (a slot free when the tick started); one
+         * put across the room at 10, 50, ...; and at 150 one out and
+         * one in between the same two ticks. */
+        uint32_t gone = (uint32_t)(t / 40) * 7u % 150u;
+        if ((t % 40 == 0 || t == 150) &&
+            gc_sim_resolve(s, gc_sim_handle(s, gone), NULL) == GC_OK)
+            assert_int_equal(gc_sim_remove(s, gc_sim_handle(s, gone), &err),
+                             GC_OK);
+        for (int tries = 0; (t % 40 == 20 || t == 150) && tries < 400;
+             tries++) {
+            gc_spawn_spec sp = {.x = 0.5f + (float)(tries % 19),
+                                .y = 0.5f + (float)(tries / 19 % 19),
+                                .speed = 1.0f,
+                                .wander_radius = -1.0f};
+            if (gc_sim_spawn(s, &sp, NULL, &err) == GC_OK)
+                break;
+        }
+        if (t % 40 == 10) {
+            uint32_t far = (uint32_t)(t / 40) * 11u % 150u + 1u;
+            gc_vec2 p = s->agents[far].pos;
+            s->agents[far].pos = (gc_vec2){20.0f - p.x, 20.0f - p.y};
+        }
+        assert_int_equal(gc_sim_tick(s), GC_OK);
+        for (uint32_t i = 0; i < s->n; i++) {
+            if (s->st[i] == GC_SIM_ST_FREE)
+                continue;
+            assert_neighbours_exact(s, i, t);
+            kept += s->near_r[i] > 0.0f && s->near_t[i] < s->travel;
+        }
+    }
+    assert_true(kept > 150 * 300 / 2);
+    gc_sim_free(s);
+    gc_grid_free(g);
+}
+
 /* ---- turn rates under avoidance ---------------------------------------- */
 
 /* Spawn into s (open ground) at (x, y), heading 0 (east), with a goal at
@@ -1464,6 +1566,7 @@ main(void)
         cmocka_unit_test(test_turn_back_orca),
         cmocka_unit_test(test_turn_back_slow_orca),
         cmocka_unit_test(test_turn_groups_orca),
+        cmocka_unit_test(test_neighbour_lists_exact),
         cmocka_unit_test(test_circle),
         cmocka_unit_test(test_corridor),
     };

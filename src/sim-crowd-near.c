@@ -1,0 +1,181 @@
+/*
+ * sim-crowd-near.c: each agent's neighbours in the crowd step, the K
+ * nearest within the neighbour distance, exactly as the ORCA index answers
+ * (gc_orca_grid_nearest: nearest first, ties by slot), but mostly without
+ * asking it.
+ *
+ * Candidate lists (Verlet lists, as molecular dynamics keeps them).  Every
+ * few ticks an agent draws from the index the agents within its k-th
+ * neighbour's distance plus a skin (NEAR_SKIN of the neighbour distance),
+ * up to near_cap of them, and notes the radius r that the list is complete
+ * to.  An agent outside the list was at least r away then; since then it
+ * moved at most `travel` minus its value at the draw (the loop sums, each
+ * tick, the furthest any agent moved: gc_sim_crowd_prepare), and the
+ * agent itself moved by its own known amount.  So while the k nearest in
+ * the list are nearer than r less both moves (less a margin for
+ * rounding), nobody outside can be among them or tie with them, and the
+ * list's answer is the index's, bit for bit.  When it is not, the agent
+ * draws again, and when even a fresh list cannot vouch (more than
+ * near_cap agents at one distance), it asks the index as before.
+ *
+ * A list is kept in the order of its last answer, its k nearest first,
+ * so the next tick's selection finds them nearly in place.  Lists are the agent's own
+ * record: read and written only by its worker in the tick, reset by the
+ * loop between ticks when an agent is added (it is in nobody's list).
+ * Which list an agent holds never changes its answer, so the thread count
+ * and the order of the work still change nothing.
+ */
+#include "config.h"
+
+#include "knn_int.h"
+#include "sim_crowd_int.h"
+
+#include <math.h>
+#include <string.h>
+
+#define NEAR_SKIN 0.25f /* of the neighbour distance */
+
+/* gc_orca_grid_nearest_hint of agent i, in slots. */
+static size_t
+nearest_hint(const gc_sim *s, gc_vec2 q, uint32_t i, size_t k, float dist,
+             float hint, uint32_t *ids, float *d2)
+{
+    if (!s->holes)
+        return gc_orca_grid_nearest_hint(s->oidx, q, i, k, dist, hint, ids, d2);
+    size_t n = gc_orca_grid_nearest_hint(s->oidx, q, s->slot_live[i], k, dist,
+                                         hint, ids, d2);
+    for (size_t j = 0; j < n; j++)
+        ids[j] = s->live_slot[ids[j]];
+    return n;
+}
+
+size_t
+gc_sim_crowd_nearest(const gc_sim *s, gc_vec2 q, uint32_t i, size_t k,
+                     float dist, uint32_t *ids, float *d2)
+{
+    return nearest_hint(s, q, i, k, dist, INFINITY, ids, d2);
+}
+
+/*
+ * A bound for agent i's query at q: the largest squared distance, at the
+ * start-of-tick positions, of the k neighbours it found last tick, when
+ * it found k and all of them were alive as the tick started (so are
+ * indexed); else INFINITY (no bound).  A hair larger than computed, so
+ * that rounding can never leave one of them just outside.
+ */
+static float
+neighbour_hint(const gc_sim *s, uint32_t i, gc_vec2 q, size_t k)
+{
+    if (s->nbr_n[i] != k)
+        return INFINITY;
+    const uint32_t *prev = s->nbr + (size_t)i * k;
+    float h = 0.0f;
+    for (size_t j = 0; j < k; j++) {
+        uint32_t o = prev[j];
+        if (o >= s->n || o == i || s->st[o] == GC_SIM_ST_FREE)
+            return INFINITY; /* (flags are written in the tick) */
+        float dx = s->px[o] - q.x, dy = s->py[o] - q.y;
+        float d = dx * dx + dy * dy;
+        h = d > h ? d : h;
+    }
+    return h * (1.0f + 1e-5f) + 1e-30f;
+}
+
+/*
+ * The k nearest within nd of q (agent i's start-of-tick position) from
+ * its list, into ids and d2: their count, or -1 when the list cannot
+ * vouch for them.  Keeps the list in the answer's order.
+ */
+static int
+from_list(gc_sim *s, uint32_t i, gc_vec2 q, size_t k, float nd, uint32_t *ids,
+          float *d2)
+{
+    float r = s->near_r[i];
+    if (!(r > 0.0f))
+        return -1;
+    float ox = q.x - s->near_x[i], oy = q.y - s->near_y[i];
+    /* Rounding: distances here and in the draw are floats of coordinates
+     * as large as q's; a margin far above their error. */
+    float margin = 1e-4f * nd + 4e-6f * (fabsf(q.x) + fabsf(q.y));
+    float room = r - sqrtf(ox * ox + oy * oy) -
+                 (float)(s->travel - s->near_t[i]) - margin;
+    if (!(room > 0.0f))
+        return -1;
+
+    uint32_t *list = s->near + (size_t)i * s->near_cap;
+    uint32_t n = s->near_n[i], m = 0;
+    uint64_t keys[GC_ORCA_MAX_NEIGHBOURS];
+    for (uint32_t c = 0; c < n; c++) {
+        uint32_t j = list[c];
+        if (s->st[j] == GC_SIM_ST_FREE)
+            continue; /* removed: nobody's neighbour, dropped */
+        float dx = s->px[j] - q.x, dy = s->py[j] - q.y;
+        keys[m++] = knn_key(dx * dx + dy * dy, j);
+    }
+    /* Only the k nearest need sorting: sort the first k, then let each
+     * later one nearer than the k-th swap in (rare: the list is in last
+     * tick's order).  The rest keep their order, unsorted. */
+    uint32_t p = m < k ? m : (uint32_t)k;
+    knn_sort(keys, p);
+    for (uint32_t c = p; c < m; c++) {
+        if (keys[c] >= keys[p - 1])
+            continue;
+        uint64_t key = keys[c];
+        keys[c] = keys[p - 1];
+        uint32_t at = p - 1;
+        for (; at > 0 && keys[at - 1] > key; at--)
+            keys[at] = keys[at - 1];
+        keys[at] = key;
+    }
+    for (uint32_t c = 0; c < m; c++)
+        list[c] = (uint32_t)keys[c];
+    s->near_n[i] = (uint8_t)m;
+
+    float nd2 = nd * nd;
+    uint32_t cnt = 0;
+    for (; cnt < k && cnt < m && knn_dist(keys[cnt]) < nd2; cnt++) {
+        ids[cnt] = (uint32_t)keys[cnt];
+        d2[cnt] = knn_dist(keys[cnt]);
+    }
+    /* Complete: everyone nearer than the k-th (or within nd, when fewer
+     * than k are) is in the list. */
+    float b = cnt == k ? d2[k - 1] : nd2;
+    return b < room * room ? (int)cnt : -1;
+}
+
+/* Draw agent i's list afresh at q: the agents within reach, at most
+ * near_cap of them. */
+static void
+draw_list(gc_sim *s, uint32_t i, gc_vec2 q, float reach)
+{
+    uint32_t *list = s->near + (size_t)i * s->near_cap;
+    float d2[GC_ORCA_MAX_NEIGHBOURS];
+    size_t n = nearest_hint(s, q, i, s->near_cap, reach, INFINITY, list, d2);
+    s->near_n[i] = (uint8_t)n;
+    /* Full: complete only to the last one's distance (those at it with
+     * a higher slot may be left out, and are no nearer). */
+    s->near_r[i] = n == s->near_cap ? sqrtf(d2[n - 1]) : reach;
+    s->near_x[i] = q.x;
+    s->near_y[i] = q.y;
+    s->near_t[i] = s->travel;
+}
+
+size_t
+gc_sim_crowd_neighbours(gc_sim *s, uint32_t i, gc_vec2 q, size_t k, float nd,
+                        uint32_t *ids, float *d2)
+{
+    int cnt = k > 0 && k < s->near_cap ? from_list(s, i, q, k, nd, ids, d2)
+                                        : -1;
+    if (cnt < 0 && k > 0 && k < s->near_cap) {
+        float hint = neighbour_hint(s, i, q, k);
+        float reach = hint < nd * nd ? sqrtf(hint) : nd;
+        draw_list(s, i, q, reach + NEAR_SKIN * nd);
+        cnt = from_list(s, i, q, k, nd, ids, d2);
+    }
+    if (cnt < 0)
+        cnt = (int)nearest_hint(s, q, i, k, nd, neighbour_hint(s, i, q, k),
+                                ids, d2);
+    memcpy(s->nbr + (size_t)i * k, ids, (size_t)cnt * sizeof *ids);
+    s->nbr_n[i] = (uint8_t)cnt;
+    return (size_t)cnt;
+}
