@@ -179,11 +179,11 @@ gc_orca_grid_build(gc_orca_grid *g, const float *x, const float *y, size_t n,
  * The candidates: keys in no order, m of them (knn_int.h: squared
  * distance above agent index).  The scan appends every agent within the
  * bound without a branch (about half of those it looks at pass, so a
- * branch per agent mispredicted half the time), and the list is sorted once at the end (with a good bound,
- * about k entries).  When it fills, it is sorted and cut to the k nearest,
- * and the bound shrinks to the k-th: none further out can be among them.
- * (Keeping k sorted keys all along cost a pass over k slots per entry:
- * most of the query's time.)
+ * branch per agent mispredicted half the time), and the list is sorted
+ * once at the end (with a good bound, about k entries).  When it fills,
+ * it is sorted and cut to the k nearest, and the bound shrinks to the
+ * k-th: none further out can be among them.  (Keeping k sorted keys all
+ * along cost a pass over k slots per entry: most of the query's time.)
  */
 #define SCAN_BATCH 32
 #define KNN_CAP (2 * GC_ORCA_MAX_NEIGHBOURS + SCAN_BATCH)

@@ -90,6 +90,7 @@ gc_sim_crowd_init(gc_sim *s)
     s->live_slot = calloc(n, sizeof *s->live_slot);
     s->slot_live = calloc(n, sizeof *s->slot_live);
     s->st = calloc(n, sizeof *s->st);
+    s->pr = calloc(n, sizeof *s->pr);
     s->nbr = calloc(n * (size_t)p->max_neighbours, sizeof *s->nbr);
     s->nbr_n = calloc(n, sizeof *s->nbr_n);
     /* Candidate lists: twice the neighbours and a dozen more is about
@@ -105,9 +106,9 @@ gc_sim_crowd_init(gc_sim *s)
     s->near_y = calloc(n, sizeof *s->near_y);
     s->near_t = calloc(n, sizeof *s->near_t);
     if (!s->px || !s->py || !s->vx || !s->vy || !s->body || !s->ix || !s->iy ||
-        !s->live_slot || !s->slot_live || !s->st || !s->nbr || !s->nbr_n ||
-        !s->near || !s->near_n || !s->near_r || !s->near_x || !s->near_y ||
-        !s->near_t)
+        !s->live_slot || !s->slot_live || !s->st || !s->pr || !s->nbr ||
+        !s->nbr_n || !s->near || !s->near_n || !s->near_r || !s->near_x ||
+        !s->near_y || !s->near_t)
         return GC_ENOMEM;
     /* Nobody has started a tick yet: the first prepare sees every agent
      * as added. */
@@ -134,6 +135,7 @@ gc_sim_crowd_free(gc_sim *s)
     free(s->live_slot);
     free(s->slot_live);
     free(s->st);
+    free(s->pr);
     free(s->nbr);
     free(s->nbr_n);
     free(s->near);

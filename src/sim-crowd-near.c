@@ -19,11 +19,11 @@
  * near_cap agents at one distance), it asks the index as before.
  *
  * A list is kept in the order of its last answer, its k nearest first,
- * so the next tick's selection finds them nearly in place.  Lists are the agent's own
- * record: read and written only by its worker in the tick, reset by the
- * loop between ticks when an agent is added (it is in nobody's list).
- * Which list an agent holds never changes its answer, so the thread count
- * and the order of the work still change nothing.
+ * so the next tick's selection finds them nearly in place.  Lists are
+ * the agent's own record: read and written only by its worker in the
+ * tick, reset by the loop between ticks when an agent is added (it is in
+ * nobody's list).  Which list an agent holds never changes its answer,
+ * so the thread count and the order of the work still change nothing.
  */
 #include "config.h"
 
@@ -164,8 +164,8 @@ size_t
 gc_sim_crowd_neighbours(gc_sim *s, uint32_t i, gc_vec2 q, size_t k, float nd,
                         uint32_t *ids, float *d2)
 {
-    int cnt = k > 0 && k < s->near_cap ? from_list(s, i, q, k, nd, ids, d2)
-                                        : -1;
+    int cnt =
+        k > 0 && k < s->near_cap ? from_list(s, i, q, k, nd, ids, d2) : -1;
     if (cnt < 0 && k > 0 && k < s->near_cap) {
         float hint = neighbour_hint(s, i, q, k);
         float reach = hint < nd * nd ? sqrtf(hint) : nd;
@@ -173,8 +173,8 @@ gc_sim_crowd_neighbours(gc_sim *s, uint32_t i, gc_vec2 q, size_t k, float nd,
         cnt = from_list(s, i, q, k, nd, ids, d2);
     }
     if (cnt < 0)
-        cnt = (int)nearest_hint(s, q, i, k, nd, neighbour_hint(s, i, q, k),
-                                ids, d2);
+        cnt = (int)nearest_hint(s, q, i, k, nd, neighbour_hint(s, i, q, k), ids,
+                                d2);
     memcpy(s->nbr + (size_t)i * k, ids, (size_t)cnt * sizeof *ids);
     s->nbr_n[i] = (uint8_t)cnt;
     return (size_t)cnt;

@@ -250,7 +250,7 @@ make_way(const gc_sim *s, uint32_t i, const uint32_t *ids, const float *nd2,
     float sx = 0.0f, sy = 0.0f;
     for (size_t k = 0; k < n; k++) {
         uint32_t j = ids[k];
-        float reach = MARGIN * (r + gc_sim_body_radius(s, j)) + MAKE_WAY * r;
+        float reach = MARGIN * (r + s->pr[j]) + MAKE_WAY * r;
         if (nd2[k] >= reach * reach || s->st[j] != GC_AGENT_MOVING ||
             nd2[k] <= 0.0f)
             continue;

@@ -135,6 +135,7 @@ gc_sim_crowd_prepare(gc_sim *s)
         s->vx[i] = s->body[i].vx;
         s->vy[i] = s->body[i].vy;
         s->st[i] = alive ? s->agents[i].state : GC_SIM_ST_FREE;
+        s->pr[i] = gc_sim_body_radius(s, i);
     }
     /* Rounded up: the lists' bound must never be short. */
     s->travel += sqrt((double)moved) * (1.0 + 1e-6);
@@ -188,7 +189,7 @@ measure(gc_sim_worker *w, uint32_t i, const struct gc_sim_spot *at,
         d2 = more_d2;
     }
     for (size_t k = 0; k < n && d2[k] < r2; k++) {
-        float sum = r + gc_sim_body_radius(s, ids[k]);
+        float sum = r + s->pr[ids[k]];
         if (ids[k] < i || d2[k] >= sum * sum)
             continue;
         w->tick_overlaps++;
@@ -226,7 +227,7 @@ avoid(gc_sim *s, uint32_t i, const struct gc_sim_spot *at, gc_vec2 pref,
     for (size_t k = 0; k < n; k++) {
         nb[k] = (gc_orca_agent){{s->px[ids[k]], s->py[ids[k]]},
                                 {s->vx[ids[k]], s->vy[ids[k]]},
-                                gc_sim_body_radius(s, ids[k]) * mg};
+                                s->pr[ids[k]] * mg};
         /* Two bodies on one point (a scenario may start two agents in
          * one cell) would get the same answer for ever: the higher index
          * is taken to be a hair to the right of the lower. */
@@ -287,7 +288,7 @@ separation(const gc_sim *s, uint32_t i, const uint32_t *ids, const float *d2,
     float r = gc_sim_body_radius(s, i);
     float px = s->px[i], py = s->py[i], sx = 0.0f, sy = 0.0f;
     for (size_t k = 0; k < n; k++) {
-        float sum = (r + gc_sim_body_radius(s, ids[k])) * (1.0f - SEP_FROM);
+        float sum = (r + s->pr[ids[k]]) * (1.0f - SEP_FROM);
         if (d2[k] >= sum * sum)
             continue;
         float d = sqrtf(d2[k]), ux = ids[k] < i ? 1.0f : -1.0f, uy = 0.0f;

@@ -222,6 +222,8 @@ struct gc_sim {
     uint32_t *live_slot, *slot_live;
     uint8_t *st; /* each agent's state as the tick starts, as px..vy;
                     GC_SIM_ST_FREE for a free slot */
+    float *pr;   /* each agent's gc_sim_body_radius as the tick starts
+                    (read for neighbours: one array, not their records) */
     /* Each agent's neighbours (slots) found in its last tick, nbr_n[i]
      * of them at nbr[i * max_neighbours]: written and read only by the
      * agent's own worker, as a bound for this tick's query (their
