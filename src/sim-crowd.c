@@ -11,7 +11,8 @@
  * straight line through cells open in the planning grid, as DetourCrowd's
  * corridor does, so an agent pushed sideways never walks back to a
  * waypoint it passed); asks ORCA for a new velocity against its K nearest
- * neighbours (from the arrays) and the wall edges near it (edges of
+ * neighbours (from the arrays; found through candidate lists that give
+ * the index's answer, sim-crowd-near.c) and the wall edges near it (edges of
  * obstacle cells facing open cells, collinear edges merged); moves; and
  * clamps the move against the walls.  A worker reads the arrays, the
  * index and the grids, all read-only in the tick, and writes only its own
@@ -56,7 +57,8 @@
  * preferred speed use them.  Neighbours are looked for within the
  * default's distance, widened by the largest radius ever in use (rmax).
  * With free slots (removed agents) the index holds the live agents only,
- * in slot order, and queries translate back to slots (gc_sim_crowd_nearest()).
+ * in slot order, and queries translate back to slots
+ * (gc_sim_crowd_nearest(), sim-crowd-near.c).
 
  */
 #include "config.h"
