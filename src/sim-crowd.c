@@ -241,15 +241,18 @@ avoid(gc_sim *s, uint32_t i, const struct gc_sim_spot *at, gc_vec2 pref,
      * instead of pressing head-on, which ORCA alone resolves slowly. */
     float pl = sqrtf(pref.x * pref.x + pref.y * pref.y);
     if (pl > 0.0f) {
+        /* Whether anyone is: a flag over all of them, without a branch
+         * per neighbour (which mispredicted often). */
+        bool oncoming = false;
         for (size_t k = 0; k < n; k++) {
             float rx = nb[k].pos.x - self.pos.x, ry = nb[k].pos.y - self.pos.y;
-            if (rx * pref.x + ry * pref.y > 0.0f &&
-                nb[k].vel.x * pref.x + nb[k].vel.y * pref.y < 0.0f) {
-                gc_vec2 q = {pref.x * KEEP_RIGHT_COS - pref.y * KEEP_RIGHT_SIN,
-                             pref.x * KEEP_RIGHT_SIN + pref.y * KEEP_RIGHT_COS};
-                pref = q;
-                break;
-            }
+            oncoming |= (rx * pref.x + ry * pref.y > 0.0f) &
+                        (nb[k].vel.x * pref.x + nb[k].vel.y * pref.y < 0.0f);
+        }
+        if (oncoming) {
+            gc_vec2 q = {pref.x * KEEP_RIGHT_COS - pref.y * KEEP_RIGHT_SIN,
+                         pref.x * KEEP_RIGHT_SIN + pref.y * KEEP_RIGHT_COS};
+            pref = q;
         }
     }
     /* Walls within range, unless the clearance map says there is none:
