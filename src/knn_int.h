@@ -30,18 +30,23 @@ knn_dist(uint64_t key)
     return d;
 }
 
+/* Put key into the sorted keys[0 .. at), shifting the larger ones up
+ * into slot at. */
+static inline void
+knn_insert(uint64_t *keys, uint32_t at, uint64_t key)
+{
+    for (; at > 0 && keys[at - 1] > key; at--)
+        keys[at] = keys[at - 1];
+    keys[at] = key;
+}
+
 /* Sort keys[0 .. m) (insertion: m is small, and nearly sorted input, as
  * a list kept in last tick's order is, costs about m steps). */
 static inline void
 knn_sort(uint64_t *keys, uint32_t m)
 {
-    for (uint32_t j = 1; j < m; j++) {
-        uint64_t key = keys[j];
-        uint32_t at = j;
-        for (; at > 0 && keys[at - 1] > key; at--)
-            keys[at] = keys[at - 1];
-        keys[at] = key;
-    }
+    for (uint32_t j = 1; j < m; j++)
+        knn_insert(keys, j, keys[j]);
 }
 
 #endif /* GRIDCROWD_KNN_INT_H */

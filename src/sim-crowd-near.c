@@ -122,10 +122,7 @@ from_list(gc_sim *s, uint32_t i, gc_vec2 q, size_t k, float nd, uint32_t *ids,
             continue;
         uint64_t key = keys[c];
         keys[c] = keys[p - 1];
-        uint32_t at = p - 1;
-        for (; at > 0 && keys[at - 1] > key; at--)
-            keys[at] = keys[at - 1];
-        keys[at] = key;
+        knn_insert(keys, p - 1, key);
     }
     for (uint32_t c = 0; c < m; c++)
         list[c] = (uint32_t)keys[c];
@@ -164,17 +161,19 @@ size_t
 gc_sim_crowd_neighbours(gc_sim *s, uint32_t i, gc_vec2 q, size_t k, float nd,
                         uint32_t *ids, float *d2)
 {
-    int cnt =
-        k > 0 && k < s->near_cap ? from_list(s, i, q, k, nd, ids, d2) : -1;
-    if (cnt < 0 && k > 0 && k < s->near_cap) {
+    bool lists = k > 0 && k < s->near_cap;
+    int cnt = lists ? from_list(s, i, q, k, nd, ids, d2) : -1;
+    if (cnt < 0) {
+        /* Last tick's neighbours bound both the draw and the index. */
         float hint = neighbour_hint(s, i, q, k);
-        float reach = hint < nd * nd ? sqrtf(hint) : nd;
-        draw_list(s, i, q, reach + NEAR_SKIN * nd);
-        cnt = from_list(s, i, q, k, nd, ids, d2);
+        if (lists) {
+            float reach = hint < nd * nd ? sqrtf(hint) : nd;
+            draw_list(s, i, q, reach + NEAR_SKIN * nd);
+            cnt = from_list(s, i, q, k, nd, ids, d2);
+        }
+        if (cnt < 0)
+            cnt = (int)nearest_hint(s, q, i, k, nd, hint, ids, d2);
     }
-    if (cnt < 0)
-        cnt = (int)nearest_hint(s, q, i, k, nd, neighbour_hint(s, i, q, k), ids,
-                                d2);
     memcpy(s->nbr + (size_t)i * k, ids, (size_t)cnt * sizeof *ids);
     s->nbr_n[i] = (uint8_t)cnt;
     return (size_t)cnt;
