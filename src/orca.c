@@ -37,6 +37,9 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <xmmintrin.h>
+#endif
 
 #define EPS 1e-5f
 
@@ -188,6 +191,129 @@ segment_line(gc_vec2 a, gc_vec2 b, float r, float inv_tau, gc_vec2 v,
     return true;
 }
 
+/*
+ * Neighbours' lines, four at a time where SSE2 is there (every x86-64).
+ * Each lane does agent_line()'s arithmetic operation for operation, in
+ * its order, on the same single-precision values, and SSE's arithmetic
+ * rounds exactly as the scalar instructions it replaces, so every line
+ * is agent_line()'s to the bit (tests/test_orca.c checks it, and the
+ * crowd's runs end on the same tick with the same positions).  The
+ * lanes compute all three of agent_line()'s cases (arc or overlap disc,
+ * left leg, right leg) and keep each lane's own: branch-free, where the
+ * scalar cases mispredicted often.  A lane in the one degenerate case
+ * (an overlap whose relative velocity aims exactly at parting in one
+ * dt) is done again by agent_line(), as is a lone neighbour (a tail of
+ * two or three is padded to four).
+ */
+#if defined(__SSE2__)
+static inline __m128
+pick(__m128 mask, __m128 a, __m128 b)
+{
+    return _mm_or_ps(_mm_and_ps(mask, a), _mm_andnot_ps(mask, b));
+}
+
+static void
+agent_lines4(const gc_orca_agent *a, const gc_orca_agent *o, float inv_tau,
+             float inv_dt, gc_orca_line *out)
+{
+    __m128 px = _mm_loadu_ps(&o[0].pos.x), py = _mm_loadu_ps(&o[1].pos.x);
+    __m128 vx = _mm_loadu_ps(&o[2].pos.x), vy = _mm_loadu_ps(&o[3].pos.x);
+    _MM_TRANSPOSE4_PS(px, py, vx, vy); /* now o's pos.x, pos.y, vel.x, vel.y */
+    __m128 ro = _mm_setr_ps(o[0].radius, o[1].radius, o[2].radius, o[3].radius);
+    const __m128 zero = _mm_setzero_ps(), one = _mm_set1_ps(1.0f);
+    const __m128 sign = _mm_set1_ps(-0.0f);
+    __m128 avx = _mm_set1_ps(a->vel.x), avy = _mm_set1_ps(a->vel.y);
+
+    px = _mm_sub_ps(px, _mm_set1_ps(a->pos.x)); /* p = o - a */
+    py = _mm_sub_ps(py, _mm_set1_ps(a->pos.y));
+    __m128 wrx = _mm_sub_ps(avx, vx), wry = _mm_sub_ps(avy, vy); /* vrel */
+    __m128 R = _mm_add_ps(_mm_set1_ps(a->radius), ro);
+    __m128 d2 = _mm_add_ps(_mm_mul_ps(px, px), _mm_mul_ps(py, py));
+    __m128 R2 = _mm_mul_ps(R, R);
+    __m128 apart = _mm_cmpgt_ps(d2, R2);
+
+    /* w = vrel - p / tau apart, vrel - p / dt in an overlap. */
+    __m128 inv = pick(apart, _mm_set1_ps(inv_tau), _mm_set1_ps(inv_dt));
+    __m128 wx = _mm_sub_ps(wrx, _mm_mul_ps(inv, px));
+    __m128 wy = _mm_sub_ps(wry, _mm_mul_ps(inv, py));
+    __m128 w2 = _mm_add_ps(_mm_mul_ps(wx, wx), _mm_mul_ps(wy, wy));
+    __m128 wp = _mm_add_ps(_mm_mul_ps(wx, px), _mm_mul_ps(wy, py));
+    __m128 arc =
+        _mm_and_ps(_mm_cmplt_ps(wp, zero),
+                   _mm_cmpgt_ps(_mm_mul_ps(wp, wp), _mm_mul_ps(R2, w2)));
+    __m128 disc =
+        _mm_or_ps(_mm_andnot_ps(apart, _mm_cmpeq_ps(zero, zero)), arc);
+
+    /* The disc's boundary (the cut-off arc, or the overlap's disc). */
+    __m128 wl = _mm_sqrt_ps(w2);
+    __m128 iw = _mm_div_ps(one, wl);
+    __m128 uwx = _mm_mul_ps(iw, wx), uwy = _mm_mul_ps(iw, wy);
+    __m128 ud = _mm_sub_ps(_mm_mul_ps(R, inv), wl);
+    __m128 dx = uwy, dy = _mm_xor_ps(uwx, sign);
+    __m128 ux = _mm_mul_ps(ud, uwx), uy = _mm_mul_ps(ud, uwy);
+
+    /* The legs. */
+    __m128 leg = _mm_sqrt_ps(_mm_sub_ps(d2, R2));
+    __m128 left =
+        _mm_cmpgt_ps(_mm_sub_ps(_mm_mul_ps(px, wy), _mm_mul_ps(py, wx)), zero);
+    __m128 il = _mm_div_ps(one, d2);
+    __m128 ir = _mm_div_ps(_mm_set1_ps(-1.0f), d2);
+    __m128 lx =
+        _mm_mul_ps(il, _mm_sub_ps(_mm_mul_ps(px, leg), _mm_mul_ps(py, R)));
+    __m128 ly =
+        _mm_mul_ps(il, _mm_add_ps(_mm_mul_ps(px, R), _mm_mul_ps(py, leg)));
+    __m128 rx =
+        _mm_mul_ps(ir, _mm_add_ps(_mm_mul_ps(px, leg), _mm_mul_ps(py, R)));
+    __m128 ry = _mm_mul_ps(ir, _mm_add_ps(_mm_mul_ps(_mm_xor_ps(px, sign), R),
+                                          _mm_mul_ps(py, leg)));
+    __m128 gx = pick(left, lx, rx), gy = pick(left, ly, ry);
+    __m128 t = _mm_add_ps(_mm_mul_ps(wrx, gx), _mm_mul_ps(wry, gy));
+    __m128 gux = _mm_sub_ps(_mm_mul_ps(t, gx), wrx);
+    __m128 guy = _mm_sub_ps(_mm_mul_ps(t, gy), wry);
+
+    dx = pick(disc, dx, gx);
+    dy = pick(disc, dy, gy);
+    ux = pick(disc, ux, gux);
+    uy = pick(disc, uy, guy);
+    const __m128 half = _mm_set1_ps(0.5f);
+    __m128 qx = _mm_add_ps(avx, _mm_mul_ps(half, ux));
+    __m128 qy = _mm_add_ps(avy, _mm_mul_ps(half, uy));
+    _MM_TRANSPOSE4_PS(qx, qy, dx, dy);
+    _mm_storeu_ps(&out[0].point.x, qx);
+    _mm_storeu_ps(&out[1].point.x, qy);
+    _mm_storeu_ps(&out[2].point.x, dx);
+    _mm_storeu_ps(&out[3].point.x, dy);
+
+    int odd = _mm_movemask_ps(_mm_andnot_ps(apart, _mm_cmpeq_ps(wl, zero)));
+    for (int j = 0; j < 4; j++)
+        if (odd & 1 << j)
+            out[j] = agent_line(a, &o[j], inv_tau, inv_dt);
+}
+#endif
+
+static void
+agent_lines(const gc_orca_agent *a, const gc_orca_agent *o, size_t n,
+            float inv_tau, float inv_dt, gc_orca_line *out)
+{
+    size_t i = 0;
+#if defined(__SSE2__)
+    for (; i + 4 <= n; i += 4)
+        agent_lines4(a, o + i, inv_tau, inv_dt, out + i);
+    size_t rest = n - i;
+    if (rest >= 2) { /* padded with the last one */
+        gc_orca_agent pad[4];
+        gc_orca_line tmp[4];
+        for (size_t j = 0; j < 4; j++)
+            pad[j] = o[i + (j < rest ? j : rest - 1)];
+        agent_lines4(a, pad, inv_tau, inv_dt, tmp);
+        memcpy(out + i, tmp, rest * sizeof *tmp);
+        return;
+    }
+#endif
+    for (; i < n; i++)
+        out[i] = agent_line(a, &o[i], inv_tau, inv_dt);
+}
+
 int
 gc_orca_lines(const gc_orca_params *p, const gc_orca_agent *self,
               const gc_orca_agent *nb, size_t n, const gc_orca_segment *seg,
@@ -241,9 +367,8 @@ gc_orca_lines(const gc_orca_params *p, const gc_orca_agent *self,
     }
     *n_obst = k;
     float inv_tau = 1.0f / p->time_horizon, inv_dt = 1.0f / p->dt;
-    for (size_t i = 0; i < n; i++)
-        lines[k++] = agent_line(self, &nb[i], inv_tau, inv_dt);
-    return (int)k;
+    agent_lines(self, nb, n, inv_tau, inv_dt, lines + k);
+    return (int)(k + n);
 }
 
 /* ---- the linear programs ------------------------------------------------ */

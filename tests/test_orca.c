@@ -330,6 +330,68 @@ test_agent_lines_match_model(void **state)
     assert_true(overlaps > cases / 10);
 }
 
+/*
+ * Lines for many neighbours at once (four at a time in SIMD where the
+ * machine has it) are the one-neighbour lines (computed one by one) to
+ * the bit: apart, overlapping, on one point, and the degenerate overlap
+ * whose relative velocity aims exactly at parting in one dt.
+ */
+static void
+test_agent_lines_batch_bitwise(void **state)
+{
+    (void)state;
+    gc_orca_params p;
+    gc_orca_params_default(&p);
+    int overlaps = 0, degenerate = 0;
+    const int cases = quick() ? 200 : 1000;
+    for (int it = 0; it < cases; it++) {
+        gc_orca_agent a = random_agent(0);
+        size_t n = 1 + rng() % GC_ORCA_MAX_NEIGHBOURS;
+        gc_orca_agent nb[GC_ORCA_MAX_NEIGHBOURS];
+        for (size_t j = 0; j < n; j++) {
+            nb[j] = random_agent(it % 2 ? 3 : 8);
+            switch (rng() % 8) {
+            case 0: /* overlapping */
+                nb[j].pos.x = a.pos.x + (float)urand(-1, 1);
+                nb[j].pos.y = a.pos.y + (float)urand(-1, 1);
+                break;
+            case 1: /* on one point */
+                nb[j].pos = a.pos;
+                break;
+            case 2: /* w = vrel - p / dt = 0 exactly (dt 0.25) */
+                a.pos = (gc_vec2){0.0f, 0.0f};
+                a.vel = (gc_vec2){0.5f, -1.0f};
+                nb[j].pos = (gc_vec2){0.25f, -0.5f};
+                nb[j].vel = (gc_vec2){-0.5f, 1.0f};
+                degenerate++;
+                break;
+            default:
+                break;
+            }
+            float dx = nb[j].pos.x - a.pos.x, dy = nb[j].pos.y - a.pos.y;
+            float R = a.radius + nb[j].radius;
+            overlaps += dx * dx + dy * dy <= R * R;
+        }
+        gc_orca_line all[GC_ORCA_MAX_NEIGHBOURS];
+        size_t no;
+        assert_int_equal(gc_orca_lines(&p, &a, nb, n, NULL, 0, all, &no),
+                         (int)n);
+        for (size_t j = 0; j < n; j++) {
+            gc_orca_line one;
+            assert_int_equal(
+                gc_orca_lines(&p, &a, &nb[j], 1, NULL, 0, &one, &no), 1);
+            if (memcmp(&one, &all[j], sizeof one) != 0)
+                fail_msg("case %d, neighbour %zu of %zu: batch (%a %a | %a "
+                         "%a) one (%a %a | %a %a)",
+                         it, j, n, all[j].point.x, all[j].point.y, all[j].dir.x,
+                         all[j].dir.y, one.point.x, one.point.y, one.dir.x,
+                         one.dir.y);
+        }
+    }
+    assert_true(overlaps > cases / 2);
+    assert_true(degenerate > cases / 10);
+}
+
 static void
 test_wall_lines_match_model(void **state)
 {
@@ -905,8 +967,8 @@ test_grid_nearest_against_sort(void **state)
                 size_t in = 0;
                 while (in < cnt && wd[in] <= hints[h])
                     in++;
-                got = gc_orca_grid_nearest_hint(g, at, self, k, dist,
-                                                hints[h], ids, d2);
+                got = gc_orca_grid_nearest_hint(g, at, self, k, dist, hints[h],
+                                                ids, d2);
                 assert_int_equal(got, in);
                 for (size_t i = 0; i < in; i++) {
                     assert_int_equal(ids[i], want[i]);
@@ -1018,6 +1080,7 @@ main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_agent_lines_match_model),
+        cmocka_unit_test(test_agent_lines_batch_bitwise),
         cmocka_unit_test(test_wall_lines_match_model),
         cmocka_unit_test(test_velocity_against_brute_force),
         cmocka_unit_test(test_velocity_avoids_reciprocally),
