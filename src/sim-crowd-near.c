@@ -35,15 +35,18 @@
 
 #define NEAR_SKIN 0.25f /* of the neighbour distance */
 
-/* gc_orca_grid_nearest_hint of agent i, in slots. */
+/* gc_orca_grid_nearest_hint of agent i, in slots; or, not sorted,
+ * gc_orca_grid_nearest_set. */
 static size_t
 nearest_hint(const gc_sim *s, gc_vec2 q, uint32_t i, size_t k, float dist,
-             float hint, uint32_t *ids, float *d2)
+             float hint, bool sorted, uint32_t *ids, float *d2)
 {
+    size_t (*query)(const gc_orca_grid *, gc_vec2, size_t, size_t, float, float,
+                    uint32_t *, float *) =
+        sorted ? gc_orca_grid_nearest_hint : gc_orca_grid_nearest_set;
     if (!s->holes)
-        return gc_orca_grid_nearest_hint(s->oidx, q, i, k, dist, hint, ids, d2);
-    size_t n = gc_orca_grid_nearest_hint(s->oidx, q, s->slot_live[i], k, dist,
-                                         hint, ids, d2);
+        return query(s->oidx, q, i, k, dist, hint, ids, d2);
+    size_t n = query(s->oidx, q, s->slot_live[i], k, dist, hint, ids, d2);
     for (size_t j = 0; j < n; j++)
         ids[j] = s->live_slot[ids[j]];
     return n;
@@ -53,7 +56,7 @@ size_t
 gc_sim_crowd_nearest(const gc_sim *s, gc_vec2 q, uint32_t i, size_t k,
                      float dist, uint32_t *ids, float *d2)
 {
-    return nearest_hint(s, q, i, k, dist, INFINITY, ids, d2);
+    return nearest_hint(s, q, i, k, dist, INFINITY, true, ids, d2);
 }
 
 /*
@@ -141,17 +144,22 @@ from_list(gc_sim *s, uint32_t i, gc_vec2 q, size_t k, float nd, uint32_t *ids,
 }
 
 /* Draw agent i's list afresh at q: the agents within reach, at most
- * near_cap of them. */
+ * near_cap of them (the nearest), in no particular order: from_list
+ * sorts what it needs. */
 static void
 draw_list(gc_sim *s, uint32_t i, gc_vec2 q, float reach)
 {
     uint32_t *list = s->near + (size_t)i * s->near_cap;
     float d2[GC_ORCA_MAX_NEIGHBOURS];
-    size_t n = nearest_hint(s, q, i, s->near_cap, reach, INFINITY, list, d2);
+    size_t n =
+        nearest_hint(s, q, i, s->near_cap, reach, INFINITY, false, list, d2);
     s->near_n[i] = (uint8_t)n;
-    /* Full: complete only to the last one's distance (those at it with
-     * a higher slot may be left out, and are no nearer). */
-    s->near_r[i] = n == s->near_cap ? sqrtf(d2[n - 1]) : reach;
+    /* Full: complete only to the furthest one's distance (those at it
+     * with a higher slot may be left out, and are no nearer). */
+    float far = 0.0f;
+    for (size_t j = 0; j < n; j++)
+        far = d2[j] > far ? d2[j] : far;
+    s->near_r[i] = n == s->near_cap ? sqrtf(far) : reach;
     s->near_x[i] = q.x;
     s->near_y[i] = q.y;
     s->near_t[i] = s->travel;
@@ -172,7 +180,7 @@ gc_sim_crowd_neighbours(gc_sim *s, uint32_t i, gc_vec2 q, size_t k, float nd,
             cnt = from_list(s, i, q, k, nd, ids, d2);
         }
         if (cnt < 0)
-            cnt = (int)nearest_hint(s, q, i, k, nd, hint, ids, d2);
+            cnt = (int)nearest_hint(s, q, i, k, nd, hint, true, ids, d2);
     }
     memcpy(s->nbr + (size_t)i * k, ids, (size_t)cnt * sizeof *ids);
     s->nbr_n[i] = (uint8_t)cnt;
