@@ -22,7 +22,8 @@
  * so the next tick's selection finds them nearly in place.  Lists are
  * the agent's own record: read and written only by its worker in the
  * tick, reset by the loop between ticks when an agent is added (it is in
- * nobody's list).  Which list an agent holds never changes its answer,
+ * nobody's list) or removed (it must leave every list: resetting them
+ * all, rare as removals are, saves checking each candidate each tick).  Which list an agent holds never changes its answer,
  * so the thread count and the order of the work still change nothing.
  */
 #include "config.h"
@@ -106,30 +107,35 @@ from_list(gc_sim *s, uint32_t i, gc_vec2 q, size_t k, float nd, uint32_t *ids,
         return -1;
 
     uint32_t *list = s->near + (size_t)i * s->near_cap;
-    uint32_t n = s->near_n[i], m = 0;
+    uint32_t n = s->near_n[i];
     uint64_t keys[GC_ORCA_MAX_NEIGHBOURS];
     for (uint32_t c = 0; c < n; c++) {
         uint32_t j = list[c];
-        if (s->st[j] == GC_SIM_ST_FREE)
-            continue; /* removed: nobody's neighbour, dropped */
         float dx = s->px[j] - q.x, dy = s->py[j] - q.y;
-        keys[m++] = knn_key(dx * dx + dy * dy, j);
+        keys[c] = knn_key(dx * dx + dy * dy, j);
     }
     /* Only the k nearest need sorting: sort the first k, then let each
      * later one nearer than the k-th swap in (rare: the list is in last
-     * tick's order).  The rest keep their order, unsorted. */
-    uint32_t p = m < k ? m : (uint32_t)k;
-    knn_sort(keys, p);
+     * tick's order).  The rest keep their order, unsorted; and when
+     * nothing moved, the list is left as it is. */
+    uint32_t m = n, p = m < k ? m : (uint32_t)k;
+    bool reordered = false;
+    for (uint32_t c = 1; c < p; c++)
+        if (keys[c] < keys[c - 1]) {
+            knn_insert(keys, c, keys[c]);
+            reordered = true;
+        }
     for (uint32_t c = p; c < m; c++) {
         if (keys[c] >= keys[p - 1])
             continue;
         uint64_t key = keys[c];
         keys[c] = keys[p - 1];
         knn_insert(keys, p - 1, key);
+        reordered = true;
     }
-    for (uint32_t c = 0; c < m; c++)
-        list[c] = (uint32_t)keys[c];
-    s->near_n[i] = (uint8_t)m;
+    if (reordered)
+        for (uint32_t c = 0; c < m; c++)
+            list[c] = (uint32_t)keys[c];
 
     float nd2 = nd * nd;
     uint32_t cnt = 0;

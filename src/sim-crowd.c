@@ -118,15 +118,15 @@ gc_sim_crowd_prepare(gc_sim *s)
 {
     uint64_t t0 = gc_clock_ns();
     /* The furthest any agent moved since the last tick started (by
-     * walking or by being put somewhere), and whether one was added:
-     * what the candidate lists need (sim-crowd-near.c). */
+     * walking or by being put somewhere), and whether one was added or
+     * removed: what the candidate lists need (sim-crowd-near.c). */
     float moved = 0.0f;
-    bool added = false;
+    bool changed = false;
     for (uint32_t i = 0; i < s->n; i++) {
         bool alive = gc_sim_alive(s, i);
         gc_vec2 p = s->agents[i].pos;
-        if (alive && s->st[i] == GC_SIM_ST_FREE)
-            added = true;
+        if (alive != (s->st[i] != GC_SIM_ST_FREE))
+            changed = true;
         else if (alive) {
             float dx = p.x - s->px[i], dy = p.y - s->py[i];
             float d = dx * dx + dy * dy;
@@ -141,7 +141,7 @@ gc_sim_crowd_prepare(gc_sim *s)
     }
     /* Rounded up: the lists' bound must never be short. */
     s->travel += sqrt((double)moved) * (1.0 + 1e-6);
-    if (added)
+    if (changed)
         for (uint32_t i = 0; i < s->n; i++)
             s->near_r[i] = -1.0f;
     const float *xs = s->px, *ys = s->py;
