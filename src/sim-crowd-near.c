@@ -23,8 +23,9 @@
  * the agent's own record: read and written only by its worker in the
  * tick, reset by the loop between ticks when an agent is added (it is in
  * nobody's list) or removed (it must leave every list: resetting them
- * all, rare as removals are, saves checking each candidate each tick).  Which list an agent holds never changes its answer,
- * so the thread count and the order of the work still change nothing.
+ * all, rare as removals are, saves checking each candidate each tick).
+ * Which list an agent holds never changes its answer, so the thread
+ * count and the order of the work still change nothing.
  */
 #include "config.h"
 
