@@ -105,10 +105,15 @@ gc_sim_crowd_init(gc_sim *s)
     s->near_x = calloc(n, sizeof *s->near_x);
     s->near_y = calloc(n, sizeof *s->near_y);
     s->near_t = calloc(n, sizeof *s->near_t);
+    size_t blocks = (n + GC_SIM_CHUNK - 1) / GC_SIM_CHUNK;
+    s->blk_speed = calloc(blocks, sizeof *s->blk_speed);
+    s->blk_pref = calloc(blocks, sizeof *s->blk_pref);
+    s->blk_ask = calloc(blocks, sizeof *s->blk_ask);
     if (!s->px || !s->py || !s->vx || !s->vy || !s->body || !s->ix || !s->iy ||
         !s->live_slot || !s->slot_live || !s->st || !s->pr || !s->nbr ||
         !s->nbr_n || !s->near || !s->near_n || !s->near_r || !s->near_x ||
-        !s->near_y || !s->near_t)
+        !s->near_y || !s->near_t || !s->blk_speed || !s->blk_pref ||
+        !s->blk_ask)
         return GC_ENOMEM;
     /* Nobody has started a tick yet: the first prepare sees every agent
      * as added. */
@@ -144,6 +149,9 @@ gc_sim_crowd_free(gc_sim *s)
     free(s->near_x);
     free(s->near_y);
     free(s->near_t);
+    free(s->blk_speed);
+    free(s->blk_pref);
+    free(s->blk_ask);
 }
 
 int

@@ -227,7 +227,7 @@ replan_now(gc_sim *s, uint32_t i)
 {
     gc_agent_clear_path(&s->agents[i]);
     s->agents[i].state = GC_AGENT_WAITING;
-    gc_sim_enqueue(s, i, false);
+    gc_sim_ask_plan(s, i);
 }
 
 /*
@@ -401,10 +401,10 @@ gc_sim_crowd_steer(gc_sim *s, uint32_t i, const struct gc_sim_spot *at,
                 gc_cell here;
                 gc_sim_plan_cell(s, a->pos, &here);
                 a->goal = flow_goal(s, i, here, ids, n);
-                gc_sim_enqueue(s, i, false);
+                gc_sim_ask_plan(s, i);
             } else if (gc_sim_wall_room(s->nav, s->grid, a->pos) <
                        VIS_RANGE * cs) /* exact: this one decides */
-                gc_sim_enqueue(s, i, false);
+                gc_sim_ask_plan(s, i);
             else
                 gc_sim_body_reset(s, i);
         } else if (cyc >= (uint64_t)(STALL_YIELD * hz) &&

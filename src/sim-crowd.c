@@ -69,6 +69,7 @@
 #include "sim_crowd_int.h"
 
 #include <math.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -111,6 +112,23 @@ gc_sim_crowd_after(gc_sim *s)
     if (pairs > c->overlaps_max)
         c->overlaps_max = pairs;
     c->avoid_ns += s->index_ns + slowest;
+    /* The blocks' sums and plan requests, in block order: the same
+     * whoever stepped which block. */
+    uint32_t blocks = (s->n + GC_SIM_CHUNK - 1) / GC_SIM_CHUNK;
+    for (uint32_t b = 0; b < blocks; b++) {
+        c->speed_sum += s->blk_speed[b];
+        c->pref_sum += s->blk_pref[b];
+        if (!s->blk_ask[b])
+            continue;
+        s->blk_ask[b] = 0;
+        uint32_t e = (b + 1) * GC_SIM_CHUNK < s->n ? (b + 1) * GC_SIM_CHUNK
+                                                   : s->n;
+        for (uint32_t i = b * GC_SIM_CHUNK; i < e; i++)
+            if (s->flags[i] & GC_SIM_F_ASK) {
+                s->flags[i] &= (uint8_t)~GC_SIM_F_ASK;
+                gc_sim_enqueue(s, i, false);
+            }
+    }
 }
 
 int
@@ -163,6 +181,13 @@ gc_sim_crowd_prepare(gc_sim *s)
     }
     int rc =
         gc_orca_grid_build(s->oidx, xs, ys, m, s->orca.neighbour_dist / 2.0f);
+    /* The blocks to share out, and whether agents plan first. */
+    atomic_store_explicit(&s->crowd_next, 0, memory_order_relaxed);
+    atomic_store_explicit(&s->planned, 0, memory_order_relaxed);
+    s->plan_sync = false;
+    for (int k = 0; k < s->nworkers; k++)
+        if (s->workers[k].qlen > 0 || s->workers[k].ulen > 0)
+            s->plan_sync = true;
     s->index_ns = gc_clock_ns() - t0;
     return rc;
 }
@@ -319,7 +344,7 @@ separation(const gc_sim *s, uint32_t i, const uint32_t *ids, const float *d2,
  * push is not a walk, and ORCA reads velocities as intentions. */
 static void
 move(gc_sim_worker *w, uint32_t i, const struct gc_sim_spot *at, gc_vec2 v,
-     gc_vec2 push, uint64_t now)
+     gc_vec2 push, uint64_t now, double *speed_sum, double *pref_sum)
 {
     gc_sim *s = w->sim;
     gc_agent *a = &s->agents[i];
@@ -355,8 +380,8 @@ move(gc_sim_worker *w, uint32_t i, const struct gc_sim_spot *at, gc_vec2 v,
 
     if (a->state != GC_AGENT_MOVING || a->wp_next >= a->wp_len)
         return;
-    w->win.speed_sum += walked / s->dt;
-    w->win.pref_sum += a->speed;
+    *speed_sum += walked / s->dt;
+    *pref_sum += a->speed;
     gc_vec2 t = a->wp[a->wp_next];
     float dx = t.x - to.x, dy = t.y - to.y;
     float d = sqrtf(dx * dx + dy * dy);
@@ -408,7 +433,9 @@ move(gc_sim_worker *w, uint32_t i, const struct gc_sim_spot *at, gc_vec2 v,
  * start-of-tick arrays and writes only the agent's own record, and each
  * agent still runs its phases in the order they always ran, so the split
  * changes no position.  The neighbour lists live in the worker's scratch
- * (gc_sim_crowd_scratch).
+ * (gc_sim_crowd_scratch).  A chunk is the live agents of one block of
+ * GC_SIM_CHUNK slots, the unit the workers share out (gc_sim.crowd_next):
+ * its float sums are the block's own.
  */
 struct gc_sim_crowd_scratch {
     uint32_t who[GC_SIM_CHUNK];
@@ -416,6 +443,7 @@ struct gc_sim_crowd_scratch {
     struct gc_sim_spot at[GC_SIM_CHUNK];
     gc_vec2 pref[GC_SIM_CHUNK];
     bool go[GC_SIM_CHUNK];
+    double speed_sum, pref_sum;
     uint32_t ids[GC_SIM_CHUNK * GC_ORCA_MAX_NEIGHBOURS];
     float d2[GC_SIM_CHUNK * GC_ORCA_MAX_NEIGHBOURS];
 };
@@ -491,9 +519,27 @@ step_chunk(gc_sim_worker *w, gc_sim_crowd_scratch *c, uint32_t m,
         const uint32_t *ids = c->ids + j * k;
         const float *d2 = c->d2 + j * k;
         gc_vec2 v = avoid(s, i, &c->at[j], c->pref[j], ids, d2, c->n[j], now);
-        move(w, i, &c->at[j], v, separation(s, i, ids, d2, c->n[j]), now);
+        move(w, i, &c->at[j], v, separation(s, i, ids, d2, c->n[j]), now,
+             &c->speed_sum, &c->pref_sum);
     }
     *avoid_ns += (t1 - t0) + (gc_clock_ns() - t2);
+}
+
+/* Wait until every worker has served its plan queues (when any had
+ * work): an agent's step must see its new plan, and another worker may
+ * step it.  Spins, as the wait is short, yielding once it is not. */
+static void
+wait_planned(gc_sim *s)
+{
+    atomic_fetch_add_explicit(&s->planned, 1, memory_order_acq_rel);
+    for (unsigned spins = 0; atomic_load_explicit(&s->planned,
+                                                  memory_order_acquire) <
+                             s->nworkers;
+         spins++) {
+        gc_sim_cpu_relax();
+        if (spins >= 256)
+            sched_yield();
+    }
 }
 
 void
@@ -503,17 +549,22 @@ gc_sim_crowd_step(gc_sim_worker *w)
     gc_sim_crowd_scratch *c = w->crowd;
     uint64_t avoid_ns = 0;
     w->tick_overlaps = 0;
-    uint32_t m = 0;
-    for (uint32_t i = (uint32_t)w->id; i < s->n; i += (uint32_t)s->nworkers) {
-        if (!gc_sim_alive(s, i))
-            continue;
-        c->who[m++] = i;
-        if (m == GC_SIM_CHUNK) {
+    if (s->plan_sync && s->nworkers > 1)
+        wait_planned(s);
+    for (;;) {
+        uint32_t b = atomic_fetch_add_explicit(&s->crowd_next, GC_SIM_CHUNK,
+                                               memory_order_relaxed);
+        if (b >= s->n)
+            break;
+        uint32_t e = s->n - b > GC_SIM_CHUNK ? b + GC_SIM_CHUNK : s->n, m = 0;
+        for (uint32_t i = b; i < e; i++)
+            if (gc_sim_alive(s, i))
+                c->who[m++] = i;
+        c->speed_sum = c->pref_sum = 0.0;
+        if (m > 0)
             step_chunk(w, c, m, &avoid_ns);
-            m = 0;
-        }
+        s->blk_speed[b / GC_SIM_CHUNK] = c->speed_sum;
+        s->blk_pref[b / GC_SIM_CHUNK] = c->pref_sum;
     }
-    if (m > 0)
-        step_chunk(w, c, m, &avoid_ns);
     w->tick_avoid_ns = avoid_ns;
 }

@@ -85,6 +85,17 @@ enqueue(gc_sim *s, uint32_t i)
     gc_sim_enqueue(s, i, false);
 }
 
+void
+gc_sim_ask_plan(gc_sim *s, uint32_t i)
+{
+    if (s->cfg.avoid != GC_AVOID_ORCA) {
+        enqueue(s, i);
+        return;
+    }
+    s->flags[i] |= GC_SIM_F_ASK;
+    s->blk_ask[i / GC_SIM_CHUNK] = 1;
+}
+
 static uint32_t
 ring_pop(uint32_t *ring, uint32_t cap, uint32_t *head, uint32_t *len)
 {
@@ -362,7 +373,7 @@ gc_sim_on_arrival(gc_sim *s, gc_sim_worker *w, uint32_t i)
         gc_sim_plan_cell(s, a->pos, &here);
         a->goal = gc_sim_random_goal(s, i, here);
         a->state = GC_AGENT_WAITING;
-        enqueue(s, i);
+        gc_sim_ask_plan(s, i);
     }
 }
 

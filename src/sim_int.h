@@ -19,6 +19,7 @@
 #include "astar_int.h" /* gc_nav, gc_nav_clear_at, gc_grid_cell_of */
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -30,9 +31,11 @@ enum {
                                    arrival */
     GC_SIM_F_REPLAN = 1u << 2,  /* queued because the grid changed */
     GC_SIM_F_FREE = 1u << 3,    /* the slot holds no agent */
-    GC_SIM_F_REUSE = 1u << 4    /* a follower waiting for a plan that may
+    GC_SIM_F_REUSE = 1u << 4,   /* a follower waiting for a plan that may
                                    keep its waypoints (still held) and
                                    search only from near their end */
+    GC_SIM_F_ASK = 1u << 5      /* asked for a plan in the crowd step:
+                                   queued by the loop after the tick */
 };
 
 /* What an agent's goal is (s->slot[i].goal_kind). */
@@ -196,12 +199,15 @@ struct gc_sim {
     bool trace_fresh;
     int nworkers;
     gc_sim_worker *workers;
-    /* The gate: phase, done and quit are protected by gate_mu. */
+    /* The gate (sim.c): workers 1 .. nworkers - 1 wait on it between
+     * ticks; worker 0 is the loop's thread.  quit is protected by
+     * gate_mu; phase and done are atomic (spun on), changed under it
+     * where a sleeper must be woken. */
     pthread_mutex_t gate_mu;
     pthread_cond_t gate_go, gate_done;
     bool gate;
-    uint64_t phase;
-    int done;
+    _Atomic uint64_t phase;
+    _Atomic uint64_t done; /* workers other than 0 done with the tick */
     bool quit;
     uint64_t ticks; /* finished ticks; written by the loop only */
     /* Avoidance (avoid ORCA).  px..vy: every agent's position and
@@ -265,6 +271,22 @@ struct gc_sim {
     int jam_rc;         /* its result (written by it alone) */
     uint64_t win_tick0; /* s->ticks at the last window (loop only) */
     uint64_t index_ns;  /* the last index build's time (loop only) */
+    /* Sharing the crowd step out (sim-crowd.c): the workers take blocks
+     * of GC_SIM_CHUNK slots in turn from crowd_next, so one that is slow
+     * (planning, or off its core) leaves its share to the others.  A
+     * block's figures that are sums of floats go to blk_speed, blk_pref
+     * (added up in block order after the tick, so they do not depend on
+     * who took which block), and its agents' plan requests are flagged
+     * (GC_SIM_F_ASK, blk_ask) and queued by the loop after the tick, in
+     * slot order, as a worker walking its own agents queued them.
+     * Agents plan first (their owners, gc_sim_plan_queued): when any
+     * queue holds work (plan_sync, set by the loop), the workers wait
+     * for each other (planned) before stepping. */
+    atomic_uint crowd_next;
+    atomic_int planned;
+    bool plan_sync;
+    double *blk_speed, *blk_pref;
+    uint8_t *blk_ask;
 };
 
 /* ---- sim-goals.c: random numbers, components, placement, goals ---- */
@@ -284,6 +306,10 @@ int gc_sim_place_agents(gc_sim *s, gc_error *err);
 
 /* Put agent i on its worker's queue (urgent: served first, no budget). */
 void gc_sim_enqueue(gc_sim *s, uint32_t i, bool urgent);
+/* In a tick: agent i wants a plan.  Queued at once by path followers'
+ * workers (each walks its own agents); flagged for the loop to queue
+ * after the tick in the crowd step (workers share blocks out). */
+void gc_sim_ask_plan(gc_sim *s, uint32_t i);
 /* The passable cell the agent at p stands in (false: all are walls). */
 bool gc_sim_own_cell(const gc_grid *g, gc_vec2 p, gc_cell *out);
 /* Serve the worker's queues within the tick's budgets. */
@@ -405,6 +431,15 @@ bool gc_sim_jam_route(gc_sim *s, uint32_t i, gc_cell *start);
 
 /* gc_sim.st of a free slot (no agent state has this value). */
 #define GC_SIM_ST_FREE 0xFF
+
+/* A spinning thread's pause: kinder to the other hyperthread. */
+static inline void
+gc_sim_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
 
 /* Whether slot i holds an agent. */
 static inline bool
