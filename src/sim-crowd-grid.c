@@ -109,11 +109,12 @@ gc_sim_crowd_init(gc_sim *s)
     s->blk_speed = calloc(blocks, sizeof *s->blk_speed);
     s->blk_pref = calloc(blocks, sizeof *s->blk_pref);
     s->blk_ask = calloc(blocks, sizeof *s->blk_ask);
+    s->blk_plan = calloc(blocks, sizeof *s->blk_plan);
     if (!s->px || !s->py || !s->vx || !s->vy || !s->body || !s->ix || !s->iy ||
         !s->live_slot || !s->slot_live || !s->st || !s->pr || !s->nbr ||
         !s->nbr_n || !s->near || !s->near_n || !s->near_r || !s->near_x ||
         !s->near_y || !s->near_t || !s->blk_speed || !s->blk_pref ||
-        !s->blk_ask)
+        !s->blk_ask || !s->blk_plan)
         return GC_ENOMEM;
     /* Nobody has started a tick yet: the first prepare sees every agent
      * as added. */
@@ -152,6 +153,7 @@ gc_sim_crowd_free(gc_sim *s)
     free(s->blk_speed);
     free(s->blk_pref);
     free(s->blk_ask);
+    free(s->blk_plan);
 }
 
 int

@@ -5,20 +5,23 @@
  *
  * A tick with avoidance.  Before the gate opens the loop copies every
  * agent's position and velocity into flat arrays and indexes them
- * (gc_orca_grid).  Each worker then, for its own agents only: measures
- * the figures on those start positions; picks a preferred velocity
- * towards the furthest waypoint it can see (at most LOOKAHEAD ahead, a
- * straight line through cells open in the planning grid, as DetourCrowd's
+ * (gc_orca_grid).  The workers then take blocks of GC_SIM_CHUNK slots in
+ * turn (gc_sim_crowd_step) and, for each agent of a block: measure the
+ * figures on those start positions; pick a preferred velocity towards
+ * the furthest waypoint it can see (at most LOOKAHEAD ahead, a straight
+ * line through cells open in the planning grid, as DetourCrowd's
  * corridor does, so an agent pushed sideways never walks back to a
- * waypoint it passed); asks ORCA for a new velocity against its K nearest
+ * waypoint it passed); ask ORCA for a new velocity against its K nearest
  * neighbours (from the arrays; found through candidate lists that give
- * the index's answer, sim-crowd-near.c) and the wall edges near it (edges of
- * obstacle cells facing open cells, collinear edges merged); moves; and
- * clamps the move against the walls.  A worker reads the arrays, the
- * index and the grids, all read-only in the tick, and writes only its own
- * agents: the result does not depend on the number of threads (planning
- * budgets aside: with more requests than budget, who plans in which tick
- * depends on the split, as it always has).
+ * the index's answer, sim-crowd-near.c) and the wall edges near it
+ * (edges of obstacle cells facing open cells, collinear edges merged);
+ * move; and clamp the move against the walls.  A worker reads the
+ * arrays, the index and the grids, all read-only in the tick, and writes
+ * only the agents of its blocks, their blocks' sums and flags: the result
+ * does not depend on the number of threads or on who took which block
+ * (planning budgets aside: with more requests than budget, who plans in
+ * which tick depends on the split of agents among the plan queues, as it
+ * always has).
  *
  * Steering along the path, progress and the deadlock rules (ORCA's
  * head-on meetings in narrow passages, symmetric standoffs) are in
@@ -121,8 +124,8 @@ gc_sim_crowd_after(gc_sim *s)
         if (!s->blk_ask[b])
             continue;
         s->blk_ask[b] = 0;
-        uint32_t e = (b + 1) * GC_SIM_CHUNK < s->n ? (b + 1) * GC_SIM_CHUNK
-                                                   : s->n;
+        uint32_t e =
+            (b + 1) * GC_SIM_CHUNK < s->n ? (b + 1) * GC_SIM_CHUNK : s->n;
         for (uint32_t i = b * GC_SIM_CHUNK; i < e; i++)
             if (s->flags[i] & GC_SIM_F_ASK) {
                 s->flags[i] &= (uint8_t)~GC_SIM_F_ASK;
@@ -181,13 +184,23 @@ gc_sim_crowd_prepare(gc_sim *s)
     }
     int rc =
         gc_orca_grid_build(s->oidx, xs, ys, m, s->orca.neighbour_dist / 2.0f);
-    /* The blocks to share out, and whether agents plan first. */
-    atomic_store_explicit(&s->crowd_next, 0, memory_order_relaxed);
-    atomic_store_explicit(&s->planned, 0, memory_order_relaxed);
-    s->plan_sync = false;
+    /* The blocks to share out, and which of them hold agents that may
+     * plan in this tick (every urgent request, and the budget's worth of
+     * the queue: a time budget only plans fewer). */
     for (int k = 0; k < s->nworkers; k++)
-        if (s->workers[k].qlen > 0 || s->workers[k].ulen > 0)
-            s->plan_sync = true;
+        atomic_store_explicit(&s->workers[k].next, 0, memory_order_relaxed);
+    atomic_store_explicit(&s->planned, 0, memory_order_relaxed);
+    uint32_t blocks = (s->n + GC_SIM_CHUNK - 1) / GC_SIM_CHUNK;
+    memset(s->blk_plan, 0, blocks);
+    for (int k = 0; k < s->nworkers; k++) {
+        const gc_sim_worker *w = &s->workers[k];
+        for (uint32_t j = 0; j < w->ulen; j++)
+            s->blk_plan[w->urgent[(w->uhead + j) % w->qcap] / GC_SIM_CHUNK] = 1;
+        uint32_t q =
+            w->qlen < s->cfg.plan_budget ? w->qlen : s->cfg.plan_budget;
+        for (uint32_t j = 0; j < q; j++)
+            s->blk_plan[w->queue[(w->qhead + j) % w->qcap] / GC_SIM_CHUNK] = 1;
+    }
     s->index_ns = gc_clock_ns() - t0;
     return rc;
 }
@@ -434,7 +447,7 @@ move(gc_sim_worker *w, uint32_t i, const struct gc_sim_spot *at, gc_vec2 v,
  * agent still runs its phases in the order they always ran, so the split
  * changes no position.  The neighbour lists live in the worker's scratch
  * (gc_sim_crowd_scratch).  A chunk is the live agents of one block of
- * GC_SIM_CHUNK slots, the unit the workers share out (gc_sim.crowd_next):
+ * GC_SIM_CHUNK slots, the unit the workers share out (gc_sim_crowd_step):
  * its float sums are the block's own.
  */
 struct gc_sim_crowd_scratch {
@@ -444,20 +457,32 @@ struct gc_sim_crowd_scratch {
     gc_vec2 pref[GC_SIM_CHUNK];
     bool go[GC_SIM_CHUNK];
     double speed_sum, pref_sum;
+    uint32_t *later; /* blocks put aside in this tick (owned) */
     uint32_t ids[GC_SIM_CHUNK * GC_ORCA_MAX_NEIGHBOURS];
     float d2[GC_SIM_CHUNK * GC_ORCA_MAX_NEIGHBOURS];
 };
 
 int
-gc_sim_crowd_scratch_new(gc_sim_crowd_scratch **out)
+gc_sim_crowd_scratch_new(gc_sim_crowd_scratch **out, uint32_t cap)
 {
-    *out = malloc(sizeof **out);
-    return *out != NULL ? GC_OK : GC_ENOMEM;
+    gc_sim_crowd_scratch *c = malloc(sizeof *c);
+    size_t blocks = ((size_t)cap + GC_SIM_CHUNK - 1) / GC_SIM_CHUNK;
+    if (c != NULL)
+        c->later = malloc((blocks > 0 ? blocks : 1) * sizeof *c->later);
+    if (c == NULL || c->later == NULL) {
+        free(c);
+        *out = NULL;
+        return GC_ENOMEM;
+    }
+    *out = c;
+    return GC_OK;
 }
 
 void
 gc_sim_crowd_scratch_free(gc_sim_crowd_scratch *c)
 {
+    if (c != NULL)
+        free(c->later);
     free(c);
 }
 
@@ -525,23 +550,41 @@ step_chunk(gc_sim_worker *w, gc_sim_crowd_scratch *c, uint32_t m,
     *avoid_ns += (t1 - t0) + (gc_clock_ns() - t2);
 }
 
-/* Wait until every worker has served its plan queues (when any had
- * work): an agent's step must see its new plan, and another worker may
- * step it.  Spins, as the wait is short, yielding once it is not. */
-static void
-wait_planned(gc_sim *s)
+/* Whether every worker has served its plan queues this tick. */
+static bool
+all_planned(const gc_sim *s)
 {
-    atomic_fetch_add_explicit(&s->planned, 1, memory_order_acq_rel);
-    for (unsigned spins = 0; atomic_load_explicit(&s->planned,
-                                                  memory_order_acquire) <
-                             s->nworkers;
-         spins++) {
-        gc_sim_cpu_relax();
-        if (spins >= 256)
-            sched_yield();
-    }
+    return atomic_load_explicit(&s->planned, memory_order_acquire) >=
+           s->nworkers;
 }
 
+/* The block of slots from b: its live agents in one chunk. */
+static void
+step_block(gc_sim_worker *w, uint32_t b, uint64_t *avoid_ns)
+{
+    gc_sim *s = w->sim;
+    gc_sim_crowd_scratch *c = w->crowd;
+    uint32_t e = s->n - b > GC_SIM_CHUNK ? b + GC_SIM_CHUNK : s->n, m = 0;
+    for (uint32_t i = b; i < e; i++)
+        if (gc_sim_alive(s, i))
+            c->who[m++] = i;
+    c->speed_sum = c->pref_sum = 0.0;
+    if (m > 0)
+        step_chunk(w, c, m, avoid_ns);
+    s->blk_speed[b / GC_SIM_CHUNK] = c->speed_sum;
+    s->blk_pref[b / GC_SIM_CHUNK] = c->pref_sum;
+}
+
+/*
+ * The worker's share: its own blocks (gc_sim_owner), then the blocks of
+ * others that they have not taken yet, each taken through the owner's
+ * counter (gc_sim_worker.next).  An agent's step must see the
+ * plan it gets in this tick, which its own worker makes (gc_sim_plan_queued,
+ * before this): a block holding an agent that may plan now (blk_plan) is
+ * put aside while any worker is still planning, and stepped at the end,
+ * once all have planned (spinning, yielding when that takes long).  So a
+ * worker with little to plan steps the other blocks meanwhile.
+ */
 void
 gc_sim_crowd_step(gc_sim_worker *w)
 {
@@ -549,22 +592,29 @@ gc_sim_crowd_step(gc_sim_worker *w)
     gc_sim_crowd_scratch *c = w->crowd;
     uint64_t avoid_ns = 0;
     w->tick_overlaps = 0;
-    if (s->plan_sync && s->nworkers > 1)
-        wait_planned(s);
-    for (;;) {
-        uint32_t b = atomic_fetch_add_explicit(&s->crowd_next, GC_SIM_CHUNK,
-                                               memory_order_relaxed);
-        if (b >= s->n)
-            break;
-        uint32_t e = s->n - b > GC_SIM_CHUNK ? b + GC_SIM_CHUNK : s->n, m = 0;
-        for (uint32_t i = b; i < e; i++)
-            if (gc_sim_alive(s, i))
-                c->who[m++] = i;
-        c->speed_sum = c->pref_sum = 0.0;
-        if (m > 0)
-            step_chunk(w, c, m, &avoid_ns);
-        s->blk_speed[b / GC_SIM_CHUNK] = c->speed_sum;
-        s->blk_pref[b / GC_SIM_CHUNK] = c->pref_sum;
+    atomic_fetch_add_explicit(&s->planned, 1, memory_order_acq_rel);
+    uint32_t later = 0, nw = (uint32_t)s->nworkers;
+    /* Its own blocks first, then the others' that are left. */
+    for (uint32_t o = 0; o < nw; o++) {
+        uint32_t k = ((uint32_t)w->id + o) % nw;
+        for (;;) {
+            uint32_t j = atomic_fetch_add_explicit(&s->workers[k].next, 1,
+                                                   memory_order_relaxed);
+            uint32_t b = (k + j * nw) * GC_SIM_CHUNK;
+            if (j >= s->n || b >= s->n)
+                break;
+            if (s->blk_plan[b / GC_SIM_CHUNK] && !all_planned(s))
+                c->later[later++] = b;
+            else
+                step_block(w, b, &avoid_ns);
+        }
     }
+    for (unsigned spins = 0; later > 0 && !all_planned(s); spins++) {
+        gc_sim_cpu_relax();
+        if (spins >= 256)
+            sched_yield();
+    }
+    for (uint32_t j = 0; j < later; j++)
+        step_block(w, c->later[j], &avoid_ns);
     w->tick_avoid_ns = avoid_ns;
 }

@@ -66,7 +66,7 @@ gc_sim_enqueue(gc_sim *s, uint32_t i, bool urgent)
 {
     if (s->flags[i] & GC_SIM_F_QUEUED)
         return;
-    gc_sim_worker *w = &s->workers[i % (uint32_t)s->nworkers];
+    gc_sim_worker *w = &s->workers[gc_sim_owner(s, i)];
     /* Capacity is the gc_sim_worker's agent count and an agent is queued at
      * most once (in one of the two rings), so neither ring can overflow. */
     if (urgent) {

@@ -2,10 +2,11 @@
  * sim.c: the simulation handle, the tick and the worker gate.
  *
  * Threads.  The caller's thread runs the loop and is worker 0; `threads`
- * - 1 more workers have threads of their own.  Each worker owns the agents
- * whose index is congruent to its id modulo the worker count (it plans
+ * - 1 more workers have threads of their own.  Each worker owns blocks of
+ * GC_SIM_CHUNK agents dealt round the workers (gc_sim_owner: it plans
  * them), one A* context and one path buffer; path followers move their
- * own agents, and the crowd step shares blocks of agents out (sim-crowd.c).
+ * own agents, and the crowd step steps its own blocks, then helps with
+ * the others' (sim-crowd.c).
  * A tick is one phase of a gate (a mutex, two condition variables, and
  * atomic phase and done counters that a worker spins on briefly before
  * sleeping: run_workers): the loop bumps the phase and wakes the workers,
@@ -98,15 +99,17 @@ worker_tick(gc_sim_worker *w)
         return;
     }
     gc_agent_params pr = s->cfg.motion;
-    for (uint32_t i = (uint32_t)w->id; i < s->n; i += (uint32_t)s->nworkers) {
-        gc_agent *a = &s->agents[i];
-        if (a->state != GC_AGENT_MOVING)
-            continue; /* free slots are idle */
-        pr.speed = a->speed;
-        pr.turn_rate = s->slot[i].turn_rate;
-        if (gc_agent_step(a, s->dt, &pr))
-            gc_sim_on_arrival(s, w, i);
-    }
+    const uint32_t stride = (uint32_t)s->nworkers * GC_SIM_CHUNK;
+    for (uint32_t b = (uint32_t)w->id * GC_SIM_CHUNK; b < s->n; b += stride)
+        for (uint32_t i = b; i < b + GC_SIM_CHUNK && i < s->n; i++) {
+            gc_agent *a = &s->agents[i];
+            if (a->state != GC_AGENT_MOVING)
+                continue; /* free slots are idle */
+            pr.speed = a->speed;
+            pr.turn_rate = s->slot[i].turn_rate;
+            if (gc_agent_step(a, s->dt, &pr))
+                gc_sim_on_arrival(s, w, i);
+        }
 }
 
 /*
@@ -322,11 +325,15 @@ gc_sim_new(gc_sim **out, gc_grid *g, const gc_sim_config *cfg, gc_error *err)
         gc_path_init(&w->path);
         gc_path_init(&w->keep);
         gc_path_init(&w->jpath);
-        w->qcap = s->cap / (uint32_t)s->nworkers + 1;
+        /* The most agents a worker owns: its share of the blocks. */
+        uint32_t blocks = (s->cap + GC_SIM_CHUNK - 1) / GC_SIM_CHUNK;
+        w->qcap = (blocks + (uint32_t)s->nworkers - 1) /
+                      (uint32_t)s->nworkers * GC_SIM_CHUNK +
+                  1;
         w->queue = malloc((size_t)w->qcap * sizeof *w->queue);
         w->urgent = malloc((size_t)w->qcap * sizeof *w->urgent);
         rc = gc_astar_new(&w->astar, g->width, g->height);
-        if (rc == GC_OK && (gc_sim_crowd_scratch_new(&w->crowd) != GC_OK ||
+        if (rc == GC_OK && (gc_sim_crowd_scratch_new(&w->crowd, s->cap) != GC_OK ||
                             w->queue == NULL || w->urgent == NULL))
             rc = GC_ENOMEM;
         if (rc != GC_OK) {

@@ -123,7 +123,7 @@ typedef struct gc_sim_body {
  * of a chunk of GC_SIM_CHUNK agents. */
 #define GC_SIM_CHUNK 64
 typedef struct gc_sim_crowd_scratch gc_sim_crowd_scratch;
-int gc_sim_crowd_scratch_new(gc_sim_crowd_scratch **out);
+int gc_sim_crowd_scratch_new(gc_sim_crowd_scratch **out, uint32_t cap);
 void gc_sim_crowd_scratch_free(gc_sim_crowd_scratch *c);
 
 typedef struct gc_sim_worker {
@@ -145,6 +145,9 @@ typedef struct gc_sim_worker {
     /* This tick's overlapping pairs and avoidance time, summed and
      * maximised by the loop after the tick into workers[0].win. */
     uint64_t tick_overlaps, tick_avoid_ns;
+    /* The crowd step: how many of this worker's own blocks have been
+     * taken, by it or, once others are done with theirs, by them. */
+    atomic_uint next;
     gc_sim_crowd_scratch *crowd; /* owned */
 } gc_sim_worker;
 
@@ -271,22 +274,22 @@ struct gc_sim {
     int jam_rc;         /* its result (written by it alone) */
     uint64_t win_tick0; /* s->ticks at the last window (loop only) */
     uint64_t index_ns;  /* the last index build's time (loop only) */
-    /* Sharing the crowd step out (sim-crowd.c): the workers take blocks
-     * of GC_SIM_CHUNK slots in turn from crowd_next, so one that is slow
-     * (planning, or off its core) leaves its share to the others.  A
+    /* Sharing the crowd step out (sim-crowd.c): each worker steps its
+     * own blocks of GC_SIM_CHUNK slots (gc_sim_owner), then takes the
+     * ones others have not reached yet (gc_sim_worker.next), so one that
+     * is slow (planning, or off its core) leaves its share to the others.  A
      * block's figures that are sums of floats go to blk_speed, blk_pref
      * (added up in block order after the tick, so they do not depend on
      * who took which block), and its agents' plan requests are flagged
      * (GC_SIM_F_ASK, blk_ask) and queued by the loop after the tick, in
      * slot order, as a worker walking its own agents queued them.
-     * Agents plan first (their owners, gc_sim_plan_queued): when any
-     * queue holds work (plan_sync, set by the loop), the workers wait
-     * for each other (planned) before stepping. */
-    atomic_uint crowd_next;
+     * Agents plan first, on their own workers (gc_sim_plan_queued):
+     * blocks holding an agent that may plan in the tick (blk_plan, set by
+     * the loop) are stepped only once every worker has planned (planned
+     * counts them). */
     atomic_int planned;
-    bool plan_sync;
     double *blk_speed, *blk_pref;
-    uint8_t *blk_ask;
+    uint8_t *blk_ask, *blk_plan;
 };
 
 /* ---- sim-goals.c: random numbers, components, placement, goals ---- */
@@ -431,6 +434,16 @@ bool gc_sim_jam_route(gc_sim *s, uint32_t i, gc_cell *start);
 
 /* gc_sim.st of a free slot (no agent state has this value). */
 #define GC_SIM_ST_FREE 0xFF
+
+/* The worker that owns agent i (plans it; moves it, for path
+ * followers): blocks of GC_SIM_CHUNK slots dealt round the workers, so
+ * that a worker steps, in the crowd, the agents it has just planned
+ * (their fresh paths are in its cache). */
+static inline uint32_t
+gc_sim_owner(const gc_sim *s, uint32_t i)
+{
+    return (i / GC_SIM_CHUNK) % (uint32_t)s->nworkers;
+}
 
 /* A spinning thread's pause: kinder to the other hyperthread. */
 static inline void
