@@ -333,8 +333,9 @@ gc_sim_new(gc_sim **out, gc_grid *g, const gc_sim_config *cfg, gc_error *err)
         w->queue = malloc((size_t)w->qcap * sizeof *w->queue);
         w->urgent = malloc((size_t)w->qcap * sizeof *w->urgent);
         rc = gc_astar_new(&w->astar, g->width, g->height);
-        if (rc == GC_OK && (gc_sim_crowd_scratch_new(&w->crowd, s->cap) != GC_OK ||
-                            w->queue == NULL || w->urgent == NULL))
+        if (rc == GC_OK &&
+            (gc_sim_crowd_scratch_new(&w->crowd, s->cap) != GC_OK ||
+             w->queue == NULL || w->urgent == NULL))
             rc = GC_ENOMEM;
         if (rc != GC_OK) {
             gc_error_set(err, rc, NULL, 0, 0, "worker %d: %s", k,
