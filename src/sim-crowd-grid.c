@@ -105,7 +105,7 @@ gc_sim_crowd_init(gc_sim *s)
     s->near_x = calloc(n, sizeof *s->near_x);
     s->near_y = calloc(n, sizeof *s->near_y);
     s->near_t = calloc(n, sizeof *s->near_t);
-    size_t blocks = (n + GC_SIM_CHUNK - 1) / GC_SIM_CHUNK;
+    size_t blocks = gc_sim_blocks(n);
     s->blk_speed = calloc(blocks, sizeof *s->blk_speed);
     s->blk_pref = calloc(blocks, sizeof *s->blk_pref);
     s->blk_ask = calloc(blocks, sizeof *s->blk_ask);

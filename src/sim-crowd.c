@@ -117,15 +117,14 @@ gc_sim_crowd_after(gc_sim *s)
     c->avoid_ns += s->index_ns + slowest;
     /* The blocks' sums and plan requests, in block order: the same
      * whoever stepped which block. */
-    uint32_t blocks = (s->n + GC_SIM_CHUNK - 1) / GC_SIM_CHUNK;
+    size_t blocks = gc_sim_blocks(s->n);
     for (uint32_t b = 0; b < blocks; b++) {
         c->speed_sum += s->blk_speed[b];
         c->pref_sum += s->blk_pref[b];
         if (!s->blk_ask[b])
             continue;
         s->blk_ask[b] = 0;
-        uint32_t e =
-            (b + 1) * GC_SIM_CHUNK < s->n ? (b + 1) * GC_SIM_CHUNK : s->n;
+        uint32_t e = gc_sim_block_end(b * GC_SIM_CHUNK, s->n);
         for (uint32_t i = b * GC_SIM_CHUNK; i < e; i++)
             if (s->flags[i] & GC_SIM_F_ASK) {
                 s->flags[i] &= (uint8_t)~GC_SIM_F_ASK;
@@ -190,8 +189,7 @@ gc_sim_crowd_prepare(gc_sim *s)
     for (int k = 0; k < s->nworkers; k++)
         atomic_store_explicit(&s->workers[k].next, 0, memory_order_relaxed);
     atomic_store_explicit(&s->planned, 0, memory_order_relaxed);
-    uint32_t blocks = (s->n + GC_SIM_CHUNK - 1) / GC_SIM_CHUNK;
-    memset(s->blk_plan, 0, blocks);
+    memset(s->blk_plan, 0, gc_sim_blocks(s->n));
     for (int k = 0; k < s->nworkers; k++) {
         const gc_sim_worker *w = &s->workers[k];
         for (uint32_t j = 0; j < w->ulen; j++)
@@ -466,7 +464,7 @@ int
 gc_sim_crowd_scratch_new(gc_sim_crowd_scratch **out, uint32_t cap)
 {
     gc_sim_crowd_scratch *c = malloc(sizeof *c);
-    size_t blocks = ((size_t)cap + GC_SIM_CHUNK - 1) / GC_SIM_CHUNK;
+    size_t blocks = gc_sim_blocks(cap);
     if (c != NULL)
         c->later = malloc((blocks > 0 ? blocks : 1) * sizeof *c->later);
     if (c == NULL || c->later == NULL) {
@@ -564,7 +562,7 @@ step_block(gc_sim_worker *w, uint32_t b, uint64_t *avoid_ns)
 {
     gc_sim *s = w->sim;
     gc_sim_crowd_scratch *c = w->crowd;
-    uint32_t e = s->n - b > GC_SIM_CHUNK ? b + GC_SIM_CHUNK : s->n, m = 0;
+    uint32_t e = gc_sim_block_end(b, s->n), m = 0;
     for (uint32_t i = b; i < e; i++)
         if (gc_sim_alive(s, i))
             c->who[m++] = i;

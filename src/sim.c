@@ -101,7 +101,7 @@ worker_tick(gc_sim_worker *w)
     gc_agent_params pr = s->cfg.motion;
     const uint32_t stride = (uint32_t)s->nworkers * GC_SIM_CHUNK;
     for (uint32_t b = (uint32_t)w->id * GC_SIM_CHUNK; b < s->n; b += stride)
-        for (uint32_t i = b; i < b + GC_SIM_CHUNK && i < s->n; i++) {
+        for (uint32_t i = b, e = gc_sim_block_end(b, s->n); i < e; i++) {
             gc_agent *a = &s->agents[i];
             if (a->state != GC_AGENT_MOVING)
                 continue; /* free slots are idle */
@@ -326,7 +326,7 @@ gc_sim_new(gc_sim **out, gc_grid *g, const gc_sim_config *cfg, gc_error *err)
         gc_path_init(&w->keep);
         gc_path_init(&w->jpath);
         /* The most agents a worker owns: its share of the blocks. */
-        uint32_t blocks = (s->cap + GC_SIM_CHUNK - 1) / GC_SIM_CHUNK;
+        uint32_t blocks = (uint32_t)gc_sim_blocks(s->cap);
         w->qcap = (blocks + (uint32_t)s->nworkers - 1) /
                       (uint32_t)s->nworkers * GC_SIM_CHUNK +
                   1;

@@ -20,6 +20,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -122,6 +123,20 @@ typedef struct gc_sim_body {
 /* A worker's scratch for the crowd step (sim-crowd.c): the neighbour lists
  * of a chunk of GC_SIM_CHUNK agents. */
 #define GC_SIM_CHUNK 64
+
+/* Blocks of GC_SIM_CHUNK slots (the unit workers own and share out):
+ * how many cover n slots, and the end of the one from slot `first`. */
+static inline size_t
+gc_sim_blocks(size_t n)
+{
+    return (n + GC_SIM_CHUNK - 1) / GC_SIM_CHUNK;
+}
+
+static inline uint32_t
+gc_sim_block_end(uint32_t first, uint32_t n)
+{
+    return n - first > GC_SIM_CHUNK ? first + GC_SIM_CHUNK : n;
+}
 typedef struct gc_sim_crowd_scratch gc_sim_crowd_scratch;
 int gc_sim_crowd_scratch_new(gc_sim_crowd_scratch **out, uint32_t cap);
 void gc_sim_crowd_scratch_free(gc_sim_crowd_scratch *c);
