@@ -28,6 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define EDGE_PAD 8 /* bytes after each edge map (edge_runs) */
+
 /* ---- set-up ---------------------------------------------------------- */
 
 int
@@ -387,7 +389,8 @@ gc_sim_edges_build(gc_sim_edges *e, const gc_grid *g)
     int32_t w = g->width, h = g->height;
     size_t nh = (size_t)(h + 1) * (size_t)w, nv = (size_t)(w + 1) * (size_t)h;
     if (e->hk == NULL || e->w != w || e->h != h) {
-        uint8_t *hk = malloc(nh > 0 ? nh : 1), *vk = malloc(nv > 0 ? nv : 1);
+        /* EDGE_PAD bytes past the end: edge_runs loads eight at a time. */
+        uint8_t *hk = calloc(nh + EDGE_PAD, 1), *vk = calloc(nv + EDGE_PAD, 1);
         if (hk == NULL || vk == NULL) {
             free(hk);
             free(vk);
@@ -422,10 +425,23 @@ gc_sim_edges_free(gc_sim_edges *e)
     *e = (gc_sim_edges){0};
 }
 
+/* The mask of the first n (1 to 7) bytes of eight loaded from memory. */
+static inline uint64_t
+first_bytes(int32_t n)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    return ~(~UINT64_C(0) >> (8 * n));
+#else
+    return (UINT64_C(1) << (8 * n)) - 1;
+#endif
+}
+
 /* The runs of equal non-zero kinds in k[lo .. hi] (inclusive), each as a
  * segment along the boundary at `at` (cells), appended to buf[m ..];
- * returns the new count.  Eight zero kinds at a time are skipped with one
- * load: most boundaries near an agent are open on both sides. */
+ * returns the new count.  Up to eight zero kinds at a time are skipped
+ * with one load, masked to the range (which is often shorter than eight):
+ * most boundaries near an agent are open on both sides.  The load may
+ * read up to seven bytes past hi, into the next row or the padding. */
 static size_t
 edge_runs(const uint8_t *k, int32_t lo, int32_t hi, int32_t at, bool across,
           float cs, gc_orca_segment *buf, size_t m, size_t cap)
@@ -433,11 +449,14 @@ edge_runs(const uint8_t *k, int32_t lo, int32_t hi, int32_t at, bool across,
     int run = 0;
     int32_t from = lo;
     for (int32_t x = lo; x <= hi + 1 && m < cap;) {
-        if (run == 0 && x + 8 <= hi + 1) {
+        if (run == 0 && x <= hi) {
             uint64_t eight;
             memcpy(&eight, k + x, sizeof eight);
+            int32_t left = hi + 1 - x;
+            if (left < 8)
+                eight &= first_bytes(left);
             if (eight == 0) {
-                x += 8;
+                x += left < 8 ? left : 8;
                 continue;
             }
         }
