@@ -37,6 +37,9 @@ noinst_PROGRAMS += %reldir%/bench-record
 noinst_PROGRAMS += %reldir%/bench-crowd
 %canon_reldir%_bench_crowd_SOURCES = %reldir%/bench-crowd.c
 %canon_reldir%_bench_crowd_LDADD = libgridcrowd.la -lm
+# rvo2-peer: RVO2 beside bench-crowd on the same scenarios, built on demand
+# from a checkout of RVO2 (not packaged by Debian, not in this tree).
+EXTRA_DIST += %reldir%/rvo2-peer %reldir%/rvo2-peer.cpp
 
 # bench-agents: spawn --sync latency and agent commands absorbed per second,
 # against a running daemon.
