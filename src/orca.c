@@ -37,7 +37,11 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__SSE2__)
+/* The four-at-a-time paths use SSE2 (every x86-64).  GC_ORCA_SCALAR
+ * builds the scalar code alone: tests/test_orca_simd.c builds this file
+ * so and holds the two to the same bits. */
+#if defined(__SSE2__) && !defined(GC_ORCA_SCALAR)
+#define ORCA_SSE2 1
 #include <xmmintrin.h>
 #endif
 
@@ -205,7 +209,7 @@ segment_line(gc_vec2 a, gc_vec2 b, float r, float inv_tau, gc_vec2 v,
  * dt) is done again by agent_line(), as is a lone neighbour (a tail of
  * two or three is padded to four).
  */
-#if defined(__SSE2__)
+#if defined(ORCA_SSE2)
 static inline __m128
 pick(__m128 mask, __m128 a, __m128 b)
 {
@@ -296,7 +300,7 @@ agent_lines(const gc_orca_agent *a, const gc_orca_agent *o, size_t n,
             float inv_tau, float inv_dt, gc_orca_line *out)
 {
     size_t i = 0;
-#if defined(__SSE2__)
+#if defined(ORCA_SSE2)
     for (; i + 4 <= n; i += 4)
         agent_lines4(a, o + i, inv_tau, inv_dt, out + i);
     size_t rest = n - i;
@@ -380,15 +384,14 @@ gc_orca_lines(const gc_orca_params *p, const gc_orca_agent *self,
  * where SSE2 is there: each lane computes den, num and t as the scalar
  * loop does, with the same single-precision operations, and min and max
  * do not depend on the order they are taken in, so the bounds are the
- * scalar loop's to the bit (test_orca.c's reference checks the answers;
- * the crowd's runs end on the same ticks).
+ * scalar loop's to the bit (tests/test_orca_simd.c).
  */
 static bool
 lp1_bounds(const gc_orca_line *lines, size_t i, float *tl, float *tr)
 {
     const gc_orca_line *li = &lines[i];
     size_t j = 0;
-#if defined(__SSE2__)
+#if defined(ORCA_SSE2)
     if (i >= 4) {
         const __m128 lpx = _mm_set1_ps(li->point.x),
                      lpy = _mm_set1_ps(li->point.y);
@@ -480,7 +483,7 @@ static size_t
 first_violated(const gc_orca_line *lines, size_t from, size_t n, gc_vec2 v)
 {
     size_t i = from;
-#if defined(__SSE2__)
+#if defined(ORCA_SSE2)
     const __m128 vx = _mm_set1_ps(v.x), vy = _mm_set1_ps(v.y);
     const __m128 zero = _mm_setzero_ps();
     for (; i + 4 <= n; i += 4) {

@@ -32,6 +32,12 @@ unit_tests += %reldir%/test_sim_agents
 %canon_reldir%_test_sim_agents_SOURCES = %reldir%/test_sim_agents.c
 %canon_reldir%_test_sim_agents_CFLAGS = $(test_cflags)
 %canon_reldir%_test_sim_agents_LDADD = $(test_ldadd)
+# ORCA's SSE2 paths against src/orca.c built scalar into the test.
+unit_tests += %reldir%/test_orca_simd
+%canon_reldir%_test_orca_simd_SOURCES = %reldir%/test_orca_simd.c
+%canon_reldir%_test_orca_simd_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
+%canon_reldir%_test_orca_simd_CFLAGS = $(test_cflags)
+%canon_reldir%_test_orca_simd_LDADD = $(test_ldadd)
 unit_tests += %reldir%/test_agent_cmds
 %canon_reldir%_test_agent_cmds_SOURCES = %reldir%/test_agent_cmds.c
 %canon_reldir%_test_agent_cmds_CFLAGS = $(test_cflags)
