@@ -37,9 +37,9 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-/* The four-at-a-time paths use SSE2 (every x86-64).  GC_ORCA_SCALAR
- * builds the scalar code alone: tests/test_orca_simd.c builds this file
- * so and holds the two to the same bits. */
+/* The four-at-a-time neighbours' half-planes use SSE2 (every x86-64).
+ * GC_ORCA_SCALAR builds the scalar code alone: tests/test_orca_simd.c
+ * builds this file so and holds the two to the same bits. */
 #if defined(__SSE2__) && !defined(GC_ORCA_SCALAR)
 #define ORCA_SSE2 1
 #include <xmmintrin.h>
@@ -378,79 +378,6 @@ gc_orca_lines(const gc_orca_params *p, const gc_orca_agent *self,
 /* ---- the linear programs ------------------------------------------------ */
 
 /*
- * The bounds lines [0, i) put on the parameter t of line i (the point
- * li->point + t li->dir): *tl at least, *tr at most.  False when a line
- * parallel to line i leaves it wholly outside.  Four lines at a time
- * where SSE2 is there: each lane computes den, num and t as the scalar
- * loop does, with the same single-precision operations, and min and max
- * do not depend on the order they are taken in, so the bounds are the
- * scalar loop's to the bit (tests/test_orca_simd.c).
- */
-static bool
-lp1_bounds(const gc_orca_line *lines, size_t i, float *tl, float *tr)
-{
-    const gc_orca_line *li = &lines[i];
-    size_t j = 0;
-#if defined(ORCA_SSE2)
-    if (i >= 4) {
-        const __m128 lpx = _mm_set1_ps(li->point.x),
-                     lpy = _mm_set1_ps(li->point.y);
-        const __m128 ldx = _mm_set1_ps(li->dir.x), ldy = _mm_set1_ps(li->dir.y);
-        const __m128 eps = _mm_set1_ps(EPS), zero = _mm_setzero_ps();
-        const __m128 sign = _mm_set1_ps(-0.0f);
-        __m128 lo = _mm_set1_ps(-INFINITY), hi = _mm_set1_ps(INFINITY);
-        int out = 0;
-        for (; j + 4 <= i; j += 4) {
-            __m128 px = _mm_loadu_ps(&lines[j].point.x);
-            __m128 py = _mm_loadu_ps(&lines[j + 1].point.x);
-            __m128 dx = _mm_loadu_ps(&lines[j + 2].point.x);
-            __m128 dy = _mm_loadu_ps(&lines[j + 3].point.x);
-            _MM_TRANSPOSE4_PS(px, py, dx, dy);
-            __m128 den = _mm_sub_ps(_mm_mul_ps(ldx, dy), _mm_mul_ps(ldy, dx));
-            __m128 num = _mm_sub_ps(_mm_mul_ps(dx, _mm_sub_ps(lpy, py)),
-                                    _mm_mul_ps(dy, _mm_sub_ps(lpx, px)));
-            __m128 par = _mm_cmple_ps(_mm_andnot_ps(sign, den), eps);
-            out |= _mm_movemask_ps(_mm_and_ps(par, _mm_cmplt_ps(num, zero)));
-            __m128 t = _mm_div_ps(num, den);
-            __m128 up = _mm_andnot_ps(par, _mm_cmpge_ps(den, zero));
-            __m128 down = _mm_andnot_ps(par, _mm_cmplt_ps(den, zero));
-            hi = _mm_min_ps(hi, pick(up, t, hi));
-            lo = _mm_max_ps(lo, pick(down, t, lo));
-        }
-        if (out)
-            return false;
-        float l4[4], h4[4];
-        _mm_storeu_ps(l4, lo);
-        _mm_storeu_ps(h4, hi);
-        for (int k = 0; k < 4; k++) {
-            *tl = gc_maxf(*tl, l4[k]);
-            *tr = gc_minf(*tr, h4[k]);
-        }
-        if (*tl > *tr)
-            return false;
-    }
-#endif
-    for (; j < i; j++) {
-        const gc_orca_line *lj = &lines[j];
-        float den = det(li->dir, lj->dir);
-        float num = det(lj->dir, sub(li->point, lj->point));
-        if (fabsf(den) <= EPS) {
-            if (num < 0)
-                return false; /* parallel, and line i is outside j */
-            continue;
-        }
-        float t = num / den;
-        if (den >= 0)
-            *tr = gc_minf(*tr, t);
-        else
-            *tl = gc_maxf(*tl, t);
-        if (*tl > *tr)
-            return false;
-    }
-    return true;
-}
-
-/*
  * Best point on line i within the speed disc and left of lines [0, i).
  * With dir_opt, `opt` is a unit direction and the point furthest along it
  * is wanted; otherwise the point nearest `opt`.  False when empty.
@@ -466,8 +393,23 @@ lp1(const gc_orca_line *lines, size_t i, float radius, gc_vec2 opt,
         return false; /* the line misses the speed disc */
     float sq = sqrtf(disc);
     float tl = -pd - sq, tr = -pd + sq;
-    if (!lp1_bounds(lines, i, &tl, &tr))
-        return false;
+    for (size_t j = 0; j < i; j++) {
+        const gc_orca_line *lj = &lines[j];
+        float den = det(li->dir, lj->dir);
+        float num = det(lj->dir, sub(li->point, lj->point));
+        if (fabsf(den) <= EPS) {
+            if (num < 0)
+                return false; /* parallel, and line i is outside j */
+            continue;
+        }
+        float t = num / den;
+        if (den >= 0)
+            tr = gc_minf(tr, t);
+        else
+            tl = gc_maxf(tl, t);
+        if (tl > tr)
+            return false;
+    }
     float t;
     if (dir_opt)
         t = dot(opt, li->dir) > 0 ? tr : tl;
@@ -475,34 +417,6 @@ lp1(const gc_orca_line *lines, size_t i, float radius, gc_vec2 opt,
         t = gc_minf(gc_maxf(dot(li->dir, sub(opt, li->point)), tl), tr);
     *res = add(li->point, scale(t, li->dir));
     return true;
-}
-
-/* The first of lines [from, n) that v violates, or n.  Four at a time
- * where SSE2 is there, each lane slack()'s operations in its order. */
-static size_t
-first_violated(const gc_orca_line *lines, size_t from, size_t n, gc_vec2 v)
-{
-    size_t i = from;
-#if defined(ORCA_SSE2)
-    const __m128 vx = _mm_set1_ps(v.x), vy = _mm_set1_ps(v.y);
-    const __m128 zero = _mm_setzero_ps();
-    for (; i + 4 <= n; i += 4) {
-        __m128 px = _mm_loadu_ps(&lines[i].point.x);
-        __m128 py = _mm_loadu_ps(&lines[i + 1].point.x);
-        __m128 dx = _mm_loadu_ps(&lines[i + 2].point.x);
-        __m128 dy = _mm_loadu_ps(&lines[i + 3].point.x);
-        _MM_TRANSPOSE4_PS(px, py, dx, dy);
-        __m128 sl = _mm_sub_ps(_mm_mul_ps(dx, _mm_sub_ps(vy, py)),
-                               _mm_mul_ps(dy, _mm_sub_ps(vx, px)));
-        int bad = _mm_movemask_ps(_mm_cmplt_ps(sl, zero));
-        if (bad)
-            return i + (size_t)__builtin_ctz((unsigned)bad);
-    }
-#endif
-    for (; i < n; i++)
-        if (slack(&lines[i], v) < 0)
-            return i;
-    return n;
 }
 
 /* Returns n when every line is satisfied, else the first line that could
@@ -517,12 +431,13 @@ lp2(const gc_orca_line *lines, size_t n, float radius, gc_vec2 opt,
         *res = scale(radius / sqrtf(dot(opt, opt)), opt);
     else
         *res = opt;
-    for (size_t i = first_violated(lines, 0, n, *res); i < n;
-         i = first_violated(lines, i + 1, n, *res)) {
-        gc_vec2 keep = *res;
-        if (!lp1(lines, i, radius, opt, dir_opt, res)) {
-            *res = keep;
-            return i;
+    for (size_t i = 0; i < n; i++) {
+        if (slack(&lines[i], *res) < 0) {
+            gc_vec2 keep = *res;
+            if (!lp1(lines, i, radius, opt, dir_opt, res)) {
+                *res = keep;
+                return i;
+            }
         }
     }
     return n;
