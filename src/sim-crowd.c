@@ -598,9 +598,10 @@ gc_sim_crowd_step(gc_sim_worker *w)
         for (;;) {
             uint32_t j = atomic_fetch_add_explicit(&s->workers[k].next, 1,
                                                    memory_order_relaxed);
-            uint32_t b = (k + j * nw) * GC_SIM_CHUNK;
-            if (j >= s->n || b >= s->n)
+            uint64_t first = gc_sim_owned_block(s, k, j);
+            if (first >= s->n)
                 break;
+            uint32_t b = (uint32_t)first;
             if (s->blk_plan[b / GC_SIM_CHUNK] && !all_planned(s))
                 c->later[later++] = b;
             else

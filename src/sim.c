@@ -99,9 +99,11 @@ worker_tick(gc_sim_worker *w)
         return;
     }
     gc_agent_params pr = s->cfg.motion;
-    const uint32_t stride = (uint32_t)s->nworkers * GC_SIM_CHUNK;
-    for (uint32_t b = (uint32_t)w->id * GC_SIM_CHUNK; b < s->n; b += stride)
-        for (uint32_t i = b, e = gc_sim_block_end(b, s->n); i < e; i++) {
+    uint64_t first;
+    for (uint32_t j = 0;
+         (first = gc_sim_owned_block(s, (uint32_t)w->id, j)) < s->n; j++)
+        for (uint32_t i = (uint32_t)first, e = gc_sim_block_end(i, s->n); i < e;
+             i++) {
             gc_agent *a = &s->agents[i];
             if (a->state != GC_AGENT_MOVING)
                 continue; /* free slots are idle */

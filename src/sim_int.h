@@ -460,6 +460,16 @@ gc_sim_owner(const gc_sim *s, uint32_t i)
     return (i / GC_SIM_CHUNK) % (uint32_t)s->nworkers;
 }
 
+/* The first slot of worker k's j-th block (gc_sim_owner of each of its
+ * slots is k); s->n or more past its last.  Whoever walks a worker's
+ * blocks walks them through this, so that it and the plan queues agree
+ * on who owns what. */
+static inline uint64_t
+gc_sim_owned_block(const gc_sim *s, uint32_t k, uint32_t j)
+{
+    return ((uint64_t)j * (uint64_t)s->nworkers + k) * GC_SIM_CHUNK;
+}
+
 /* A spinning thread's pause: kinder to the other hyperthread. */
 static inline void
 gc_sim_cpu_relax(void)
