@@ -351,13 +351,13 @@ separation(const gc_sim *s, uint32_t i, const uint32_t *ids, const float *d2,
 }
 
 /* Move at v, then by the push (separation()), each clamped against the
- * walls; then progress and arrival.  The velocity kept is the move's: a
- * push is not a walk, and ORCA reads velocities as intentions. */
-static void
-move(gc_sim_worker *w, uint32_t i, const struct gc_sim_spot *at, gc_vec2 v,
-     gc_vec2 push, uint64_t now, double *speed_sum, double *pref_sum)
+ * walls.  The velocity kept is the move's: a push is not a walk, and
+ * ORCA reads velocities as intentions.  Returns the distance walked (the
+ * move at v, clamped; without the push), which the figures count. */
+static float
+move(gc_sim *s, uint32_t i, const struct gc_sim_spot *at, gc_vec2 v,
+     gc_vec2 push)
 {
-    gc_sim *s = w->sim;
     gc_agent *a = &s->agents[i];
     gc_sim_body *b = &s->body[i];
     float r = gc_sim_body_radius(s, i), cs = s->grid->cell_size;
@@ -388,7 +388,22 @@ move(gc_sim_worker *w, uint32_t i, const struct gc_sim_spot *at, gc_vec2 v,
     a->pos = to;
     float moved = sqrtf(mx * mx + my * my);
     a->travelled += moved;
+    return walked;
+}
 
+/* After the move to a->pos (having walked `walked` of it): the figures'
+ * speed sums, progress (the stall clock) and arrival.  The goal
+ * bookkeeping, which RVO2's step leaves to its caller too (its examples
+ * check for goals between steps). */
+static void
+progress(gc_sim_worker *w, uint32_t i, float walked, uint64_t now,
+         double *speed_sum, double *pref_sum)
+{
+    gc_sim *s = w->sim;
+    gc_agent *a = &s->agents[i];
+    gc_sim_body *b = &s->body[i];
+    float r = gc_sim_body_radius(s, i), cs = s->grid->cell_size;
+    gc_vec2 to = a->pos;
     if (a->state != GC_AGENT_MOVING || a->wp_next >= a->wp_len)
         return;
     *speed_sum += walked / s->dt;
@@ -436,11 +451,12 @@ move(gc_sim_worker *w, uint32_t i, const struct gc_sim_spot *at, gc_vec2 v,
 }
 
 /*
- * The worker's agents, a chunk at a time, in three passes, so that the
- * avoidance step can be timed apart from steering and the figures (the
- * figure to hold against RVO2's step, which takes preferred velocities
- * as given): find each agent's neighbours (and where it stands); measure
- * the figures and steer; avoid and move.  Every pass reads only the
+ * The worker's agents, a chunk at a time, in four passes, so that the
+ * avoidance step can be timed apart from steering, goals and the figures
+ * (the figure to hold against RVO2's step, which takes preferred
+ * velocities as given and leaves goals to its caller): find each agent's
+ * neighbours (and where it stands); measure the figures and steer; avoid
+ * and move; progress and arrival.  Every pass reads only the
  * start-of-tick arrays and writes only the agent's own record, and each
  * agent still runs its phases in the order they always ran, so the split
  * changes no position.  The neighbour lists live in the worker's scratch
@@ -453,6 +469,7 @@ struct gc_sim_crowd_scratch {
     uint32_t n[GC_SIM_CHUNK];
     struct gc_sim_spot at[GC_SIM_CHUNK];
     gc_vec2 pref[GC_SIM_CHUNK];
+    float walked[GC_SIM_CHUNK];
     bool go[GC_SIM_CHUNK];
     double speed_sum, pref_sum;
     uint32_t *later; /* blocks put aside in this tick (owned) */
@@ -511,7 +528,7 @@ step_chunk(gc_sim_worker *w, gc_sim_crowd_scratch *c, uint32_t m,
         c->n[j] = (uint32_t)gc_sim_crowd_neighbours(
             s, i, p0, k, nd, c->ids + j * k, c->d2 + j * k);
         c->at[j] = spot_at(s, p0);
-        /* move() checks arrival against the path's last waypoint, far
+        /* progress() checks arrival against the path's last waypoint, far
          * from the one the agent walks to: fetched now, it is in cache
          * by the last pass (with 100,000 agents this miss was 40% of
          * the motion's time). */
@@ -542,10 +559,14 @@ step_chunk(gc_sim_worker *w, gc_sim_crowd_scratch *c, uint32_t m,
         const uint32_t *ids = c->ids + j * k;
         const float *d2 = c->d2 + j * k;
         gc_vec2 v = avoid(s, i, &c->at[j], c->pref[j], ids, d2, c->n[j], now);
-        move(w, i, &c->at[j], v, separation(s, i, ids, d2, c->n[j]), now,
-             &c->speed_sum, &c->pref_sum);
+        c->walked[j] =
+            move(s, i, &c->at[j], v, separation(s, i, ids, d2, c->n[j]));
     }
     *avoid_ns += (t1 - t0) + (gc_clock_ns() - t2);
+    for (uint32_t j = 0; j < m; j++)
+        if (c->go[j])
+            progress(w, c->who[j], c->walked[j], now, &c->speed_sum,
+                     &c->pref_sum);
 }
 
 /* Whether every worker has served its plan queues this tick. */
