@@ -277,6 +277,17 @@ brute_solve(const hp *h, int n, int n_hard, double prefx, double prefy,
     return b;
 }
 
+/* The half-planes of lines[0 .. k) for brute_solve. */
+static void
+lines_hp(const gc_orca_line *lines, int k, hp *h)
+{
+    for (int i = 0; i < k; i++) {
+        h[i].nx = -lines[i].dir.y;
+        h[i].ny = lines[i].dir.x;
+        h[i].c = h[i].nx * lines[i].point.x + h[i].ny * lines[i].point.y;
+    }
+}
+
 static gc_orca_agent
 random_agent(double spread)
 {
@@ -613,11 +624,7 @@ test_report_is_true(void **state)
         infeasible++;
         assert_true(rep.first_failed < k);
         hp h[GC_ORCA_MAX_LINES];
-        for (int i = 0; i < k; i++) {
-            h[i].nx = -lines[i].dir.y;
-            h[i].ny = lines[i].dir.x;
-            h[i].c = h[i].nx * lines[i].point.x + h[i].ny * lines[i].point.y;
-        }
+        lines_hp(lines, k, h);
         struct brute b = brute_solve(h, k, (int)no, pref.x, pref.y, 2.0, 0.01);
         assert_false(b.feasible);
         if (b.best < HUGE_VAL) { /* walls leave room */
@@ -630,6 +637,113 @@ test_report_is_true(void **state)
     }
     assert_true(feasible > 20);
     assert_true(infeasible > 20);
+}
+
+/*
+ * Squeezed between two: two lines a hair from antiparallel whose permitted
+ * sides do not meet (an agent overlapped from opposite sides), among a few
+ * others.  Their bisector meets them thousands of units out, and an
+ * infeasible program built on that point answered up to 4 times the top
+ * speed (circle 10,000: a body then ran into its neighbour, 13% of 2r
+ * deep).  The answer must stay within the speed disc, and its largest
+ * violation must be no worse than the best of a dense grid of velocities.
+ * The angle between the two sweeps from below EPS (taken as parallel) to
+ * a hundredth of a radian.
+ */
+static void
+test_infeasible_near_antiparallel(void **state)
+{
+    (void)state;
+    const double step = quick() ? 0.02 : 0.005;
+    int cases = 0;
+    for (int it = 0; it < 120; it++) {
+        double ang = pow(10.0, -6.5 + 4.5 * (it % 40) / 39.0) *
+                     (it % 2 ? 1 : -1);
+        double tilt = urand(-M_PI, M_PI), gap = urand(0.2, 0.8);
+        double mid = urand(-0.6, 0.6);
+        /* In a frame turned by tilt: line 0 wants y >= mid + gap / 2
+         * along +x, line 1 wants y <= mid - gap / 2 along -x, turned by
+         * ang against it. */
+        double c = cos(tilt), sn = sin(tilt);
+        gc_orca_line lines[8];
+        double y0 = mid + gap / 2, y1 = mid - gap / 2;
+        lines[0].point = (gc_vec2){(float)(-sn * y0), (float)(c * y0)};
+        lines[0].dir = (gc_vec2){(float)c, (float)sn};
+        lines[1].point = (gc_vec2){(float)(-sn * y1), (float)(c * y1)};
+        lines[1].dir = (gc_vec2){(float)-cos(tilt + ang),
+                                 (float)-sin(tilt + ang)};
+        int k = 2 + (int)(rng() % 4);
+        for (int i = 2; i < k; i++) {
+            double a = urand(0, 2 * M_PI), o = urand(-0.9, 0.5);
+            lines[i].point = (gc_vec2){(float)(o * cos(a)), (float)(o * sin(a))};
+            lines[i].dir = (gc_vec2){(float)-sin(a), (float)cos(a)};
+        }
+        gc_vec2 pref = {(float)urand(-1, 1), (float)urand(-1, 1)}, v;
+        gc_orca_report rep;
+        assert_int_equal(gc_orca_solve(lines, (size_t)k, 0, pref, 1.0f, &v,
+                                       &rep),
+                         0);
+        if (hypot(v.x, v.y) > 1.0 + 1e-4)
+            fail_msg("case %d (angle %.3g): answer (%.4f, %.4f) outside the "
+                     "speed disc",
+                     it, ang, v.x, v.y);
+        assert_false(rep.feasible);
+        hp h[8];
+        lines_hp(lines, k, h);
+        struct brute b = brute_solve(h, k, 0, pref.x, pref.y, 1.0, step);
+        assert_false(b.feasible);
+        if (rep.max_violation > b.best + 2 * step)
+            fail_msg("case %d (angle %.3g): violation %.5f, brute force %.5f",
+                     it, ang, rep.max_violation, b.best);
+        cases++;
+    }
+    assert_int_equal(cases, 120);
+
+    /* The agent of circle 10,000 that ran at 4 m/s (top speed 1),
+     * squeezed between neighbours 1 and 2. */
+    gc_orca_params p;
+    gc_orca_params_default(&p);
+    p.time_horizon = 10.0f;
+    p.time_horizon_obst = 1.5f;
+    p.dt = 0.25f;
+    p.max_speed = 1.0f;
+    const float rr = 0x1.a66668p+0f;
+    gc_orca_agent self = {{0x1.7d0596p+8f, 0x1.21f58ap+8f},
+                          {-0x1.297p-1f, 0x1.26ap-1f},
+                          rr};
+    const float nbv[10][4] = {
+        {0x1.7fc24ap+8f, 0x1.237b0cp+8f, -0x1.108p-1f, 0x1.ba6p-2f},
+        {0x1.7ce836p+8f, 0x1.1ecf58p+8f, -0x1.71p-3f, 0x1.2c2p-1f},
+        {0x1.7cfbep+8f, 0x1.2521bcp+8f, -0x1.7acp-2f, 0x1.28fp-1f},
+        {0x1.7a248ap+8f, 0x1.23a94ap+8f, -0x1.bfep-2f, 0x1.1e6p-1f},
+        {0x1.7fdf74p+8f, 0x1.1fd6c8p+8f, -0x1.bp-8f, 0x1.2ap-4f},
+        {0x1.7862a8p+8f, 0x1.2103fep+8f, -0x1.614p-2f, 0x1.0dap-1f},
+        {0x1.799708p+8f, 0x1.1e149cp+8f, -0x1.37p-2f, 0x1.21ep-1f},
+        {0x1.82573cp+8f, 0x1.21c042p+8f, -0x1.b9cp-2f, 0x1.467p-1f},
+        {0x1.7fd6cep+8f, 0x1.2699f2p+8f, -0x1.79cp-3f, 0x1.898p-2f},
+        {0x1.7f31b8p+8f, 0x1.1c869ep+8f, -0x1.e54p-2f, 0x1.214p-2f}};
+    gc_orca_agent nb[10];
+    for (int i = 0; i < 10; i++)
+        nb[i] = (gc_orca_agent){{nbv[i][0], nbv[i][1]}, {nbv[i][2], nbv[i][3]},
+                                rr};
+    gc_orca_line lines[GC_ORCA_MAX_LINES];
+    size_t no;
+    int k = gc_orca_lines(&p, &self, nb, 10, NULL, 0, lines, &no);
+    assert_int_equal(k, 10);
+    gc_vec2 pref = {-0x1.ee868ap-2f, 0x1.c056p-1f}, v;
+    gc_orca_report rep;
+    assert_int_equal(gc_orca_solve(lines, 10, 0, pref, 1.0f, &v, &rep), 0);
+    assert_false(rep.feasible);
+    if (hypot(v.x, v.y) > 1.0 + 1e-4)
+        fail_msg("circle 10,000's agent: answer (%.4f, %.4f) outside the "
+                 "speed disc",
+                 v.x, v.y);
+    hp h[10];
+    lines_hp(lines, 10, h);
+    struct brute b = brute_solve(h, 10, 0, pref.x, pref.y, 1.0, step);
+    if (rep.max_violation > b.best + 2 * step)
+        fail_msg("circle 10,000's agent: violation %.5f, brute force %.5f",
+                 rep.max_violation, b.best);
 }
 
 /* A velocity that enters a wall's obstacle: does moving at v for the
@@ -1085,6 +1199,7 @@ main(void)
         cmocka_unit_test(test_velocity_against_brute_force),
         cmocka_unit_test(test_velocity_avoids_reciprocally),
         cmocka_unit_test(test_report_is_true),
+        cmocka_unit_test(test_infeasible_near_antiparallel),
         cmocka_unit_test(test_velocity_clears_walls),
         cmocka_unit_test(test_invalid_arguments),
         cmocka_unit_test(test_head_on_pass),
