@@ -493,6 +493,28 @@ lp3(const gc_orca_line *lines, size_t n, size_t n_obst, size_t begin,
     }
 }
 
+/* After lp2 failed at line `fail` (n when it did not): the 3-D program
+ * when it failed, then the report (when rep is not NULL). */
+static void
+finish(const gc_orca_line *lines, size_t n, size_t n_obst, size_t fail,
+       float max_speed, gc_vec2 *res, gc_orca_report *rep)
+{
+    if (fail < n) {
+        gc_orca_line proj[GC_ORCA_MAX_LINES];
+        lp3(lines, n, n_obst, fail, max_speed, res, proj);
+    }
+    if (rep) {
+        float worst = 0;
+        for (size_t i = 0; i < n; i++)
+            worst = gc_maxf(worst, -slack(&lines[i], *res));
+        rep->feasible = fail == n;
+        rep->n_lines = (int)n;
+        rep->n_obstacle_lines = (int)n_obst;
+        rep->first_failed = (int)fail;
+        rep->max_violation = worst;
+    }
+}
+
 int
 gc_orca_solve(const gc_orca_line *lines, size_t n, size_t n_obst, gc_vec2 pref,
               float max_speed, gc_vec2 *out, gc_orca_report *rep)
@@ -502,21 +524,8 @@ gc_orca_solve(const gc_orca_line *lines, size_t n, size_t n_obst, gc_vec2 pref,
         return GC_EINVAL;
     gc_vec2 res;
     size_t fail = lp2(lines, n, max_speed, pref, false, &res);
-    if (fail < n) {
-        gc_orca_line proj[GC_ORCA_MAX_LINES];
-        lp3(lines, n, n_obst, fail, max_speed, &res, proj);
-    }
+    finish(lines, n, n_obst, fail, max_speed, &res, rep);
     *out = res;
-    if (rep) {
-        float worst = 0;
-        for (size_t i = 0; i < n; i++)
-            worst = gc_maxf(worst, -slack(&lines[i], res));
-        rep->feasible = fail == n;
-        rep->n_lines = (int)n;
-        rep->n_obstacle_lines = (int)n_obst;
-        rep->first_failed = (int)fail;
-        rep->max_violation = worst;
-    }
     return 0;
 }
 
@@ -532,4 +541,81 @@ gc_orca_velocity(const gc_orca_params *p, const gc_orca_agent *self,
     if (k < 0)
         return k;
     return gc_orca_solve(lines, (size_t)k, n_obst, pref, max_speed, out, rep);
+}
+
+/* lp2 over lines [0, n_obst + n) with the neighbours' lines remade at
+ * horizon tau (the walls' lines [0, n_obst) as they are). */
+static size_t
+lp2_at(const gc_orca_params *p, const gc_orca_agent *self, gc_vec2 pref,
+       float max_speed, const gc_orca_agent *nb, size_t n, gc_orca_line *lines,
+       size_t n_obst, float tau, gc_vec2 *res)
+{
+    agent_lines(self, nb, n, 1.0f / tau, 1.0f / p->dt, lines + n_obst);
+    return lp2(lines, n_obst + n, max_speed, pref, false, res);
+}
+
+/*
+ * Only the last program that fails needs the 3-D program (the costly
+ * part of an infeasible one): the others are tested by lp2 alone, whose
+ * answer, when it succeeds, is gc_orca_solve's.
+ */
+int
+gc_orca_velocity_adaptive(const gc_orca_params *p, const gc_orca_agent *self,
+                          gc_vec2 pref, float max_speed,
+                          const gc_orca_agent *nb, size_t n,
+                          const gc_orca_segment *seg, size_t m, gc_vec2 *out,
+                          gc_orca_report *rep, float *horizon)
+{
+    gc_orca_line lines[GC_ORCA_MAX_LINES];
+    size_t n_obst;
+    int k = gc_orca_lines(p, self, nb, n, seg, m, lines, &n_obst);
+    if (k < 0)
+        return k;
+    if (!(max_speed >= 0) || !isfinite(max_speed) || !out)
+        return GC_EINVAL;
+    size_t all = (size_t)k;
+    /* The horizons: each GC_ORCA_SHORTEN of the last, none below dt. */
+    float tau[GC_ORCA_SHORTEN_STEPS + 1] = {p->time_horizon};
+    int last = 0;
+    while (n > 0 && last < GC_ORCA_SHORTEN_STEPS &&
+           tau[last] * GC_ORCA_SHORTEN >= p->dt) {
+        tau[last + 1] = tau[last] * GC_ORCA_SHORTEN;
+        last++;
+    }
+    gc_vec2 res;
+    size_t fail = lp2(lines, all, max_speed, pref, false, &res);
+    int at = 0;
+    if (fail < all && last > 0) {
+        at = last;
+        fail = lp2_at(p, self, pref, max_speed, nb, n, lines, n_obst, tau[at],
+                      &res);
+    }
+    if (fail == all && at > 1) {
+        /* Infeasible at tau[lo], feasible at tau[hi] (res is its answer,
+         * lines hold its lines). */
+        int lo = 0, hi = at, made = at; /* made: the lines' horizon */
+        gc_vec2 keep = res;
+        while (hi - lo > 1) {
+            int mid = lo + (hi - lo) / 2;
+            gc_vec2 r;
+            made = mid;
+            if (lp2_at(p, self, pref, max_speed, nb, n, lines, n_obst,
+                       tau[mid], &r) == all) {
+                hi = mid;
+                keep = r;
+            } else {
+                lo = mid;
+            }
+        }
+        res = keep;
+        if (made != hi) /* the answer's own lines, for the report */
+            agent_lines(self, nb, n, 1.0f / tau[hi], 1.0f / p->dt,
+                        lines + n_obst);
+        at = hi;
+    }
+    finish(lines, all, n_obst, fail, max_speed, &res, rep);
+    *out = res;
+    if (horizon)
+        *horizon = tau[at];
+    return 0;
 }

@@ -522,6 +522,105 @@ test_velocity_against_brute_force(void **state)
 }
 
 /*
+ * The adaptive horizon against its definition, built here from the
+ * public pieces: the horizons tau * GC_ORCA_SHORTEN^j down to dt; with a
+ * feasible program at time_horizon, gc_orca_velocity's answer to the bit;
+ * else, when the shortest horizon's program is feasible, the answer of
+ * the longest horizon whose program is (checked against every horizon of
+ * the ladder, not only the ones a bisection visits: the answer must be
+ * feasible at its own horizon, and every longer one tried must fail or
+ * give that horizon's own answer); else the shortest's least-violation
+ * answer.  Crowds from sparse to packed, with walls now and then.
+ */
+static void
+test_velocity_adaptive(void **state)
+{
+    (void)state;
+    gc_orca_params p;
+    gc_orca_params_default(&p);
+    int plain = 0, shortened = 0, hopeless = 0;
+    for (int it = 0; it < 3000; it++) {
+        p.dt = it % 3 == 0 ? 1.0f / 60.0f : 0.25f;
+        p.time_horizon = (float)urand(0.5, 10);
+        p.time_horizon_obst = (float)urand(0.3, 3);
+        gc_orca_agent self = random_agent(0);
+        size_t n = 1 + rng() % 12, m = it % 4 == 0 ? rng() % 3 : 0;
+        gc_orca_agent nb[12];
+        gc_orca_segment sg[3];
+        for (size_t i = 0; i < n; i++)
+            nb[i] = random_agent(it % 3 == 0 ? 2 : (it % 3 == 1 ? 4 : 9));
+        for (size_t i = 0; i < m; i++) {
+            double ang = urand(0, 2 * M_PI), d = urand(2, 6);
+            sg[i].a = (gc_vec2){(float)(d * cos(ang)), (float)(d * sin(ang))};
+            sg[i].b = (gc_vec2){sg[i].a.x + (float)urand(-3, 3),
+                                sg[i].a.y + (float)urand(-3, 3)};
+        }
+        gc_vec2 pref = {(float)urand(-1.5, 1.5), (float)urand(-1.5, 1.5)};
+        float vmax = 2.0f, horizon;
+        gc_vec2 v;
+        gc_orca_report rep;
+        assert_int_equal(gc_orca_velocity_adaptive(&p, &self, pref, vmax, nb,
+                                                   n, sg, m, &v, &rep,
+                                                   &horizon),
+                         0);
+        /* The ladder, and each horizon's own program. */
+        float tau[GC_ORCA_SHORTEN_STEPS + 1] = {p.time_horizon};
+        int last = 0;
+        while (last < GC_ORCA_SHORTEN_STEPS &&
+               tau[last] * GC_ORCA_SHORTEN >= p.dt) {
+            tau[last + 1] = tau[last] * GC_ORCA_SHORTEN;
+            last++;
+        }
+        gc_vec2 at[GC_ORCA_SHORTEN_STEPS + 1];
+        gc_orca_report rat[GC_ORCA_SHORTEN_STEPS + 1];
+        for (int j = 0; j <= last; j++) {
+            gc_orca_params q = p;
+            q.time_horizon = tau[j];
+            assert_int_equal(gc_orca_velocity(&q, &self, pref, vmax, nb, n, sg,
+                                              m, &at[j], &rat[j]),
+                             0);
+        }
+        int want;
+        if (rat[0].feasible) {
+            want = 0;
+            plain++;
+        } else if (!rat[last].feasible) {
+            want = last;
+            hopeless++;
+        } else {
+            /* The longest feasible the bisection may find: feasible, with
+             * the next longer one infeasible. */
+            want = -1;
+            for (int j = 1; j <= last; j++)
+                if (horizon == tau[j])
+                    want = j;
+            if (want < 0)
+                fail_msg("case %d: horizon %g is not on the ladder", it,
+                         (double)horizon);
+            if (!rat[want].feasible || rat[want - 1].feasible)
+                fail_msg("case %d: horizon %g (step %d) is not the edge of "
+                         "the feasible ones",
+                         it, (double)horizon, want);
+            shortened++;
+        }
+        if (horizon != tau[want] || memcmp(&v, &at[want], sizeof v) != 0)
+            fail_msg("case %d: (%.7g, %.7g) at horizon %g, want (%.7g, %.7g) "
+                     "at %g",
+                     it, (double)v.x, (double)v.y, (double)horizon,
+                     (double)at[want].x, (double)at[want].y,
+                     (double)tau[want]);
+        assert_int_equal(rep.feasible, rat[want].feasible);
+        assert_int_equal(rep.first_failed, rat[want].first_failed);
+        assert_true(rep.max_violation == rat[want].max_violation);
+        assert_true(hypot(v.x, v.y) <= vmax + 1e-4);
+    }
+    printf("# %d feasible as asked, %d with a shorter horizon, %d infeasible "
+           "even at the shortest\n",
+           plain, shortened, hopeless);
+    assert_true(plain > 300 && shortened > 300 && hopeless > 100);
+}
+
+/*
  * The answer against the agents themselves: if every neighbour takes the
  * mirror change of velocity (half the avoidance each), no pair collides
  * within the time horizon.  Independent of any half-plane.
@@ -1197,6 +1296,7 @@ main(void)
         cmocka_unit_test(test_agent_lines_batch_bitwise),
         cmocka_unit_test(test_wall_lines_match_model),
         cmocka_unit_test(test_velocity_against_brute_force),
+        cmocka_unit_test(test_velocity_adaptive),
         cmocka_unit_test(test_velocity_avoids_reciprocally),
         cmocka_unit_test(test_report_is_true),
         cmocka_unit_test(test_infeasible_near_antiparallel),

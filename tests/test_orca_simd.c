@@ -41,17 +41,24 @@ int scalar_velocity(const gc_orca_params *p, const gc_orca_agent *self,
                     gc_vec2 pref, float max_speed, const gc_orca_agent *nb,
                     size_t n, const gc_orca_segment *seg, size_t m,
                     gc_vec2 *out, gc_orca_report *rep);
+int scalar_velocity_adaptive(const gc_orca_params *p,
+                             const gc_orca_agent *self, gc_vec2 pref,
+                             float max_speed, const gc_orca_agent *nb, size_t n,
+                             const gc_orca_segment *seg, size_t m, gc_vec2 *out,
+                             gc_orca_report *rep, float *horizon);
 
 #define GC_ORCA_SCALAR 1
 #define gc_orca_params_default scalar_params_default
 #define gc_orca_lines scalar_lines
 #define gc_orca_solve scalar_solve
 #define gc_orca_velocity scalar_velocity
+#define gc_orca_velocity_adaptive scalar_velocity_adaptive
 #include "orca.c"
 #undef gc_orca_params_default
 #undef gc_orca_lines
 #undef gc_orca_solve
 #undef gc_orca_velocity
+#undef gc_orca_velocity_adaptive
 
 /* Knuth's 64-bit linear congruential generator: its high bits. */
 static uint64_t rng_state = 0x2545f4914f6cdd1dull;
@@ -93,7 +100,7 @@ test_velocity_same_bits(void **state)
     (void)state;
     gc_orca_params p;
     gc_orca_params_default(&p);
-    int infeasible = 0, with_walls = 0, degenerate = 0;
+    int infeasible = 0, with_walls = 0, degenerate = 0, shortened = 0;
     for (int it = 0; it < 20000; it++) {
         p.dt = it % 5 == 0 ? 1.0f / 60.0f : 0.25f;
         float spread = it % 3 == 0 ? 1.5f : (it % 3 == 1 ? 4.0f : 12.0f);
@@ -147,10 +154,25 @@ test_velocity_same_bits(void **state)
                      (double)want.y);
         infeasible += !rw.feasible;
         with_walls += rw.n_obstacle_lines > 0;
+        /* The adaptive horizon's, which remakes the lines at each. */
+        float hw, hg;
+        cw = scalar_velocity_adaptive(&p, &self, pref, vmax, nb, n, seg, m,
+                                      &want, &rw, &hw);
+        cg = gc_orca_velocity_adaptive(&p, &self, pref, vmax, nb, n, seg, m,
+                                       &got, &rg, &hg);
+        assert_int_equal(cg, cw);
+        if (memcmp(&got, &want, sizeof got) != 0 || !same_report(&rg, &rw) ||
+            hg != hw)
+            fail_msg("case %d, adaptive: (%.9g, %.9g) at %g where the scalar "
+                     "code gives (%.9g, %.9g) at %g, or the reports differ",
+                     it, (double)got.x, (double)got.y, (double)hg,
+                     (double)want.x, (double)want.y, (double)hw);
+        shortened += hw < p.time_horizon;
     }
     printf("# 20000 steps the same, %d infeasible, %d with wall lines, %d "
-           "neighbours with w = 0\n",
-           infeasible, with_walls, degenerate);
+           "neighbours with w = 0, %d on a shorter horizon\n",
+           infeasible, with_walls, degenerate, shortened);
+    assert_true(shortened > 1000);
     assert_true(degenerate > 1000);
     assert_true(infeasible > 2000 && infeasible < 18000);
     assert_true(with_walls > 500);

@@ -134,6 +134,29 @@ int gc_orca_velocity(const gc_orca_params *p, const gc_orca_agent *self,
                      gc_vec2 *out, gc_orca_report *rep);
 
 /*
+ * gc_orca_velocity, looking less far ahead when it must.  When the
+ * program is infeasible (a crush: ORCA's 3-D program then trades the
+ * neighbours' long-horizon lines against the overlaps' urgent ones), the
+ * neighbours' horizon shortens by GC_ORCA_SHORTEN a step, at most
+ * GC_ORCA_SHORTEN_STEPS steps and never below dt (the walls keep theirs).
+ * The answer is that of the longest of those horizons whose program is
+ * feasible, found by bisection after the shortest; when even the
+ * shortest is infeasible, the shortest's least-violation answer, whose
+ * binding lines are then the overlaps' and the walls'.  Feasible at
+ * time_horizon, the answer is gc_orca_velocity's.  *rep, when not NULL,
+ * describes the program that gave the answer, and *horizon (when not
+ * NULL) is its horizon.  Returns 0 or GC_EINVAL as gc_orca_velocity.
+ */
+#define GC_ORCA_SHORTEN 0.7f
+#define GC_ORCA_SHORTEN_STEPS 10
+int gc_orca_velocity_adaptive(const gc_orca_params *p,
+                              const gc_orca_agent *self, gc_vec2 pref,
+                              float max_speed, const gc_orca_agent *nb,
+                              size_t n, const gc_orca_segment *seg, size_t m,
+                              gc_vec2 *out, gc_orca_report *rep,
+                              float *horizon);
+
+/*
  * The spatial index.  Positions are bucketed by the cell of a uniform grid
  * laid over their bounding box; buckets are filled by counting sort, so a
  * build is O(N + cells) and keeps agents of one bucket in index order.  The
