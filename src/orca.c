@@ -557,14 +557,17 @@ lp2_at(const gc_orca_params *p, const gc_orca_agent *self, gc_vec2 pref,
 /*
  * Only the last program that fails needs the 3-D program (the costly
  * part of an infeasible one): the others are tested by lp2 alone, whose
- * answer, when it succeeds, is gc_orca_solve's.
+ * answer, when it succeeds, is gc_orca_solve's.  A search from a hint
+ * walks the ladder from it, one step at a time (a crowd's agent keeps
+ * last tick's step, and its edge moves little from tick to tick); with
+ * none, the shortest horizon first, then bisection.
  */
 int
 gc_orca_velocity_adaptive(const gc_orca_params *p, const gc_orca_agent *self,
                           gc_vec2 pref, float max_speed,
                           const gc_orca_agent *nb, size_t n,
                           const gc_orca_segment *seg, size_t m, gc_vec2 *out,
-                          gc_orca_report *rep, float *horizon)
+                          gc_orca_report *rep, int *step)
 {
     gc_orca_line lines[GC_ORCA_MAX_LINES];
     size_t n_obst;
@@ -582,27 +585,41 @@ gc_orca_velocity_adaptive(const gc_orca_params *p, const gc_orca_agent *self,
         tau[last + 1] = tau[last] * GC_ORCA_SHORTEN;
         last++;
     }
+    int hint = step && *step > 0 ? (*step < last ? *step : last) : 0;
     gc_vec2 res;
     size_t fail = lp2(lines, all, max_speed, pref, false, &res);
-    int at = 0;
+    int at = 0, made = 0; /* made: the horizon the lines are at */
     if (fail < all && last > 0) {
-        at = last;
+        at = made = hint > 0 ? hint : last;
         fail = lp2_at(p, self, pref, max_speed, nb, n, lines, n_obst, tau[at],
                       &res);
     }
-    if (fail == all && at > 1) {
-        /* Infeasible at tau[lo], feasible at tau[hi] (res is its answer,
-         * lines hold its lines). */
-        int lo = 0, hi = at, made = at; /* made: the lines' horizon */
+    if (fail < all && at > 0 && at < last) {
+        /* Infeasible at the hint: down the ladder to the first feasible,
+         * or the shortest's 3-D program. */
+        while (fail < all && at < last) {
+            at = made = at + 1;
+            fail = lp2_at(p, self, pref, max_speed, nb, n, lines, n_obst,
+                          tau[at], &res);
+        }
+    } else if (fail == all && at > 1) {
+        /* Feasible at tau[hi] (res is its answer), infeasible at tau[lo]:
+         * from a hint, up the ladder while the next is feasible; else
+         * bisection. */
+        int lo = hint > 0 ? at - 1 : 0, hi = at;
         gc_vec2 keep = res;
-        while (hi - lo > 1) {
-            int mid = lo + (hi - lo) / 2;
+        while (hi - lo > 1 || (hint > 0 && lo > 0)) {
+            int mid = hint > 0 ? lo : lo + (hi - lo) / 2;
             gc_vec2 r;
             made = mid;
             if (lp2_at(p, self, pref, max_speed, nb, n, lines, n_obst,
                        tau[mid], &r) == all) {
                 hi = mid;
                 keep = r;
+                if (hint > 0)
+                    lo = mid - 1;
+            } else if (hint > 0) {
+                break;
             } else {
                 lo = mid;
             }
@@ -615,7 +632,7 @@ gc_orca_velocity_adaptive(const gc_orca_params *p, const gc_orca_agent *self,
     }
     finish(lines, all, n_obst, fail, max_speed, &res, rep);
     *out = res;
-    if (horizon)
-        *horizon = tau[at];
+    if (step)
+        *step = at;
     return 0;
 }

@@ -29,8 +29,9 @@
  *
  * Crushes, first: when ORCA's program is infeasible, the agent looks less
  * far ahead (gc_orca_velocity_adaptive: the neighbours' horizon shortens
- * by 30% a step, at most 10 steps and not below a tick, to the longest
- * whose program is feasible; else the shortest's least-violation answer).
+ * by 30% a step, at most 10 steps and not below a tick, to where its
+ * program turns feasible, searched from last tick's step, which the
+ * agent keeps; else the shortest's least-violation answer).
  * ORCA's 3-D program otherwise trades the long-horizon lines of bodies
  * still seconds from touching against the urgent lines of those
  * overlapping, and in a dense stream (half of circle 1,000's agent-ticks
@@ -316,7 +317,7 @@ avoid(gc_sim *s, uint32_t i, const struct gc_sim_spot *at, gc_vec2 pref,
                                  GC_ORCA_MAX_SEGMENTS);
     gc_vec2 v = {0.0f, 0.0f};
     if (gc_orca_velocity_adaptive(op, &self, pref, vmax, nb, n, seg, m, &v,
-                                  NULL, NULL) != GC_OK)
+                                  NULL, &s->body[i].horizon_step) != GC_OK)
         v = pref;
     return v;
 }

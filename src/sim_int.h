@@ -116,6 +116,9 @@ typedef struct gc_sim_body {
                                goal (0: not near) */
     float squeeze;          /* 0 to 1: how far its margin has shrunk
                                (sim-crowd-steer.c, squeezing) */
+    int horizon_step;       /* ORCA's horizon last tick, in steps of
+                               GC_ORCA_SHORTEN (0: its own): where this
+                               tick's search starts */
 } gc_sim_body;
 
 /* One worker thread.  Everything in it is written by that worker during a

@@ -525,12 +525,12 @@ test_velocity_against_brute_force(void **state)
  * The adaptive horizon against its definition, built here from the
  * public pieces: the horizons tau * GC_ORCA_SHORTEN^j down to dt; with a
  * feasible program at time_horizon, gc_orca_velocity's answer to the bit;
- * else, when the shortest horizon's program is feasible, the answer of
- * the longest horizon whose program is (checked against every horizon of
- * the ladder, not only the ones a bisection visits: the answer must be
- * feasible at its own horizon, and every longer one tried must fail or
- * give that horizon's own answer); else the shortest's least-violation
- * answer.  Crowds from sparse to packed, with walls now and then.
+ * else, when the shortest horizon's program is feasible, the answer at an
+ * edge of the ladder (feasible there, infeasible one step longer; checked
+ * against every horizon's own program); else the shortest's
+ * least-violation answer.  Searches with no hint and from random hints
+ * (a crowd's agent passes last tick's step).  Crowds from sparse to
+ * packed, with walls now and then.
  */
 static void
 test_velocity_adaptive(void **state)
@@ -538,7 +538,7 @@ test_velocity_adaptive(void **state)
     (void)state;
     gc_orca_params p;
     gc_orca_params_default(&p);
-    int plain = 0, shortened = 0, hopeless = 0;
+    int plain = 0, shortened = 0, hopeless = 0, hinted = 0;
     for (int it = 0; it < 3000; it++) {
         p.dt = it % 3 == 0 ? 1.0f / 60.0f : 0.25f;
         p.time_horizon = (float)urand(0.5, 10);
@@ -556,12 +556,13 @@ test_velocity_adaptive(void **state)
                                 sg[i].a.y + (float)urand(-3, 3)};
         }
         gc_vec2 pref = {(float)urand(-1.5, 1.5), (float)urand(-1.5, 1.5)};
-        float vmax = 2.0f, horizon;
+        float vmax = 2.0f;
+        int step = it % 2 ? 0 : (int)(rng() % (GC_ORCA_SHORTEN_STEPS + 3));
+        hinted += step > 0;
         gc_vec2 v;
         gc_orca_report rep;
         assert_int_equal(gc_orca_velocity_adaptive(&p, &self, pref, vmax, nb,
-                                                   n, sg, m, &v, &rep,
-                                                   &horizon),
+                                                   n, sg, m, &v, &rep, &step),
                          0);
         /* The ladder, and each horizon's own program. */
         float tau[GC_ORCA_SHORTEN_STEPS + 1] = {p.time_horizon};
@@ -588,36 +589,32 @@ test_velocity_adaptive(void **state)
             want = last;
             hopeless++;
         } else {
-            /* The longest feasible the bisection may find: feasible, with
-             * the next longer one infeasible. */
-            want = -1;
-            for (int j = 1; j <= last; j++)
-                if (horizon == tau[j])
-                    want = j;
-            if (want < 0)
-                fail_msg("case %d: horizon %g is not on the ladder", it,
-                         (double)horizon);
+            /* An edge: feasible there, infeasible one step longer. */
+            want = step;
+            if (want < 1 || want > last)
+                fail_msg("case %d: step %d is not on the ladder (1 to %d)",
+                         it, step, last);
             if (!rat[want].feasible || rat[want - 1].feasible)
-                fail_msg("case %d: horizon %g (step %d) is not the edge of "
-                         "the feasible ones",
-                         it, (double)horizon, want);
+                fail_msg("case %d: step %d is not an edge of the feasible "
+                         "horizons",
+                         it, want);
             shortened++;
         }
-        if (horizon != tau[want] || memcmp(&v, &at[want], sizeof v) != 0)
-            fail_msg("case %d: (%.7g, %.7g) at horizon %g, want (%.7g, %.7g) "
-                     "at %g",
-                     it, (double)v.x, (double)v.y, (double)horizon,
-                     (double)at[want].x, (double)at[want].y,
-                     (double)tau[want]);
+        if (step != want || memcmp(&v, &at[want], sizeof v) != 0)
+            fail_msg("case %d: (%.7g, %.7g) at step %d, want (%.7g, %.7g) "
+                     "at step %d",
+                     it, (double)v.x, (double)v.y, step, (double)at[want].x,
+                     (double)at[want].y, want);
         assert_int_equal(rep.feasible, rat[want].feasible);
         assert_int_equal(rep.first_failed, rat[want].first_failed);
         assert_true(rep.max_violation == rat[want].max_violation);
         assert_true(hypot(v.x, v.y) <= vmax + 1e-4);
     }
     printf("# %d feasible as asked, %d with a shorter horizon, %d infeasible "
-           "even at the shortest\n",
-           plain, shortened, hopeless);
+           "even at the shortest; %d searched from a hint\n",
+           plain, shortened, hopeless, hinted);
     assert_true(plain > 300 && shortened > 300 && hopeless > 100);
+    assert_true(hinted > 1000);
 }
 
 /*

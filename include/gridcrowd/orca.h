@@ -137,15 +137,20 @@ int gc_orca_velocity(const gc_orca_params *p, const gc_orca_agent *self,
  * gc_orca_velocity, looking less far ahead when it must.  When the
  * program is infeasible (a crush: ORCA's 3-D program then trades the
  * neighbours' long-horizon lines against the overlaps' urgent ones), the
- * neighbours' horizon shortens by GC_ORCA_SHORTEN a step, at most
- * GC_ORCA_SHORTEN_STEPS steps and never below dt (the walls keep theirs).
- * The answer is that of the longest of those horizons whose program is
- * feasible, found by bisection after the shortest; when even the
+ * neighbours' horizon shortens: the ladder of horizons is time_horizon
+ * times GC_ORCA_SHORTEN^j, j = 1 .. at most GC_ORCA_SHORTEN_STEPS, none
+ * below dt (the walls keep theirs).  The answer is that of a step j whose
+ * program is feasible where step j - 1's is not (the edge, which is the
+ * longest feasible horizon when feasibility only grows down the ladder):
+ * searched from *step when step is not NULL and *step > 0 (a hint: last
+ * tick's step for the same agent, walking the ladder one step at a time
+ * from it), else from the shortest horizon by bisection.  When even the
  * shortest is infeasible, the shortest's least-violation answer, whose
  * binding lines are then the overlaps' and the walls'.  Feasible at
  * time_horizon, the answer is gc_orca_velocity's.  *rep, when not NULL,
- * describes the program that gave the answer, and *horizon (when not
- * NULL) is its horizon.  Returns 0 or GC_EINVAL as gc_orca_velocity.
+ * describes the program that gave the answer, and *step (when not NULL)
+ * is set to its step (0: time_horizon).  Returns 0 or GC_EINVAL as
+ * gc_orca_velocity.
  */
 #define GC_ORCA_SHORTEN 0.7f
 #define GC_ORCA_SHORTEN_STEPS 10
@@ -153,8 +158,7 @@ int gc_orca_velocity_adaptive(const gc_orca_params *p,
                               const gc_orca_agent *self, gc_vec2 pref,
                               float max_speed, const gc_orca_agent *nb,
                               size_t n, const gc_orca_segment *seg, size_t m,
-                              gc_vec2 *out, gc_orca_report *rep,
-                              float *horizon);
+                              gc_vec2 *out, gc_orca_report *rep, int *step);
 
 /*
  * The spatial index.  Positions are bucketed by the cell of a uniform grid
