@@ -615,6 +615,23 @@ test_velocity_adaptive(void **state)
            plain, shortened, hopeless, hinted);
     assert_true(plain > 300 && shortened > 300 && hopeless > 100);
     assert_true(hinted > 1000);
+
+    /* Bad arguments, as gc_orca_velocity's. */
+    gc_orca_agent self = random_agent(0), nb[2] = {random_agent(2),
+                                                   random_agent(2)};
+    gc_vec2 v, pref = {1, 0};
+    int step = 3;
+    assert_int_equal(gc_orca_velocity_adaptive(&p, &self, pref, NAN, nb, 2,
+                                               NULL, 0, &v, NULL, &step),
+                     GC_EINVAL);
+    assert_int_equal(gc_orca_velocity_adaptive(&p, &self, pref, 1.0f, nb, 2,
+                                               NULL, 0, NULL, NULL, &step),
+                     GC_EINVAL);
+    assert_int_equal(gc_orca_velocity_adaptive(&p, &self, pref, 1.0f, nb,
+                                               GC_ORCA_MAX_NEIGHBOURS + 1,
+                                               NULL, 0, &v, NULL, &step),
+                     GC_EINVAL);
+    assert_int_equal(step, 3); /* untouched on an error */
 }
 
 /*
