@@ -37,11 +37,12 @@
  * overlapping, and in a dense stream (half of circle 1,000's agent-ticks
  * are infeasible, with the margin below) the urgent lose: circle 10,000's
  * crush (its first 1,200 ticks) had 1.47% of N overlapping a tick, 24% of
- * 2r deep, and all arrived after 5,757 s; with it, 0.58%, 9.9% and
- * 2,025 s (0.095% of N a tick over the whole run).  Circle, corridor
- * and bottleneck 1,000 all arrived sooner too (4,084 -> 3,360 ticks,
- * 12,133 -> 9,561, 17,919 -> 14,302), at 24-44% more avoidance time in
- * their densest stretches (the lines are remade at each horizon tried).
+ * 2r deep, and all arrived after 5,757 s; with it, 0.51%, 9.4% and
+ * 2,283 s (0.071% of N a tick over the whole run).  Circle, corridor
+ * and bottleneck 1,000 all arrived sooner too (4,084 -> 4,002 ticks,
+ * 12,133 -> 10,092, 17,919 -> 14,890), at 12-28% more avoidance time on
+ * one thread in their densest stretches (the lines are remade at each
+ * horizon tried).
  *
  * Then, after its move each agent pushes itself out of overlaps deeper
  * than 5% of the two radii, half of each (separation(), as DetourCrowd
