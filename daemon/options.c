@@ -231,7 +231,8 @@ parse_avoid(options *o, const char *s)
 {
     int a = gc_avoid_parse(s);
     if (a < 0) {
-        prog_msg("--avoid: expected orca or none, got '%s'", s);
+        prog_msg("--avoid: expected orca, orca-adaptive or none, got '%s'",
+                 s);
         return false;
     }
     o->sim.avoid = (gc_avoid)a;
@@ -371,8 +372,11 @@ static const opt_row opt_rows[OPT_COUNT] = {
                  .off = offsetof(options, sim.avoid),
                  .parse = parse_avoid,
                  .section = "Bodies",
-                 .help = "orca: bodies avoid each other (ORCA); none: exact "
-                         "path followers that pass through each other"},
+                 .help = "orca: bodies avoid each other (ORCA); "
+                         "orca-adaptive: ORCA that looks less far ahead in a "
+                         "crush (fewer and shallower overlaps, faster flows, "
+                         "doors too fast for RiMEA 9); none: exact path "
+                         "followers that pass through each other"},
     [O_RADIUS] = {.name = "radius",
                   REAL(0, 1e6),
                   .metavar = "UNITS",

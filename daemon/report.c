@@ -201,7 +201,7 @@ static const char *
 bodies_text(const options *o, const gc_sim_stats *st, bool json)
 {
     static char buf[512];
-    if (o->sim.avoid != GC_AVOID_ORCA)
+    if (o->sim.avoid == GC_AVOID_NONE)
         return "";
     snprintf(buf, sizeof buf,
              json ? ", \"avoid\": \"orca\", \"radius\": %.4f, "

@@ -52,7 +52,7 @@ gc_sim_crowd_init(gc_sim *s)
     rc = gc_nav_new(&s->nav, s->pgrid);
     if (rc != GC_OK)
         return rc;
-    if (s->cfg.avoid != GC_AVOID_ORCA)
+    if (!gc_sim_bodies(s))
         return GC_OK;
     rc = gc_sim_edges_build(&s->edges, g);
     if (rc != GC_OK)

@@ -27,8 +27,9 @@
  * head-on meetings in narrow passages, symmetric standoffs) are in
  * sim-crowd-steer.c, turn rates too.
  *
- * Crushes, first: when ORCA's program is infeasible, the agent looks less
- * far ahead (gc_orca_velocity_adaptive: the neighbours' horizon shortens
+ * Crushes, first, with --avoid orca-adaptive (GC_AVOID_ORCA_ADAPTIVE):
+ * when ORCA's program is infeasible, the agent looks less far ahead
+ * (gc_orca_velocity_adaptive: the neighbours' horizon shortens
  * by 30% a step, at most 10 steps and not below a tick, to where its
  * program turns feasible, searched from last tick's step, which the
  * agent keeps; else the shortest's least-violation answer).
@@ -42,7 +43,10 @@
  * and bottleneck 1,000 all arrived sooner too (4,084 -> 4,002 ticks,
  * 12,133 -> 10,092, 17,919 -> 14,890), at 12-28% more avoidance time on
  * one thread in their densest stretches (the lines are remade at each
- * horizon tried).
+ * horizon tried).  Not the default: it also lets doors pass more, and
+ * RiMEA 9's flow with four exits came to 1.38-1.69 times the flow with
+ * two (seeds 1 to 6), where the test wants about double (1.72 to 1.78
+ * with plain ORCA).
  *
  * Then, after its move each agent pushes itself out of overlaps deeper
  * than 5% of the two radii, half of each (separation(), as DetourCrowd
@@ -317,8 +321,13 @@ avoid(gc_sim *s, uint32_t i, const struct gc_sim_spot *at, gc_vec2 pref,
         m = gc_sim_wall_segments(&s->edges, cs, self.pos, range, seg,
                                  GC_ORCA_MAX_SEGMENTS);
     gc_vec2 v = {0.0f, 0.0f};
-    if (gc_orca_velocity_adaptive(op, &self, pref, vmax, nb, n, seg, m, &v,
-                                  NULL, &s->body[i].horizon_step) != GC_OK)
+    int rc = s->cfg.avoid == GC_AVOID_ORCA_ADAPTIVE
+                 ? gc_orca_velocity_adaptive(op, &self, pref, vmax, nb, n, seg,
+                                             m, &v, NULL,
+                                             &s->body[i].horizon_step)
+                 : gc_orca_velocity(op, &self, pref, vmax, nb, n, seg, m, &v,
+                                    NULL);
+    if (rc != GC_OK)
         v = pref;
     return v;
 }

@@ -158,7 +158,7 @@ jam_install(gc_sim *s)
 int
 gc_sim_jam_update(gc_sim *s)
 {
-    if (s->body == NULL || s->cfg.avoid != GC_AVOID_ORCA)
+    if (s->body == NULL || !gc_sim_bodies(s))
         return GC_OK;
     uint64_t hz = (uint64_t)lround(1.0 / (double)s->dt);
     if (hz == 0)

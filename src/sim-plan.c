@@ -88,7 +88,7 @@ enqueue(gc_sim *s, uint32_t i)
 void
 gc_sim_ask_plan(gc_sim *s, uint32_t i)
 {
-    if (s->cfg.avoid != GC_AVOID_ORCA) {
+    if (!gc_sim_bodies(s)) {
         enqueue(s, i);
         return;
     }

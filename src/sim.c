@@ -73,6 +73,8 @@ gc_avoid_name(gc_avoid a)
         return "none";
     case GC_AVOID_ORCA:
         return "orca";
+    case GC_AVOID_ORCA_ADAPTIVE:
+        return "orca-adaptive";
     }
     return NULL;
 }
@@ -86,6 +88,8 @@ gc_avoid_parse(const char *str)
         return GC_AVOID_NONE;
     if (strcasecmp(str, "orca") == 0)
         return GC_AVOID_ORCA;
+    if (strcasecmp(str, "orca-adaptive") == 0)
+        return GC_AVOID_ORCA_ADAPTIVE;
     return -1;
 }
 
@@ -94,7 +98,7 @@ worker_tick(gc_sim_worker *w)
 {
     gc_sim *s = w->sim;
     gc_sim_plan_queued(w);
-    if (s->cfg.avoid == GC_AVOID_ORCA) {
+    if (gc_sim_bodies(s)) {
         gc_sim_crowd_step(w);
         return;
     }
@@ -227,7 +231,7 @@ check_config(const gc_sim_config *c, gc_error *err)
     if (!(c->radius >= 0.0f) || !isfinite(c->radius))
         return gc_error_set(err, GC_ERANGE, NULL, 0, 0,
                             "radius must be >= 0");
-    if (c->avoid != GC_AVOID_NONE && c->avoid != GC_AVOID_ORCA)
+    if (gc_avoid_name(c->avoid) == NULL)
         return gc_error_set(err, GC_EINVAL, NULL, 0, 0,
                             "unknown avoidance model %d", (int)c->avoid);
     if (c->neighbours > GC_ORCA_MAX_NEIGHBOURS)
@@ -435,7 +439,7 @@ gc_sim_tick(gc_sim *s)
 {
     if (s->followers > 0)
         gc_sim_follow_update(s);
-    if (s->cfg.avoid == GC_AVOID_ORCA) {
+    if (gc_sim_bodies(s)) {
         int rc = gc_sim_jam_update(s);
         if (rc == GC_OK)
             rc = gc_sim_crowd_prepare(s);
@@ -444,7 +448,7 @@ gc_sim_tick(gc_sim *s)
     }
     run_workers(s);
     s->ticks++;
-    if (s->cfg.avoid == GC_AVOID_ORCA)
+    if (gc_sim_bodies(s))
         gc_sim_crowd_after(s);
     for (int k = 0; k < s->nworkers; k++)
         if (s->workers[k].error != 0) {

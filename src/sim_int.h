@@ -483,6 +483,13 @@ gc_sim_cpu_relax(void)
 }
 
 /* Whether slot i holds an agent. */
+/* Whether agents have bodies and avoid each other (an ORCA model). */
+static inline bool
+gc_sim_bodies(const gc_sim *s)
+{
+    return s->cfg.avoid != GC_AVOID_NONE;
+}
+
 static inline bool
 gc_sim_alive(const gc_sim *s, uint32_t i)
 {

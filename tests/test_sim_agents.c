@@ -646,7 +646,7 @@ test_deterministic_any_threads(void **state)
     (void)state;
     enum { N = 4 * 40 };
     static double one[N], two[N], again[N];
-    for (int avoid = 0; avoid <= 1; avoid++) {
+    for (int avoid = 0; avoid <= GC_AVOID_ORCA_ADAPTIVE; avoid++) {
         float radius = avoid ? 0.3f : 0.0f;
         scripted_run(1, (gc_avoid)avoid, radius, one, N);
         scripted_run(1, (gc_avoid)avoid, radius, again, N);

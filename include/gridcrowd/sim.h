@@ -43,10 +43,13 @@ typedef enum gc_goal_mode {
 typedef enum gc_avoid {
     GC_AVOID_NONE = 0, /* exact path followers: bodies pass through each
                           other (the library default) */
-    GC_AVOID_ORCA = 1  /* optimal reciprocal collision avoidance */
+    GC_AVOID_ORCA = 1, /* optimal reciprocal collision avoidance */
+    GC_AVOID_ORCA_ADAPTIVE = 2 /* ORCA that looks less far ahead when its
+                                  program is infeasible
+                                  (gc_orca_velocity_adaptive) */
 } gc_avoid;
 
-/* Name ("none", "orca"; NULL when out of range) and parse
+/* Name ("none", "orca", "orca-adaptive"; NULL when out of range) and parse
  * (case-insensitive; -1 when unknown). */
 const char *gc_avoid_name(gc_avoid a);
 int gc_avoid_parse(const char *str);

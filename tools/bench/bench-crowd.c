@@ -219,6 +219,7 @@ usage(FILE *f)
             "  --seed N              random seed: den520d's starts and goals "
             "(default 1)\n"
             "  --no-smooth           plan without smoothing\n"
+            "  --avoid MODEL         orca (default) or orca-adaptive\n"
             "  --help                this text\n"
             "Exit codes: 0 ran; 1 the run failed; 2 bad command line.\n");
 }
@@ -252,6 +253,7 @@ main(int argc, char **argv)
     size_t show = 0;         /* agents not arrived to list at the end */
     bool smooth = true;
     uint64_t seed = 1;
+    gc_avoid avoid = GC_AVOID_ORCA;
     static const struct option longs[] = {
         {"scenario", required_argument, NULL, 's'},
         {"agents", required_argument, NULL, 'n'},
@@ -264,10 +266,11 @@ main(int argc, char **argv)
         {"show", required_argument, NULL, 'S'},
         {"seed", required_argument, NULL, 'R'},
         {"no-smooth", no_argument, NULL, 'N'},
+        {"avoid", required_argument, NULL, 'A'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     int ch;
-    while ((ch = getopt_long(argc, argv, "s:n:t:k:m:H:D:V:S:R:Nh", longs,
+    while ((ch = getopt_long(argc, argv, "s:n:t:k:m:H:D:V:S:R:NA:h", longs,
                              NULL)) != -1) {
         switch (ch) {
         case 's':
@@ -303,6 +306,18 @@ main(int argc, char **argv)
         case 'N':
             smooth = false;
             break;
+        case 'A': {
+            int a = gc_avoid_parse(optarg);
+            if (a != GC_AVOID_ORCA && a != GC_AVOID_ORCA_ADAPTIVE) {
+                fprintf(stderr,
+                        PROG ": --avoid: expected orca or orca-adaptive, got "
+                             "'%s'\n",
+                        optarg);
+                return 2;
+            }
+            avoid = (gc_avoid)a;
+            break;
+        }
         case 'h':
             usage(stdout);
             return 0;
@@ -318,7 +333,7 @@ main(int argc, char **argv)
     }
     gc_sim_config c;
     gc_sim_config_init(&c);
-    c.avoid = GC_AVOID_ORCA;
+    c.avoid = avoid;
     c.threads = threads;
     c.plan_budget = 1000000; /* everyone plans in the first tick */
     c.agents = (uint32_t)n;
