@@ -203,8 +203,11 @@ bodies_text(const options *o, const gc_sim_stats *st, bool json)
     static char buf[512];
     if (o->sim.avoid == GC_AVOID_NONE)
         return "";
-    snprintf(buf, sizeof buf,
-             json ? ", \"avoid\": \"orca\", \"radius\": %.4f, "
+    int k = json ? snprintf(buf, sizeof buf, ", \"avoid\": \"%s\"",
+                            gc_avoid_name(o->sim.avoid))
+                 : 0;
+    snprintf(buf + k, sizeof buf - (size_t)k,
+             json ? ", \"radius\": %.4f, "
                     "\"overlaps_mean\": %.4f, \"overlaps_max\": %llu, "
                     "\"overlap_depth_max\": %.4f, \"in_wall\": %llu, "
                     "\"stalled\": %llu, \"speed_ratio\": %.4f, "

@@ -577,17 +577,19 @@ gc_orca_velocity_adaptive(const gc_orca_params *p, const gc_orca_agent *self,
     if (!(max_speed >= 0) || !isfinite(max_speed) || !out)
         return GC_EINVAL;
     size_t all = (size_t)k;
-    /* The horizons: each GC_ORCA_SHORTEN of the last, none below dt. */
+    gc_vec2 res;
+    size_t fail = lp2(lines, all, max_speed, pref, false, &res);
+    /* The horizons, only when they are needed (most programs are
+     * feasible as asked): each GC_ORCA_SHORTEN of the last, none below
+     * dt. */
     float tau[GC_ORCA_SHORTEN_STEPS + 1] = {p->time_horizon};
     int last = 0;
-    while (n > 0 && last < GC_ORCA_SHORTEN_STEPS &&
+    while (fail < all && n > 0 && last < GC_ORCA_SHORTEN_STEPS &&
            tau[last] * GC_ORCA_SHORTEN >= p->dt) {
         tau[last + 1] = tau[last] * GC_ORCA_SHORTEN;
         last++;
     }
     int hint = step && *step > 0 ? (*step < last ? *step : last) : 0;
-    gc_vec2 res;
-    size_t fail = lp2(lines, all, max_speed, pref, false, &res);
     int at = 0, made = 0; /* made: the horizon the lines are at */
     if (fail < all && last > 0) {
         at = made = hint > 0 ? hint : last;

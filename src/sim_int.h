@@ -482,7 +482,6 @@ gc_sim_cpu_relax(void)
 #endif
 }
 
-/* Whether slot i holds an agent. */
 /* Whether agents have bodies and avoid each other (an ORCA model). */
 static inline bool
 gc_sim_bodies(const gc_sim *s)
@@ -490,6 +489,7 @@ gc_sim_bodies(const gc_sim *s)
     return s->cfg.avoid != GC_AVOID_NONE;
 }
 
+/* Whether slot i holds an agent. */
 static inline bool
 gc_sim_alive(const gc_sim *s, uint32_t i)
 {
