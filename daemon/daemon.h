@@ -63,6 +63,7 @@ enum opt_id {
     O_HORIZON,
     O_NEIGHBOUR_DIST,
     O_MAX_SPEED,
+    O_TIME_GAP,
     O_THREADS,
     O_HZ,
     O_BUDGET,

@@ -722,6 +722,11 @@ main(int argc, char **argv)
     if (o.given[O_RADIUS] == NULL && o.scenario == NULL)
         /* the default, fitted to the demo map */
         o.sim.radius = 0.35f * grid->cell_size;
+    if (o.given[O_TIME_GAP] == NULL && o.scenario != NULL)
+        /* pedestrians in metres: door flows as people's (not on the demo:
+         * den520d's wanderers meet in one-cell passages, where following
+         * jammed them, 5% of N overlapping) */
+        o.sim.time_gap = 1.0f;
     rc = gc_sim_new(&sim, grid, &o.sim, &err);
     if (rc != GC_OK) {
         prog_msg("%s", err.msg);

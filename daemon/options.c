@@ -416,6 +416,16 @@ static const opt_row opt_rows[OPT_COUNT] = {
                      FIELD(sim.max_speed, FT_FLOAT),
                      .help = "ORCA: the fastest an agent may go to avoid "
                              "others (RVO2's maxSpeed)"},
+    [O_TIME_GAP] = {.name = "time-gap",
+                    REAL(0, 1e6),
+                    .metavar = "S",
+                    .def = "1 with --scenario, else 0 (off)",
+                    .def_text = true,
+                    .unit = "seconds",
+                    FIELD(sim.time_gap, FT_FLOAT),
+                    .help = "following: walk no faster than the gap to the "
+                            "body ahead over this time (door flows as "
+                            "people's)"},
     [O_THREADS] = {.name = "threads",
                    WHOLE(1, 256),
                    .metavar = "N",

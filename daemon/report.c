@@ -203,8 +203,9 @@ bodies_text(const options *o, const gc_sim_stats *st, bool json)
     static char buf[512];
     if (o->sim.avoid == GC_AVOID_NONE)
         return "";
-    int k = json ? snprintf(buf, sizeof buf, ", \"avoid\": \"%s\"",
-                            gc_avoid_name(o->sim.avoid))
+    int k = json ? snprintf(buf, sizeof buf,
+                            ", \"avoid\": \"%s\", \"time_gap_s\": %g",
+                            gc_avoid_name(o->sim.avoid), o->sim.time_gap)
                  : 0;
     snprintf(buf + k, sizeof buf - (size_t)k,
              json ? ", \"radius\": %.4f, "

@@ -1,7 +1,8 @@
 /*
  * sim-crowd-steer.c: an agent with a body picks its preferred velocity
  * along its path (the furthest waypoint it can see), measures its
- * progress, and breaks deadlocks; with a turn rate it turns, then goes.
+ * progress, and breaks deadlocks; with a turn rate it turns, then goes;
+ * with a time gap it keeps its distance to the body ahead.
  * The tick that calls these, avoidance and motion are in sim-crowd.c.
  *
  * Deadlocks (ORCA's head-on meetings in passages too narrow for two, and
@@ -473,4 +474,50 @@ gc_sim_crowd_turn(gc_sim *s, uint32_t i, gc_vec2 pref, uint64_t now)
         s->body[i].progress_tick = now;
     float f = gc_heading_go(a->heading, want);
     return (gc_vec2){pref.x * f, pref.y * f};
+}
+
+/*
+ * Following (cfg.time_gap > 0): the speed of the preference is at most
+ * the gap to the nearest body ahead, divided by the time gap, as in the
+ * collision-free speed model of Tordeux, Chraibi and Seyfried (2016), the
+ * speed function of JuPedSim's model of that name.  Ahead: in front along
+ * the preferred direction, and within the strip the agent's body sweeps
+ * (its centre line nearer than the two radii); the gap is the distance
+ * between the bodies.  Not a body coming the other way (its velocity last
+ * tick against the preferred direction): ORCA passes those, and waiting
+ * for them deadlocked counterflows.  Never below FOLLOW_FLOOR times the
+ * preferred speed: with none at all a blocked agent has nothing the
+ * deadlock rules can turn, and two stopped bodies facing each other would
+ * wait for each other for ever.  (A floor of 0.1 let the queue press
+ * on: RiMEA 9's two doors passed 3.7 people a second each, not 2.9.)
+ * What it brings is flow through a door that a crowd user recognises:
+ * ORCA alone lets bodies pass a 1 m door two abreast at walking speed,
+ * 6 to 9 people a second, where people pass about 2 to 3 (RiMEA 9's
+ * 1,000 leave through two doors in 171 s with a time gap of 1 s, in 79 s
+ * without; with four doors, 86 and 44 s).
+ */
+#define FOLLOW_FLOOR 0.03f
+
+gc_vec2
+gc_sim_crowd_follow(const gc_sim *s, uint32_t i, gc_vec2 pref,
+                    const uint32_t *ids, const float *nd2, size_t n)
+{
+    float tg = s->cfg.time_gap;
+    float pl = sqrtf(pref.x * pref.x + pref.y * pref.y);
+    if (!(tg > 0.0f) || pl == 0.0f)
+        return pref;
+    float ex = pref.x / pl, ey = pref.y / pl, r = gc_sim_body_radius(s, i);
+    float gap = INFINITY;
+    for (size_t k = 0; k < n; k++) {
+        uint32_t j = ids[k];
+        float rx = s->px[j] - s->px[i], ry = s->py[j] - s->py[i];
+        float R = r + s->pr[j];
+        if (rx * ex + ry * ey > 0.0f && fabsf(rx * ey - ry * ex) < R &&
+            s->vx[j] * ex + s->vy[j] * ey >= 0.0f)
+            gap = fminf(gap, sqrtf(nd2[k]) - R);
+    }
+    float v = fmaxf(gap / tg, FOLLOW_FLOOR * pl);
+    if (v >= pl)
+        return pref;
+    return (gc_vec2){ex * v, ey * v};
 }

@@ -573,9 +573,13 @@ step_chunk(gc_sim_worker *w, gc_sim_crowd_scratch *c, uint32_t m,
             s->body[i].vx = s->body[i].vy = 0.0f;
             continue;
         }
-        c->pref[j] = gc_sim_crowd_turn(
-            s, i, gc_sim_crowd_steer(s, i, &c->at[j], now, ids, d2, c->n[j]),
-            now);
+        c->pref[j] = gc_sim_crowd_follow(
+            s, i,
+            gc_sim_crowd_turn(s, i,
+                              gc_sim_crowd_steer(s, i, &c->at[j], now, ids,
+                                                 d2, c->n[j]),
+                              now),
+            ids, d2, c->n[j]);
     }
     uint64_t t2 = gc_clock_ns();
     for (uint32_t j = 0; j < m; j++) {

@@ -244,6 +244,9 @@ check_config(const gc_sim_config *c, gc_error *err)
     if (!(c->neighbour_dist >= 0.0f) || !isfinite(c->neighbour_dist))
         return gc_error_set(err, GC_ERANGE, NULL, 0, 0,
                             "neighbour distance must be >= 0");
+    if (!(c->time_gap >= 0.0f) || !isfinite(c->time_gap))
+        return gc_error_set(err, GC_ERANGE, NULL, 0, 0,
+                            "time gap must be >= 0");
     if (!(c->max_speed >= 0.0f) || !isfinite(c->max_speed))
         return gc_error_set(err, GC_ERANGE, NULL, 0, 0,
                             "max speed must be >= 0");

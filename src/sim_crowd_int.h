@@ -54,4 +54,9 @@ float gc_sim_crowd_margin(gc_sim *s, uint32_t i, uint64_t now);
 /* Turn then go (an agent with a turn rate): the preference handed on. */
 gc_vec2 gc_sim_crowd_turn(gc_sim *s, uint32_t i, gc_vec2 pref, uint64_t now);
 
+/* Following (cfg.time_gap): pref slowed to the gap ahead over the time
+ * gap.  ids, nd2: the n nearest neighbours (squared distances). */
+gc_vec2 gc_sim_crowd_follow(const gc_sim *s, uint32_t i, gc_vec2 pref,
+                            const uint32_t *ids, const float *nd2, size_t n);
+
 #endif

@@ -11,6 +11,7 @@
  *   for 30 s; a plan avoids a gap where an agent is stalled.
  * - Steering's fast visibility answers exactly as the cell walk; the
  *   wall segments from the edge map are the cell-by-cell scan's.
+ * - Following (a time gap): the speed the gap ahead allows, by hand.
  * - Threads: 1, 2 and 3 workers give bit-identical positions, with and
  *   without turn rates.
  * - Turn rates under ORCA: turning back takes pi / rate and drifts little
@@ -900,6 +901,85 @@ test_squeeze_margin(void **state)
     gc_grid_free(g);
 }
 
+/*
+ * Following (cfg.time_gap): agent 0 at (10, 10), radius 0.4, prefers
+ * (2, 0).  Each neighbour is added in turn and the preference checked
+ * against the rule worked by hand: no faster than the gap to the nearest
+ * body ahead (in front, centre line within the two radii, not coming the
+ * other way) over the time gap, never below 3% of the preferred speed,
+ * the direction kept.  Without a time gap, nothing changes.
+ */
+static void
+test_follow(void **state)
+{
+    (void)state;
+    gc_grid *g = open_grid(31, 21);
+    gc_sim_config c;
+    crowd_config(&c, 8, 0.4f);
+    gc_sim *s;
+    gc_error err;
+    assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_OK);
+    struct {
+        float x, y, vx, vy;
+        float want; /* agent 0's speed with it and those before it */
+        const char *what;
+    } nb[] = {
+        {11.5f, 10.0f, 0.0f, 0.0f, 0.7f, "standing 1.5 ahead: gap 0.7"},
+        {10.9f, 10.85f, 0.0f, 0.0f, 0.7f, "aside, centre line 0.85 off"},
+        {10.9f, 10.0f, -1.0f, 0.0f, 0.7f, "0.9 ahead, coming the other way"},
+        {9.2f, 10.0f, 2.0f, 0.0f, 0.7f, "behind"},
+        {11.0f, 10.3f, 0.5f, 0.2f, 1.04403f - 0.8f, "going its way, 1.044"},
+        {10.81f, 10.0f, 0.0f, 0.0f, 0.06f, "0.01 ahead: the floor"},
+    };
+    size_t n = sizeof nb / sizeof nb[0];
+    uint32_t ids[8];
+    float d2[8];
+    s->px[0] = 10.0f;
+    s->py[0] = 10.0f;
+    for (size_t k = 0; k <= n; k++) {
+        s->agents[k].radius = 0.4f;
+        s->pr[k] = 0.4f;
+    }
+    gc_vec2 pref = {2.0f, 0.0f};
+    for (size_t k = 0; k < n; k++) {
+        uint32_t j = (uint32_t)k + 1;
+        s->px[j] = nb[k].x;
+        s->py[j] = nb[k].y;
+        s->vx[j] = nb[k].vx;
+        s->vy[j] = nb[k].vy;
+        ids[k] = j;
+        d2[k] = (nb[k].x - 10.0f) * (nb[k].x - 10.0f) +
+                (nb[k].y - 10.0f) * (nb[k].y - 10.0f);
+        s->cfg.time_gap = 1.0f;
+        gc_vec2 v = gc_sim_crowd_follow(s, 0, pref, ids, d2, k + 1);
+        printf("# + %s: (%.4f, %.4f)\n", nb[k].what, v.x, v.y);
+        assert_float_equal(v.x, nb[k].want, 1e-4f);
+        assert_float_equal(v.y, 0.0f, 1e-6f);
+        s->cfg.time_gap = 2.0f; /* twice the gap: half the speed */
+        v = gc_sim_crowd_follow(s, 0, pref, ids, d2, k + 1);
+        assert_float_equal(v.x, fmaxf(nb[k].want / 2.0f, 0.06f), 1e-4f);
+        s->cfg.time_gap = 0.0f;
+        v = gc_sim_crowd_follow(s, 0, pref, ids, d2, k + 1);
+        assert_true(v.x == pref.x && v.y == pref.y);
+    }
+    /* The direction is kept: the same crowd turned 90 degrees. */
+    for (size_t k = 0; k < n; k++) {
+        uint32_t j = (uint32_t)k + 1;
+        float x = s->px[j] - 10.0f, y = s->py[j] - 10.0f;
+        s->px[j] = 10.0f - y;
+        s->py[j] = 10.0f + x;
+        float vx = s->vx[j];
+        s->vx[j] = -s->vy[j];
+        s->vy[j] = vx;
+    }
+    s->cfg.time_gap = 1.0f;
+    gc_vec2 v = gc_sim_crowd_follow(s, 0, (gc_vec2){0.0f, 2.0f}, ids, d2, n);
+    assert_float_equal(v.x, 0.0f, 1e-4f);
+    assert_float_equal(v.y, 0.06f, 1e-4f);
+    gc_sim_free(s);
+    gc_grid_free(g);
+}
+
 /* A corridor three cells high (rows 1 to 3). */
 static const char *squeeze_corridor[] = {
     "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@", "@..............................@",
@@ -1568,6 +1648,7 @@ main(void)
         cmocka_unit_test(test_turn_back_slow_orca),
         cmocka_unit_test(test_turn_groups_orca),
         cmocka_unit_test(test_neighbour_lists_exact),
+        cmocka_unit_test(test_follow),
         cmocka_unit_test(test_circle),
         cmocka_unit_test(test_corridor),
     };

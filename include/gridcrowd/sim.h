@@ -98,6 +98,12 @@ typedef struct gc_sim_config {
     float max_speed;      /* ORCA: the fastest an agent may go to avoid
                              others, world units/s (0, or below an agent's
                              own speed: its own speed) */
+    float time_gap;       /* following, seconds (0: off, the default): an
+                             agent walks no faster than the gap to the
+                             nearest body ahead of it going its way
+                             divided by time_gap (see gc_sim_crowd_follow
+                             in src/sim-crowd-steer.c); 1 s gives a 1 m
+                             door about 3 people a second */
     /* Follow: when the target moved and a moving follower plans again,
      * keep its path up to the kept cell nearest the target's new cell
      * (within 16 cells of it) and search only from

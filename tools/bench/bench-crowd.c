@@ -213,6 +213,9 @@ usage(FILE *f)
             "                        scenario's: circle 15, as RVO2's Circle)\n"
             "  --max-speed V         the fastest an agent may go to avoid "
             "(default its speed)\n"
+            "  --time-gap S          following: no faster than the gap "
+            "ahead over S seconds\n"
+            "                        (default 0, off, as RVO2)\n"
             "  --show N              progress every 10 or 50 simulated s, "
             "and the first N\n"
             "                        agents that have not arrived\n"
@@ -250,6 +253,7 @@ main(int argc, char **argv)
     float horizon = 0.0f;    /* 0: the scenario's */
     float ndist = -1.0f;     /* < 0: the scenario's */
     float max_speed = -1.0f; /* < 0: the scenario's */
+    float time_gap = 0.0f;
     size_t show = 0;         /* agents not arrived to list at the end */
     bool smooth = true;
     uint64_t seed = 1;
@@ -263,6 +267,7 @@ main(int argc, char **argv)
         {"horizon", required_argument, NULL, 'H'},
         {"neighbour-dist", required_argument, NULL, 'D'},
         {"max-speed", required_argument, NULL, 'V'},
+        {"time-gap", required_argument, NULL, 'G'},
         {"show", required_argument, NULL, 'S'},
         {"seed", required_argument, NULL, 'R'},
         {"no-smooth", no_argument, NULL, 'N'},
@@ -270,7 +275,7 @@ main(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     int ch;
-    while ((ch = getopt_long(argc, argv, "s:n:t:k:m:H:D:V:S:R:NA:h", longs,
+    while ((ch = getopt_long(argc, argv, "s:n:t:k:m:H:D:V:G:S:R:NA:h", longs,
                              NULL)) != -1) {
         switch (ch) {
         case 's':
@@ -296,6 +301,9 @@ main(int argc, char **argv)
             break;
         case 'V':
             max_speed = (float)number("max-speed", optarg, 0, 1e6);
+            break;
+        case 'G':
+            time_gap = (float)number("time-gap", optarg, 0, 1e6);
             break;
         case 'S':
             show = (size_t)number("show", optarg, 0, 1e9);
@@ -373,6 +381,7 @@ main(int argc, char **argv)
         c.neighbour_dist = ndist;
     if (max_speed >= 0.0f)
         c.max_speed = max_speed;
+    c.time_gap = time_gap;
     c.smooth = smooth;
     if (sc.len > 0) {
         c.goals = GC_GOALS_SCEN;
