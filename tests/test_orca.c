@@ -462,7 +462,10 @@ test_wall_lines_match_model(void **state)
  * The whole solver against brute force over the model's half-planes, for
  * random neighbour sets: feasible whenever a sample is, and no farther
  * from pref than the best sample; when nothing is feasible, no worse a
- * largest violation than the best sample.
+ * largest violation than the best sample, and when the half-planes of the
+ * bodies already overlapping can be satisfied together (a sample does),
+ * they are held hard: satisfied, with the largest violation taken over
+ * the others against the best sample that satisfies them.
  */
 static void
 test_velocity_against_brute_force(void **state)
@@ -471,7 +474,7 @@ test_velocity_against_brute_force(void **state)
     gc_orca_params p;
     gc_orca_params_default(&p);
     const double step = quick() ? 0.04 : 0.01, vmax = 2.0;
-    int feasible = 0, infeasible = 0;
+    int feasible = 0, infeasible = 0, hard_held = 0, hard_refused = 0;
     for (int it = 0; it < 160; it++) {
         gc_orca_agent self = random_agent(0);
         int n = 1 + (int)(rng() % 10);
@@ -496,6 +499,37 @@ test_velocity_against_brute_force(void **state)
             double s = -hp_slack(&h[i], v.x, v.y);
             worst = s > worst ? s : worst;
         }
+        /* The overlaps' half-planes first: infeasible, they are hard when
+         * they can be satisfied together. */
+        hp ho[10];
+        int n_ov = 0;
+        for (int i = 0; i < n; i++)
+            if (hypot(nb[i].pos.x - self.pos.x, nb[i].pos.y - self.pos.y) <=
+                self.radius + nb[i].radius)
+                ho[n_ov++] = h[i];
+        for (int i = 0, k = n_ov; i < n; i++)
+            if (hypot(nb[i].pos.x - self.pos.x, nb[i].pos.y - self.pos.y) >
+                self.radius + nb[i].radius)
+                ho[k++] = h[i];
+        if (!b.feasible && n_ov > 0) {
+            struct brute bh =
+                brute_solve(ho, n_ov, 0, pref.x, pref.y, vmax, step);
+            if (bh.feasible && rep.n_hard_lines != n_ov)
+                fail_msg("case %d: brute force satisfies the %d overlaps at "
+                         "(%.3f, %.3f), orca held %d lines hard",
+                         it, n_ov, bh.vx, bh.vy, rep.n_hard_lines);
+            if (rep.n_hard_lines == n_ov) {
+                hard_held++;
+                for (int i = 0; i < n_ov; i++)
+                    if (-hp_slack(&ho[i], v.x, v.y) > 2e-3)
+                        fail_msg("case %d: orca violates overlap %d by %.6f",
+                                 it, i, -hp_slack(&ho[i], v.x, v.y));
+                b = brute_solve(ho, n, n_ov, pref.x, pref.y, vmax, step);
+                assert_false(b.feasible);
+            }
+        }
+        if (!b.feasible && rep.n_hard_lines == 0 && n_ov > 0)
+            hard_refused++;
         if (b.feasible) {
             feasible++;
             if (!rep.feasible)
@@ -519,6 +553,11 @@ test_velocity_against_brute_force(void **state)
     }
     assert_true(feasible > 40);
     assert_true(infeasible > 10);
+    print_message("# %d feasible, %d infeasible; overlaps held hard in %d, "
+                  "infeasible together in %d\n",
+                  feasible, infeasible, hard_held, hard_refused);
+    assert_true(hard_held > 5); /* both ways of an infeasible crush */
+    assert_true(hard_refused > 0);
 }
 
 /*
