@@ -513,50 +513,54 @@ report(const gc_orca_line *lines, size_t n, size_t n_obst, size_t hard,
     rep->max_violation = worst;
 }
 
+static inline bool
+overlapping(const gc_orca_agent *a, const gc_orca_agent *o)
+{
+    gc_vec2 d = sub(o->pos, a->pos);
+    float R = a->radius + o->radius;
+    return !(dot(d, d) > R * R); /* agent_line's test */
+}
+
 /*
- * An infeasible program of an agent's lines (walls [0, n_obst), then one
- * per neighbour nb[0 .. nn)), on which lp2 failed at line `fail` leaving
- * *res: the 3-D program, holding hard the walls' lines and, when the walls
- * and they can be satisfied together, the lines of the neighbours whose
- * bodies already overlap the agent's (lines that part the two within one
- * dt).  The 3-D program otherwise trades those urgent lines against the
- * long-horizon lines of bodies still apart, and in a dense stream the
- * urgent ones lose: circle 10,000's crush went 24% of 2r deep with 1.5%
- * of N overlapping a tick, and 5.5% and 0.013% with the overlaps hard.
- * Returns the number of lines held hard.
+ * The 3-D program of an agent's lines (walls [0, n_obst), then one per
+ * neighbour nb[0 .. n)) after lp2 failed at line *fail leaving *res.
+ * When some of the neighbours' bodies already overlap the agent's, the
+ * program is taken again with their lines after the walls' (each part in
+ * its order), and when lp2 then fails past them, the walls' and theirs
+ * can be satisfied together and the 3-D program holds them all hard: it
+ * otherwise trades the overlaps' one-tick lines against the long-horizon
+ * lines of bodies still apart, and in a dense stream the urgent ones lose
+ * (circle 10,000's crush went 24% of 2r deep with 1.5% of N overlapping a
+ * tick; 5.5% and 0.013% with the overlaps hard).  Only then: a feasible
+ * program, or one without overlaps, costs what it did.  Sets *fail to the
+ * line lp2 failed on in the order taken (all, rarely, when the second
+ * lp2 found the program feasible after all) and returns the lines held
+ * hard.
  */
 static size_t
 infeasible(const gc_orca_line *lines, size_t n_obst, const gc_orca_agent *self,
-           const gc_orca_agent *nb, size_t nn, size_t fail, gc_vec2 pref,
-           float max_speed, gc_vec2 *res)
+           const gc_orca_agent *nb, size_t n, gc_vec2 pref, float max_speed,
+           size_t *fail, gc_vec2 *res)
 {
-    size_t all = n_obst + nn;
     gc_orca_line ord[GC_ORCA_MAX_LINES], proj[GC_ORCA_MAX_LINES];
-    /* The walls, the overlaps (the same test as agent_line's), the rest,
-     * each in its order. */
-    memcpy(ord, lines, n_obst * sizeof *ord);
-    size_t hard = n_obst, soft = all;
-    for (size_t i = nn; i-- > 0;) {
-        gc_vec2 d = sub(nb[i].pos, self->pos);
-        float R = self->radius + nb[i].radius;
-        if (dot(d, d) > R * R)
-            ord[--soft] = lines[n_obst + i];
-    }
-    for (size_t i = 0; i < nn; i++) {
-        gc_vec2 d = sub(nb[i].pos, self->pos);
-        float R = self->radius + nb[i].radius;
-        if (!(dot(d, d) > R * R))
+    size_t all = n_obst + n, hard = n_obst;
+    for (size_t i = 0; i < n; i++)
+        if (overlapping(self, &nb[i]))
             ord[hard++] = lines[n_obst + i];
+    if (hard == n_obst) {
+        lp3(lines, all, n_obst, *fail, max_speed, res, proj);
+        return n_obst;
     }
-    gc_vec2 start;
-    if (hard > n_obst &&
-        lp2(ord, hard, max_speed, pref, false, &start) == hard) {
-        *res = start;
-        lp3(ord, all, hard, hard, max_speed, res, proj);
-        return hard;
-    }
-    lp3(lines, all, n_obst, fail, max_speed, res, proj);
-    return n_obst;
+    memcpy(ord, lines, n_obst * sizeof *ord);
+    for (size_t i = 0, k = hard; i < n; i++)
+        if (!overlapping(self, &nb[i]))
+            ord[k++] = lines[n_obst + i];
+    *fail = lp2(ord, all, max_speed, pref, false, res);
+    if (*fail < hard)
+        hard = n_obst; /* the overlaps and walls cannot all be satisfied */
+    if (*fail < all)
+        lp3(ord, all, hard, *fail, max_speed, res, proj);
+    return hard;
 }
 
 int
@@ -594,7 +598,7 @@ gc_orca_velocity(const gc_orca_params *p, const gc_orca_agent *self,
     gc_vec2 res;
     size_t fail = lp2(lines, all, max_speed, pref, false, &res);
     if (fail < all)
-        hard = infeasible(lines, n_obst, self, nb, n, fail, pref, max_speed,
+        hard = infeasible(lines, n_obst, self, nb, n, pref, max_speed, &fail,
                           &res);
     report(lines, all, n_obst, hard, fail, res, rep);
     *out = res;
@@ -672,8 +676,8 @@ gc_orca_velocity_adaptive(const gc_orca_params *p, const gc_orca_agent *self,
             int mid = hint > 0 ? lo : lo + (hi - lo) / 2;
             gc_vec2 r;
             made = mid;
-            if (lp2_at(p, self, pref, max_speed, nb, n, lines, n_obst,
-                       tau[mid], &r) == all) {
+            if (lp2_at(p, self, pref, max_speed, nb, n, lines, n_obst, tau[mid],
+                       &r) == all) {
                 hi = mid;
                 keep = r;
                 if (hint > 0)
@@ -692,7 +696,7 @@ gc_orca_velocity_adaptive(const gc_orca_params *p, const gc_orca_agent *self,
     }
     size_t hard = n_obst;
     if (fail < all)
-        hard = infeasible(lines, n_obst, self, nb, n, fail, pref, max_speed,
+        hard = infeasible(lines, n_obst, self, nb, n, pref, max_speed, &fail,
                           &res);
     report(lines, all, n_obst, hard, fail, res, rep);
     *out = res;

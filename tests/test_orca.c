@@ -530,6 +530,31 @@ test_velocity_against_brute_force(void **state)
         }
         if (!b.feasible && rep.n_hard_lines == 0 && n_ov > 0)
             hard_refused++;
+        /* The public pieces give the same bits: infeasible, the
+         * overlapping neighbours first and n_hard_lines held hard;
+         * feasible, in the order given. */
+        gc_orca_agent ord[10];
+        int o = 0;
+        for (int pass = 0; pass < 2; pass++)
+            for (int i = 0; i < n; i++) {
+                gc_vec2 d = {nb[i].pos.x - self.pos.x,
+                             nb[i].pos.y - self.pos.y};
+                float R = self.radius + nb[i].radius;
+                if (rep.feasible ? pass == 0
+                                 : (d.x * d.x + d.y * d.y > R * R) == pass)
+                    ord[o++] = nb[i];
+            }
+        gc_orca_line lines[10];
+        size_t n_obst;
+        gc_vec2 w;
+        assert_int_equal(
+            gc_orca_lines(&p, &self, ord, (size_t)n, NULL, 0, lines, &n_obst),
+            n);
+        assert_int_equal(gc_orca_solve(lines, (size_t)n,
+                                       (size_t)rep.n_hard_lines, pref,
+                                       (float)vmax, &w, NULL),
+                         0);
+        assert_memory_equal(&w, &v, sizeof w);
         if (b.feasible) {
             feasible++;
             if (!rep.feasible)
@@ -600,8 +625,8 @@ test_velocity_adaptive(void **state)
         hinted += step > 0;
         gc_vec2 v;
         gc_orca_report rep;
-        assert_int_equal(gc_orca_velocity_adaptive(&p, &self, pref, vmax, nb,
-                                                   n, sg, m, &v, &rep, &step),
+        assert_int_equal(gc_orca_velocity_adaptive(&p, &self, pref, vmax, nb, n,
+                                                   sg, m, &v, &rep, &step),
                          0);
         /* The ladder, and each horizon's own program. */
         float tau[GC_ORCA_SHORTEN_STEPS + 1] = {p.time_horizon};
@@ -631,8 +656,8 @@ test_velocity_adaptive(void **state)
             /* An edge: feasible there, infeasible one step longer. */
             want = step;
             if (want < 1 || want > last)
-                fail_msg("case %d: step %d is not on the ladder (1 to %d)",
-                         it, step, last);
+                fail_msg("case %d: step %d is not on the ladder (1 to %d)", it,
+                         step, last);
             if (!rat[want].feasible || rat[want - 1].feasible)
                 fail_msg("case %d: step %d is not an edge of the feasible "
                          "horizons",
@@ -656,8 +681,8 @@ test_velocity_adaptive(void **state)
     assert_true(hinted > 1000);
 
     /* Bad arguments, as gc_orca_velocity's. */
-    gc_orca_agent self = random_agent(0), nb[2] = {random_agent(2),
-                                                   random_agent(2)};
+    gc_orca_agent self = random_agent(0),
+                  nb[2] = {random_agent(2), random_agent(2)};
     gc_vec2 v, pref = {1, 0};
     int step = 3;
     assert_int_equal(gc_orca_velocity_adaptive(&p, &self, pref, NAN, nb, 2,
@@ -667,8 +692,8 @@ test_velocity_adaptive(void **state)
                                                NULL, 0, NULL, NULL, &step),
                      GC_EINVAL);
     assert_int_equal(gc_orca_velocity_adaptive(&p, &self, pref, 1.0f, nb,
-                                               GC_ORCA_MAX_NEIGHBOURS + 1,
-                                               NULL, 0, &v, NULL, &step),
+                                               GC_ORCA_MAX_NEIGHBOURS + 1, NULL,
+                                               0, &v, NULL, &step),
                      GC_EINVAL);
     assert_int_equal(step, 3); /* untouched on an error */
 }
@@ -809,8 +834,8 @@ test_infeasible_near_antiparallel(void **state)
     const double step = quick() ? 0.02 : 0.005;
     int cases = 0;
     for (int it = 0; it < 120; it++) {
-        double ang = pow(10.0, -6.5 + 4.5 * (it % 40) / 39.0) *
-                     (it % 2 ? 1 : -1);
+        double ang =
+            pow(10.0, -6.5 + 4.5 * (it % 40) / 39.0) * (it % 2 ? 1 : -1);
         double tilt = urand(-M_PI, M_PI), gap = urand(0.2, 0.8);
         double mid = urand(-0.6, 0.6);
         /* In a frame turned by tilt: line 0 wants y >= mid + gap / 2
@@ -822,19 +847,19 @@ test_infeasible_near_antiparallel(void **state)
         lines[0].point = (gc_vec2){(float)(-sn * y0), (float)(c * y0)};
         lines[0].dir = (gc_vec2){(float)c, (float)sn};
         lines[1].point = (gc_vec2){(float)(-sn * y1), (float)(c * y1)};
-        lines[1].dir = (gc_vec2){(float)-cos(tilt + ang),
-                                 (float)-sin(tilt + ang)};
+        lines[1].dir =
+            (gc_vec2){(float)-cos(tilt + ang), (float)-sin(tilt + ang)};
         int k = 2 + (int)(rng() % 4);
         for (int i = 2; i < k; i++) {
             double a = urand(0, 2 * M_PI), o = urand(-0.9, 0.5);
-            lines[i].point = (gc_vec2){(float)(o * cos(a)), (float)(o * sin(a))};
+            lines[i].point =
+                (gc_vec2){(float)(o * cos(a)), (float)(o * sin(a))};
             lines[i].dir = (gc_vec2){(float)-sin(a), (float)cos(a)};
         }
         gc_vec2 pref = {(float)urand(-1, 1), (float)urand(-1, 1)}, v;
         gc_orca_report rep;
-        assert_int_equal(gc_orca_solve(lines, (size_t)k, 0, pref, 1.0f, &v,
-                                       &rep),
-                         0);
+        assert_int_equal(
+            gc_orca_solve(lines, (size_t)k, 0, pref, 1.0f, &v, &rep), 0);
         if (hypot(v.x, v.y) > 1.0 + 1e-4)
             fail_msg("case %d (angle %.3g): answer (%.4f, %.4f) outside the "
                      "speed disc",
@@ -860,9 +885,8 @@ test_infeasible_near_antiparallel(void **state)
     p.dt = 0.25f;
     p.max_speed = 1.0f;
     const float rr = 0x1.a66668p+0f;
-    gc_orca_agent self = {{0x1.7d0596p+8f, 0x1.21f58ap+8f},
-                          {-0x1.297p-1f, 0x1.26ap-1f},
-                          rr};
+    gc_orca_agent self = {
+        {0x1.7d0596p+8f, 0x1.21f58ap+8f}, {-0x1.297p-1f, 0x1.26ap-1f}, rr};
     const float nbv[10][4] = {
         {0x1.7fc24ap+8f, 0x1.237b0cp+8f, -0x1.108p-1f, 0x1.ba6p-2f},
         {0x1.7ce836p+8f, 0x1.1ecf58p+8f, -0x1.71p-3f, 0x1.2c2p-1f},
@@ -876,8 +900,8 @@ test_infeasible_near_antiparallel(void **state)
         {0x1.7f31b8p+8f, 0x1.1c869ep+8f, -0x1.e54p-2f, 0x1.214p-2f}};
     gc_orca_agent nb[10];
     for (int i = 0; i < 10; i++)
-        nb[i] = (gc_orca_agent){{nbv[i][0], nbv[i][1]}, {nbv[i][2], nbv[i][3]},
-                                rr};
+        nb[i] =
+            (gc_orca_agent){{nbv[i][0], nbv[i][1]}, {nbv[i][2], nbv[i][3]}, rr};
     gc_orca_line lines[GC_ORCA_MAX_LINES];
     size_t no;
     int k = gc_orca_lines(&p, &self, nb, 10, NULL, 0, lines, &no);

@@ -93,7 +93,8 @@ typedef struct gc_orca_report {
     int n_hard_lines;     /* lines the 3-D program kept hard: the walls',
                              and in gc_orca_velocity[_adaptive] the
                              overlapping neighbours' when feasible with
-                             them (those are then not in line order) */
+                             them (see gc_orca_velocity: first_failed is
+                             then in that order) */
     int first_failed;     /* first line the 2-D LP failed on, or n_lines */
     float max_violation;  /* largest distance of the answer on the wrong
                              side of a line, over all lines (0 if none) */
@@ -130,13 +131,15 @@ int gc_orca_solve(const gc_orca_line *lines, size_t n, size_t n_obst,
 /*
  * gc_orca_lines then gc_orca_solve: the new velocity of `self` given its
  * preferred velocity, speed limit, neighbours and nearby walls, except
- * that an infeasible program holds hard, with the walls' lines, the lines
- * of the neighbours whose bodies already overlap self's (radii as given)
- * when the walls' and those lines can be satisfied together: a body
- * already inside another gets out first, and the least violation is then
- * over the lines of bodies still apart (gc_orca_solve's program with the
- * lines so ordered and n_obst counting them).  Returns 0 or GC_EINVAL as
- * the two do.
+ * when the program is infeasible and some neighbours' bodies already
+ * overlap self's (radii as given): then the program is taken with those
+ * neighbours first (each part in its given order), and their lines are
+ * held hard with the walls' when the 2-D program satisfies them all: a
+ * body already inside another gets out first, and the least violation is
+ * over the lines of bodies still apart.  That is, to the bit,
+ * gc_orca_solve(lines, k, n_hard_lines) over the lines gc_orca_lines
+ * builds from the neighbours so ordered.  Returns 0 or GC_EINVAL as the
+ * two do.
  */
 int gc_orca_velocity(const gc_orca_params *p, const gc_orca_agent *self,
                      gc_vec2 pref, float max_speed, const gc_orca_agent *nb,
