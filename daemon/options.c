@@ -27,14 +27,14 @@
 
 #include "daemon.h"
 
-        typedef enum arg_kind {
-            ARG_NONE,   /* a flag: stores the row's `flag` in a bool field */
-            ARG_WHOLE,  /* a whole number from umin to umax */
-            ARG_REAL,   /* a finite number from dmin to dmax */
-            ARG_TEXT,   /* a string, kept as given (argv outlives the run) */
-            ARG_CUSTOM, /* the row's parse function */
-            ARG_ACTION  /* --help, --version: parse_args acts at once */
-        } arg_kind;
+typedef enum arg_kind {
+    ARG_NONE,   /* a flag: stores the row's `flag` in a bool field */
+    ARG_WHOLE,  /* a whole number from umin to umax */
+    ARG_REAL,   /* a finite number from dmin to dmax */
+    ARG_TEXT,   /* a string, kept as given (argv outlives the run) */
+    ARG_CUSTOM, /* the row's parse function */
+    ARG_ACTION  /* --help, --version: parse_args acts at once */
+} arg_kind;
 
 typedef enum field_type {
     FT_NONE, /* ARG_CUSTOM and ARG_ACTION: the parse function stores it */
@@ -231,8 +231,7 @@ parse_avoid(options *o, const char *s)
 {
     int a = gc_avoid_parse(s);
     if (a < 0) {
-        prog_msg("--avoid: expected orca, orca-adaptive or none, got '%s'",
-                 s);
+        prog_msg("--avoid: expected orca, orca-adaptive or none, got '%s'", s);
         return false;
     }
     o->sim.avoid = (gc_avoid)a;

@@ -389,5 +389,3 @@ write_summary(FILE *f, bool json, const options *o, const run_figures *fig,
     if (fig->scenario != NULL)
         scenario_summary(f, false, fig->scenario);
 }
-
-

@@ -503,8 +503,10 @@ gc_sim_crowd_follow(const gc_sim *s, uint32_t i, gc_vec2 pref,
                     const uint32_t *ids, const float *nd2, size_t n)
 {
     float tg = s->cfg.time_gap;
+    if (!(tg > 0.0f))
+        return pref;
     float pl = sqrtf(pref.x * pref.x + pref.y * pref.y);
-    if (!(tg > 0.0f) || pl == 0.0f)
+    if (pl == 0.0f)
         return pref;
     float ex = pref.x / pl, ey = pref.y / pl, r = gc_sim_body_radius(s, i);
     float gap = INFINITY;

@@ -253,7 +253,7 @@ main(int argc, char **argv)
     float horizon = 0.0f;    /* 0: the scenario's */
     float ndist = -1.0f;     /* < 0: the scenario's */
     float max_speed = -1.0f; /* < 0: the scenario's */
-    float time_gap = 0.0f;
+    float time_gap = 0.0f;   /* 0: no following, as RVO2 */
     size_t show = 0;         /* agents not arrived to list at the end */
     bool smooth = true;
     uint64_t seed = 1;
