@@ -543,17 +543,20 @@ infeasible(const gc_orca_line *lines, size_t n_obst, const gc_orca_agent *self,
            size_t *fail, gc_vec2 *res)
 {
     gc_orca_line ord[GC_ORCA_MAX_LINES], proj[GC_ORCA_MAX_LINES];
+    bool ov[GC_ORCA_MAX_NEIGHBOURS];
     size_t all = n_obst + n, hard = n_obst;
-    for (size_t i = 0; i < n; i++)
-        if (overlapping(self, &nb[i]))
+    for (size_t i = 0; i < n; i++) {
+        ov[i] = overlapping(self, &nb[i]);
+        if (ov[i])
             ord[hard++] = lines[n_obst + i];
+    }
     if (hard == n_obst) {
         lp3(lines, all, n_obst, *fail, max_speed, res, proj);
         return n_obst;
     }
     memcpy(ord, lines, n_obst * sizeof *ord);
     for (size_t i = 0, k = hard; i < n; i++)
-        if (!overlapping(self, &nb[i]))
+        if (!ov[i])
             ord[k++] = lines[n_obst + i];
     *fail = lp2(ord, all, max_speed, pref, false, res);
     if (*fail < hard)
@@ -561,6 +564,21 @@ infeasible(const gc_orca_line *lines, size_t n_obst, const gc_orca_agent *self,
     if (*fail < all)
         lp3(ord, all, hard, *fail, max_speed, res, proj);
     return hard;
+}
+
+/* The answer of gc_orca_velocity[_adaptive] after lp2 failed at line
+ * `fail` of lines[0, all) (all when it did not), and its report. */
+static void
+finish(const gc_orca_line *lines, size_t all, size_t n_obst,
+       const gc_orca_agent *self, const gc_orca_agent *nb, size_t n,
+       gc_vec2 pref, float max_speed, size_t fail, gc_vec2 *res,
+       gc_orca_report *rep)
+{
+    size_t hard = n_obst;
+    if (fail < all)
+        hard =
+            infeasible(lines, n_obst, self, nb, n, pref, max_speed, &fail, res);
+    report(lines, all, n_obst, hard, fail, *res, rep);
 }
 
 int
@@ -594,13 +612,10 @@ gc_orca_velocity(const gc_orca_params *p, const gc_orca_agent *self,
         return k;
     if (!(max_speed >= 0) || !isfinite(max_speed) || !out)
         return GC_EINVAL;
-    size_t all = (size_t)k, hard = n_obst;
+    size_t all = (size_t)k;
     gc_vec2 res;
     size_t fail = lp2(lines, all, max_speed, pref, false, &res);
-    if (fail < all)
-        hard = infeasible(lines, n_obst, self, nb, n, pref, max_speed, &fail,
-                          &res);
-    report(lines, all, n_obst, hard, fail, res, rep);
+    finish(lines, all, n_obst, self, nb, n, pref, max_speed, fail, &res, rep);
     *out = res;
     return 0;
 }
@@ -694,11 +709,7 @@ gc_orca_velocity_adaptive(const gc_orca_params *p, const gc_orca_agent *self,
                         lines + n_obst);
         at = hi;
     }
-    size_t hard = n_obst;
-    if (fail < all)
-        hard = infeasible(lines, n_obst, self, nb, n, pref, max_speed, &fail,
-                          &res);
-    report(lines, all, n_obst, hard, fail, res, rep);
+    finish(lines, all, n_obst, self, nb, n, pref, max_speed, fail, &res, rep);
     *out = res;
     if (step)
         *step = at;

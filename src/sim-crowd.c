@@ -342,13 +342,14 @@ avoid(gc_sim *s, uint32_t i, const struct gc_sim_spot *at, gc_vec2 pref,
         m = gc_sim_wall_segments(&s->edges, cs, self.pos, range, seg,
                                  GC_ORCA_MAX_SEGMENTS);
     gc_vec2 v = {0.0f, 0.0f};
-    int rc =
-        s->cfg.avoid == GC_AVOID_ORCA_ADAPTIVE
-            ? gc_orca_velocity_adaptive(op, &self, pref, vmax, nb, n, seg, m,
-                                        &v, NULL, &s->body[i].horizon_step)
-        : mg < MARGIN
-            ? squeeze_velocity(op, &self, pref, vmax, nb, n, seg, m, &v)
-            : gc_orca_velocity(op, &self, pref, vmax, nb, n, seg, m, &v, NULL);
+    int rc;
+    if (s->cfg.avoid == GC_AVOID_ORCA_ADAPTIVE)
+        rc = gc_orca_velocity_adaptive(op, &self, pref, vmax, nb, n, seg, m, &v,
+                                       NULL, &s->body[i].horizon_step);
+    else if (mg < MARGIN)
+        rc = squeeze_velocity(op, &self, pref, vmax, nb, n, seg, m, &v);
+    else
+        rc = gc_orca_velocity(op, &self, pref, vmax, nb, n, seg, m, &v, NULL);
     if (rc != GC_OK)
         v = pref;
     return v;
