@@ -80,6 +80,66 @@ wait_for() {
     done
 }
 
+# start_xvfb: a private X server for real input, exported as DISPLAY,
+# ready when this returns.  Display numbers come from a wide range by pid,
+# so that tests side by side never share one and a number is not reused
+# while a server that just had it may still hold its socket; Xvfb writes
+# the number on -displayfd only once it listens, and exits if the number is
+# taken, when the next one is tried.
+start_xvfb() {
+    _d=$((1000 + $$ % 30000))
+    _last=$((_d + 20))
+    while :; do
+        : >"$TMP/xvfb.display"
+        Xvfb ":$_d" -displayfd 3 -screen 0 1024x768x24 -nolisten tcp \
+            3>"$TMP/xvfb.display" 2>"$TMP/xvfb.err" &
+        _xvfb=$!
+        _listening() {
+            grep -q '^[0-9][0-9]*$' "$TMP/xvfb.display" && return 0
+            kill -0 "$_xvfb" 2>/dev/null || return 0
+            return 1
+        }
+        wait_for 20 _listening || {
+            kill "$_xvfb" 2>/dev/null
+            fail "Xvfb :$_d did not start in 20 s: $(tail -n 1 "$TMP/xvfb.err")"
+        }
+        if kill -0 "$_xvfb" 2>/dev/null; then
+            started="$started $_xvfb"
+            break
+        fi
+        wait "$_xvfb" 2>/dev/null
+        _d=$((_d + 1))
+        [ "$_d" -le "$_last" ] ||
+            fail "no free X display: $(tr "\n" " " <"$TMP/xvfb.err")"
+    done
+    DISPLAY=:$_d
+    export DISPLAY
+    unset SDL_VIDEODRIVER
+    wait_for 10 xdotool getmouselocation >/dev/null 2>&1 ||
+        fail "Xvfb $DISPLAY does not answer: $(tail -n 1 "$TMP/xvfb.err")"
+}
+
+# viewer_window PID: sets win to the window of the viewer PID, waiting up
+# to 20 s for it to appear (a search can also fail while windows come and
+# go, so it is retried), and focuses it.
+viewer_window() {
+    _found() {
+        win=$(xdotool search --pid "$1" --name gridcrowd-view 2>/dev/null |
+            head -n 1)
+        [ -n "$win" ] || {
+            kill -0 "$1" 2>/dev/null || {
+                wait "$1"
+                fail "the viewer exited $? before showing a window: \
+$(tr "\n" " " <"$TMP/view.err")"
+            }
+            return 1
+        }
+    }
+    wait_for 20 _found "$1" ||
+        fail "no viewer window after 20 s: $(tr "\n" " " <"$TMP/view.err")"
+    xdotool windowfocus --sync "$win" 2>/dev/null
+}
+
 # start_world ARGS...: a gc-test-world on NAME, ready (running) on return;
 # its pid in world_pid.
 start_world() {
