@@ -78,13 +78,26 @@ gc_pricer_step(const gc_pricer *p, gc_cell a, gc_cell b, gc_diag_rule rule)
     return (d < 4 ? 1.0 : GC_SQRT2) * cell_cost(p, b.x, b.y);
 }
 
-/* Walk the segment between the centres of a and b (gc_supercover). */
+/* The price of a segment of nx by ny cells whose dearest entered cell
+ * costs mx. */
 static double
-segment(const gc_pricer *p, gc_cell a, gc_cell b, double *maxc)
+segment_price(int64_t nx, int64_t ny, double mx)
+{
+    if (nx == 0 || ny == 0)
+        return (double)(nx + ny) * mx;
+    if (nx == ny)
+        return (double)nx * GC_SQRT2 * mx;
+    return sqrt((double)(nx * nx + ny * ny)) * mx;
+}
+
+/* Walk the segment between the centres of a and b (gc_supercover): false
+ * when it touches a blocked cell; else *maxc is the dearest cell entered. */
+static bool
+walk(const gc_pricer *p, gc_cell a, gc_cell b, double *maxc)
 {
     *maxc = 0.0;
     if (blocked(p, a.x, a.y) || blocked(p, b.x, b.y))
-        return INFINITY;
+        return false;
     gc_supercover it;
     gc_supercover_init(&it, a, b);
     gc_cell c;
@@ -92,7 +105,7 @@ segment(const gc_pricer *p, gc_cell a, gc_cell b, double *maxc)
     double mx = 0.0;
     while (gc_supercover_next(&it, &c, &entered)) {
         if (blocked(p, c.x, c.y))
-            return INFINITY;
+            return false;
         if (entered) {
             double cc = cell_cost(p, c.x, c.y);
             if (cc > mx)
@@ -100,12 +113,16 @@ segment(const gc_pricer *p, gc_cell a, gc_cell b, double *maxc)
         }
     }
     *maxc = mx;
-    int64_t nx = it.nx, ny = it.ny;
-    if (nx == 0 || ny == 0)
-        return (double)(nx + ny) * mx;
-    if (nx == ny)
-        return (double)nx * GC_SQRT2 * mx;
-    return sqrt((double)(nx * nx + ny * ny)) * mx;
+    return true;
+}
+
+static double
+segment(const gc_pricer *p, gc_cell a, gc_cell b, double *maxc)
+{
+    if (!walk(p, a, b, maxc))
+        return INFINITY;
+    return segment_price(llabs((int64_t)b.x - a.x), llabs((int64_t)b.y - a.y),
+                         *maxc);
 }
 
 double
@@ -212,20 +229,38 @@ pull(const gc_pricer *pr, gc_diag_rule rule, gc_cell *c, size_t n,
         double run, runmax;
         run = gc_pricer_piece(pr, c[i], c[i + 1], rule, &runmax);
         int64_t ux = 0, uy = 0;
-        if (collinear)
+        /* A collinear run's segment c[i] -> c[k] touches exactly the cells
+         * its pieces' segments touch (each piece starts on a centre on the
+         * line), so it is walked piece by piece as the run grows rather
+         * than from c[i] each time: linear in the run, not quadratic (a
+         * search's path of 600 single steps cost 180,000 cell visits). */
+        bool open = true;
+        double segmax = 0.0;
+        if (collinear) {
             unit_dir(c[i], c[i + 1], &ux, &uy);
+            open = walk(pr, c[i], c[i + 1], &segmax);
+        }
         for (size_t k = i + 2; k < n; k++) {
+            double m, s;
             if (collinear) {
                 int64_t vx, vy;
                 unit_dir(c[k - 1], c[k], &vx, &vy);
                 if (vx != ux || vy != uy)
                     break;
             }
-            double m;
             run += gc_pricer_piece(pr, c[k - 1], c[k], rule, &m);
             if (m > runmax)
                 runmax = m;
-            double s = gc_pricer_piece(pr, c[i], c[k], rule, &m);
+            if (collinear) {
+                open = open && walk(pr, c[k - 1], c[k], &m);
+                segmax = m > segmax ? m : segmax;
+                m = open ? segmax : 0.0;
+                s = open ? segment_price(llabs((int64_t)c[k].x - c[i].x),
+                                         llabs((int64_t)c[k].y - c[i].y), m)
+                         : INFINITY;
+            } else {
+                s = gc_pricer_piece(pr, c[i], c[k], rule, &m);
+            }
             if (!acceptable(s, m, run, runmax))
                 break;
             best = k;
