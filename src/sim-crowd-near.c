@@ -108,41 +108,52 @@ from_list(gc_sim *s, uint32_t i, gc_vec2 q, size_t k, float nd, uint32_t *ids,
         return -1;
 
     uint32_t *list = s->near + (size_t)i * s->near_cap;
-    uint32_t n = s->near_n[i];
+    uint32_t m = s->near_n[i], p = m < k ? m : (uint32_t)k;
     uint64_t keys[GC_ORCA_MAX_NEIGHBOURS];
-    for (uint32_t c = 0; c < n; c++) {
+    for (uint32_t c = 0; c < p; c++) {
         uint32_t j = list[c];
         float dx = s->px[j] - q.x, dy = s->py[j] - q.y;
         keys[c] = knn_key(dx * dx + dy * dy, j);
     }
     /* Only the k nearest need sorting: sort the first k, then let each
-     * later one nearer than the k-th swap in (rare: the list is in last
-     * tick's order).  The rest keep their order, unsorted; and when
-     * nothing moved, the list is left as it is. */
-    uint32_t m = n, p = m < k ? m : (uint32_t)k;
+     * later one nearer than the k-th swap in, the k-th taking its slot
+     * (rare: the list is in last tick's order).  The rest keep their
+     * order, unsorted, and are compared by distance first, the key built
+     * only on a tie or a swap; when nothing moved, the list is left as
+     * it is. */
     bool reordered = false;
     for (uint32_t c = 1; c < p; c++)
         if (keys[c] < keys[c - 1]) {
             knn_insert(keys, c, keys[c]);
             reordered = true;
         }
+    float kth = p > 0 ? knn_dist(keys[p - 1]) : 0.0f;
     for (uint32_t c = p; c < m; c++) {
-        if (keys[c] >= keys[p - 1])
+        uint32_t j = list[c];
+        float dx = s->px[j] - q.x, dy = s->py[j] - q.y;
+        float d = dx * dx + dy * dy;
+        if (d > kth)
             continue;
-        uint64_t key = keys[c];
-        keys[c] = keys[p - 1];
+        uint64_t key = knn_key(d, j);
+        if (key >= keys[p - 1])
+            continue;
+        list[c] = (uint32_t)keys[p - 1];
         knn_insert(keys, p - 1, key);
+        kth = knn_dist(keys[p - 1]);
         reordered = true;
     }
     if (reordered)
-        for (uint32_t c = 0; c < m; c++)
+        for (uint32_t c = 0; c < p; c++)
             list[c] = (uint32_t)keys[c];
 
     float nd2 = nd * nd;
     uint32_t cnt = 0;
-    for (; cnt < k && cnt < m && knn_dist(keys[cnt]) < nd2; cnt++) {
+    for (; cnt < p; cnt++) {
+        float d = knn_dist(keys[cnt]);
+        if (!(d < nd2))
+            break;
         ids[cnt] = (uint32_t)keys[cnt];
-        d2[cnt] = knn_dist(keys[cnt]);
+        d2[cnt] = d;
     }
     /* Complete: everyone nearer than the k-th (or within nd, when fewer
      * than k are) is in the list. */

@@ -304,34 +304,30 @@ avoid(gc_sim *s, uint32_t i, const struct gc_sim_spot *at, gc_vec2 pref,
     float ra = r * mg;
     gc_orca_agent self = {{s->px[i], s->py[i]}, {s->vx[i], s->vy[i]}, ra};
     gc_orca_agent nb[GC_ORCA_MAX_NEIGHBOURS];
+    /* Keep right: with someone coming the other way ahead, aim a little
+     * to the right (y grows downwards), so that counterflows form lanes
+     * instead of pressing head-on, which ORCA alone resolves slowly.
+     * Whether anyone is: a flag over all of them, without a branch per
+     * neighbour (which mispredicted often), taken as they are copied. */
+    bool oncoming = false;
     for (size_t k = 0; k < n; k++) {
-        nb[k] = (gc_orca_agent){{s->px[ids[k]], s->py[ids[k]]},
-                                {s->vx[ids[k]], s->vy[ids[k]]},
-                                s->pr[ids[k]] * mg};
+        uint32_t o = ids[k];
+        nb[k] = (gc_orca_agent){
+            {s->px[o], s->py[o]}, {s->vx[o], s->vy[o]}, s->pr[o] * mg};
         /* Two bodies on one point (a scenario may start two agents in
          * one cell) would get the same answer for ever: the higher index
          * is taken to be a hair to the right of the lower. */
         if (nd2[k] == 0.0f)
-            nb[k].pos.x += (ids[k] > i ? 1e-3f : -1e-3f) * r;
+            nb[k].pos.x += (o > i ? 1e-3f : -1e-3f) * r;
+        float rx = nb[k].pos.x - self.pos.x, ry = nb[k].pos.y - self.pos.y;
+        oncoming |= (rx * pref.x + ry * pref.y > 0.0f) &
+                    (nb[k].vel.x * pref.x + nb[k].vel.y * pref.y < 0.0f);
     }
-    /* Keep right: with someone coming the other way ahead, aim a little
-     * to the right (y grows downwards), so that counterflows form lanes
-     * instead of pressing head-on, which ORCA alone resolves slowly. */
-    float pl = sqrtf(pref.x * pref.x + pref.y * pref.y);
-    if (pl > 0.0f) {
-        /* Whether anyone is: a flag over all of them, without a branch
-         * per neighbour (which mispredicted often). */
-        bool oncoming = false;
-        for (size_t k = 0; k < n; k++) {
-            float rx = nb[k].pos.x - self.pos.x, ry = nb[k].pos.y - self.pos.y;
-            oncoming |= (rx * pref.x + ry * pref.y > 0.0f) &
-                        (nb[k].vel.x * pref.x + nb[k].vel.y * pref.y < 0.0f);
-        }
-        if (oncoming) {
-            gc_vec2 q = {pref.x * KEEP_RIGHT_COS - pref.y * KEEP_RIGHT_SIN,
-                         pref.x * KEEP_RIGHT_SIN + pref.y * KEEP_RIGHT_COS};
-            pref = q;
-        }
+    /* (A zero preference has nobody ahead: the flag stays false.) */
+    if (oncoming) {
+        gc_vec2 q = {pref.x * KEEP_RIGHT_COS - pref.y * KEEP_RIGHT_SIN,
+                     pref.x * KEEP_RIGHT_SIN + pref.y * KEEP_RIGHT_COS};
+        pref = q;
     }
     /* Walls within range, unless the clearance map says there is none:
      * in open ground that saves a scan of every cell around the agent. */
