@@ -261,7 +261,7 @@ agent_lines4(const gc_orca_agent *a, const gc_orca_agent *o, float inv_tau,
     __m128 left =
         _mm_cmpgt_ps(_mm_sub_ps(_mm_mul_ps(px, wy), _mm_mul_ps(py, wx)), zero);
     __m128 il = _mm_div_ps(one, d2);
-    __m128 ir = _mm_div_ps(_mm_set1_ps(-1.0f), d2);
+    __m128 ir = _mm_xor_ps(il, sign); /* -1 / d2, exactly: one division */
     __m128 lx =
         _mm_mul_ps(il, _mm_sub_ps(_mm_mul_ps(px, leg), _mm_mul_ps(py, R)));
     __m128 ly =
