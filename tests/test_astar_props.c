@@ -27,6 +27,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "quick.h"
+
 #include <gridcrowd/astar.h>
 
 #include "dijkstra.h"
@@ -61,13 +63,6 @@ static double
 rndf(void)
 {
     return (double)(rng() >> 11) / 9007199254740992.0;
-}
-
-static bool
-quick(void)
-{
-    const char *q = getenv("GC_TEST_QUICK");
-    return q != NULL && *q != '\0' && *q != '0';
 }
 
 static int grid_no;      /* for failure messages */
@@ -434,7 +429,7 @@ test_against_dijkstra(void **state)
 {
     (void)state;
     rng_state = SEED;
-    int ngrids = quick() ? 200 : 2000;
+    int ngrids = gc_test_quick() ? 200 : 2000;
     /* A pool of sizes, degenerate ones included, each with one context. */
     enum { NSIZES = 24 };
     sized sizes[NSIZES];
@@ -525,7 +520,7 @@ test_jps_against_dijkstra(void **state)
     (void)state;
     enum { JSIDE = 150 };
     rng_state = SEED ^ 0x1F5;
-    int ngrids = quick() ? 60 : 600;
+    int ngrids = gc_test_quick() ? 60 : 600;
     double *dist = malloc(JSIDE * JSIDE * sizeof *dist);
     qent *heap = malloc(8 * JSIDE * JSIDE * sizeof *heap);
     assert_non_null(dist);
@@ -617,7 +612,7 @@ test_reuse(void **state)
 {
     (void)state;
     rng_state = SEED ^ 0x5555;
-    int nsearch = quick() ? 1000 : 10000;
+    int nsearch = gc_test_quick() ? 1000 : 10000;
     const int w = 24, h = 17;
     gc_astar *reused;
     assert_int_equal(gc_astar_new(&reused, w, h), GC_OK);

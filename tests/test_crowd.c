@@ -26,6 +26,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "quick.h"
+
 #include <gridcrowd/mapio.h>
 #include <gridcrowd/sim.h>
 
@@ -1530,18 +1532,11 @@ test_turn_groups_orca(void **state)
 
 /* GC_TEST_QUICK=1: CI's valgrind stage, where the two long crowd runs
  * would take many minutes; the other stages run them. */
-static int
-quick(void)
-{
-    const char *q = getenv("GC_TEST_QUICK");
-    return q != NULL && *q != '\0' && *q != '0';
-}
-
 static void
 test_circle(void **state)
 {
     (void)state;
-    if (quick())
+    if (gc_test_quick())
         skip(); /* minutes under valgrind; every other stage runs it */
     enum { N = 200 };
     /* One ring of radius 40 cells: 200 agents 1.26 cells apart, each
@@ -1580,7 +1575,7 @@ static void
 test_corridor(void **state)
 {
     (void)state;
-    if (quick())
+    if (gc_test_quick())
         skip(); /* minutes under valgrind; every other stage runs it */
     /* A corridor 6 cells wide (5 open) and 80 long; 100 agents at each
      * end, in rows of 5 across it, going to the other end, where their

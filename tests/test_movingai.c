@@ -20,6 +20,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "quick.h"
+
 #include <gridcrowd/astar.h>
 #include <gridcrowd/mapio.h>
 
@@ -28,13 +30,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static bool
-quick(void)
-{
-    const char *q = getenv("GC_TEST_QUICK");
-    return q != NULL && *q != '\0' && *q != '0';
-}
 
 static int
 cmp_str(const void *a, const void *b)
@@ -113,7 +108,7 @@ solve_file(const char *dir, const char *name, size_t *problems, double *worst)
     fancy = autom;
     fancy.smooth = true;
     uint64_t exp_astar = 0, exp_jps = 0;
-    size_t step = quick() ? 10 : 1;
+    size_t step = gc_test_quick() ? 10 : 1;
     for (size_t i = 0; i < sc.len; i += step) {
         const gc_scen_entry *e = &sc.entries[i];
         assert_string_equal(e->map, sc.entries[0].map);

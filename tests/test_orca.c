@@ -27,6 +27,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "quick.h"
+
 #include <gridcrowd/orca.h>
 
 #include <math.h>
@@ -42,12 +44,6 @@ static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 /* GC_TEST_QUICK=1 (CI's valgrind stage): a fifth of the constraint cases
  * against the model, and a coarser brute-force velocity grid (its tolerance
  * follows its step). */
-static int
-quick(void)
-{
-    const char *q = getenv("GC_TEST_QUICK");
-    return q != NULL && *q != '\0' && *q != '0';
-}
 
 static uint32_t
 rng(void)
@@ -309,7 +305,7 @@ test_agent_lines_match_model(void **state)
     gc_orca_params p;
     gc_orca_params_default(&p);
     int overlaps = 0;
-    const int cases = quick() ? 600 : 3000;
+    const int cases = gc_test_quick() ? 600 : 3000;
     for (int it = 0; it < cases; it++) {
         gc_orca_agent a = random_agent(0), b = random_agent(6);
         if (it % 5 == 0) { /* overlapping bodies */
@@ -354,7 +350,7 @@ test_agent_lines_batch_bitwise(void **state)
     gc_orca_params p;
     gc_orca_params_default(&p);
     int overlaps = 0, degenerate = 0;
-    const int cases = quick() ? 200 : 1000;
+    const int cases = gc_test_quick() ? 200 : 1000;
     for (int it = 0; it < cases; it++) {
         gc_orca_agent a = random_agent(0);
         size_t n = 1 + rng() % GC_ORCA_MAX_NEIGHBOURS;
@@ -411,7 +407,7 @@ test_wall_lines_match_model(void **state)
     gc_orca_params_default(&p);
     p.time_horizon_obst = 2.0f;
     int touching = 0;
-    const int cases = quick() ? 600 : 3000;
+    const int cases = gc_test_quick() ? 600 : 3000;
     for (int it = 0; it < cases; it++) {
         gc_orca_agent a = random_agent(0);
         gc_orca_segment s;
@@ -473,7 +469,7 @@ test_velocity_against_brute_force(void **state)
     (void)state;
     gc_orca_params p;
     gc_orca_params_default(&p);
-    const double step = quick() ? 0.04 : 0.01, vmax = 2.0;
+    const double step = gc_test_quick() ? 0.04 : 0.01, vmax = 2.0;
     int feasible = 0, infeasible = 0, hard_held = 0, hard_refused = 0;
     for (int it = 0; it < 160; it++) {
         gc_orca_agent self = random_agent(0);
@@ -831,7 +827,7 @@ static void
 test_infeasible_near_antiparallel(void **state)
 {
     (void)state;
-    const double step = quick() ? 0.02 : 0.005;
+    const double step = gc_test_quick() ? 0.02 : 0.005;
     int cases = 0;
     for (int it = 0; it < 120; it++) {
         double ang =

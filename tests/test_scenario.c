@@ -15,6 +15,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "quick.h"
+
 #include <gridcrowd/mapio.h>
 #include <gridcrowd/scenario.h>
 #include <gridcrowd/util.h>
@@ -31,12 +33,6 @@
 
 /* GC_TEST_QUICK=1 (CI's valgrind stage) makes the generated files a tenth
  * of their size. */
-static bool
-quick(void)
-{
-    const char *q = getenv("GC_TEST_QUICK");
-    return q != NULL && strcmp(q, "1") == 0;
-}
 
 static void
 src_path(char *buf, size_t size, const char *rel)
@@ -997,7 +993,7 @@ test_load_time(void **state)
     char path[512];
     snprintf(path, sizeof path, "%s/gc-test-scenario-%ld.json",
              tmp && *tmp ? tmp : "/tmp", (long)getpid());
-    const int NV = quick() ? 10000 : 100000;
+    const int NV = gc_test_quick() ? 10000 : 100000;
     for (int pass = 0; pass < 2; pass++) {
         FILE *f = fopen(path, "w");
         assert_non_null(f);
@@ -1058,7 +1054,7 @@ test_load_many_shapes(void **state)
     char path[512];
     snprintf(path, sizeof path, "%s/gc-test-scenario-many-%ld.json",
              tmp && *tmp ? tmp : "/tmp", (long)getpid());
-    const int NS = quick() ? 2000 : 20000;
+    const int NS = gc_test_quick() ? 2000 : 20000;
     FILE *f = fopen(path, "w");
     assert_non_null(f);
     fprintf(f, "{\n  \"geometry\": {\"size\": [200, 200], \"cell_size\": "

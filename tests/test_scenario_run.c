@@ -30,6 +30,8 @@
 
 #include <cmocka.h>
 
+#include "quick.h"
+
 /* ---- the model crowd ----------------------------------------------------- */
 
 typedef struct model_agent {
@@ -167,8 +169,7 @@ sink_edits(void *arg, gc_edit *e, size_t n)
 static int
 ticks(int n)
 {
-    const char *q = getenv("GC_TEST_QUICK");
-    return q != NULL && strcmp(q, "1") == 0 ? n / 10 : n;
+    return gc_test_quick() ? n / 10 : n;
 }
 
 static gc_scenario *

@@ -17,6 +17,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "quick.h"
+
 #include <gridcrowd/world-layout.h>
 #include <gridcrowd/util.h>
 #include <gridcrowd/world.h>
@@ -818,8 +820,7 @@ test_validate_any_bytes(void **state)
     /* Every prefix is quadratic in the object's size: under valgrind
      * (GC_TEST_QUICK=1) the first 4 KiB's prefixes, then every 509th, and
      * the last 509. */
-    const char *q = getenv("GC_TEST_QUICK");
-    size_t stride = q != NULL && strcmp(q, "1") == 0 ? 509 : 1;
+    size_t stride = gc_test_quick() ? 509 : 1;
     for (size_t n = 0; n < size;
          n = n < 4096 || n + stride >= size ? n + 1 : n + stride) {
         uint8_t *copy = malloc(n ? n : 1);
