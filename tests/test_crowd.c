@@ -698,6 +698,65 @@ test_jam_route(void **state)
     assert_true(jam_path_lowest(false, 1) < 3.0f);
 }
 
+/* A dead-end pocket (row 3, open at its right end to the corridor of
+ * row 1 through (8, 2)) under a wall one cell thick. */
+static const char *pocket[] = {
+    "@@@@@@@@@@", "@........@", "@@@@@@@@.@", "@........@", "@@@@@@@@@@",
+};
+
+/* A sim on `pocket` whose wanderers 1 to 3, stalled for 10 s in cells
+ * (x0, 3) to (x0 + 2, 3), have jammed those cells in the jam grid now in
+ * force; wanderer 0 stands free at (5, 1). */
+static gc_sim *
+pocket_jammed(gc_grid **gout, int32_t x0)
+{
+    gc_grid *g = grid_from(pocket, 10, 5);
+    gc_sim_config c;
+    crowd_config(&c, 4, 0.3f);
+    gc_sim *s;
+    gc_error err;
+    assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_OK);
+    s->agents[0].pos = gc_grid_cell_center(g, (gc_cell){5, 1});
+    for (uint32_t i = 1; i <= 3; i++) {
+        s->agents[i].pos =
+            gc_grid_cell_center(g, (gc_cell){x0 + (int32_t)i - 1, 3});
+        s->agents[i].state = GC_AGENT_MOVING;
+        s->body[i].progress_tick = 0;
+    }
+    s->ticks = 600; /* 10 s without progress: the scan jams their cells */
+    s->body[0].progress_tick = 600;
+    for (int t = 0; t <= 30; t++)
+        assert_int_equal(gc_sim_tick(s), GC_OK);
+    assert_true(s->jam_active);
+    for (int32_t x = x0; x <= x0 + 2; x++)
+        assert_false(gc_grid_passable(s->jgrid, x, 3));
+    assert_true(gc_grid_passable(s->jgrid, 1, 1));
+    *gout = g;
+    return s;
+}
+
+/*
+ * Out of a jam, on foot (sim-jam.c): three wanderers stalled in the
+ * pocket's end jam its cells (1, 3) to (3, 3).  The one at the end plans
+ * from the nearest free cell it can walk to, (4, 3) along the pocket, not
+ * from the nearest by index, (1, 1) beyond the wall (which, in the same
+ * component, it would press towards, into the pocket's corner).
+ */
+static void
+test_jam_start_walkable(void **state)
+{
+    (void)state;
+    gc_grid *g;
+    gc_sim *s = pocket_jammed(&g, 1);
+    s->agents[1].pos = gc_grid_cell_center(g, (gc_cell){1, 3});
+    gc_cell start = {1, 3};
+    assert_true(gc_sim_jam_route(s, 1, &start));
+    assert_int_equal(start.x, 4);
+    assert_int_equal(start.y, 3);
+    gc_sim_free(s);
+    gc_grid_free(g);
+}
+
 /* A room whose cell (5, 2) is a corner: walls above it and right of it. */
 static const char *corner_room[] = {
     "@@@@@@@@@@@@@@@@@@@@", "@....@@@@@@@@@@@@@@@", "@.....@............@",
@@ -1629,6 +1688,7 @@ main(void)
         cmocka_unit_test(test_head_on_corridor),
         cmocka_unit_test(test_wanderers_passage),
         cmocka_unit_test(test_jam_route),
+        cmocka_unit_test(test_jam_start_walkable),
         cmocka_unit_test(test_turn_not_into_wall),
         cmocka_unit_test(test_flow_goal),
         cmocka_unit_test(test_squeeze_margin),
