@@ -298,10 +298,13 @@ turned_unless_walled(const gc_sim *s, uint32_t i, const struct gc_sim_spot *at,
  * stream (a minute and more without progress on den520d).  One pinned
  * still (against a wall, in a corner) goes the way the crowd around it
  * goes: den520d, 3 minutes, seeds 1, 2, 3: the longest stall 36, 54 and
- * 64 s when only its own motion counted, 37, 33 and 31 s with this. */
+ * 64 s when only its own motion counted, 37, 33 and 31 s with this.  A
+ * goal with the flow is marked GC_SIM_F_FLOW: its plan is not routed
+ * round jams (sim-plan.c). */
 static gc_cell
 flow_goal(gc_sim *s, uint32_t i, gc_cell here, const uint32_t *ids, size_t n)
 {
+    s->flags[i] &= (uint8_t)~GC_SIM_F_FLOW;
     float vx = s->vx[i], vy = s->vy[i], sp = s->agents[i].speed;
     float v = sqrtf(vx * vx + vy * vy);
     if (v < FLOW_MIN * sp && n > 0) {
@@ -324,8 +327,11 @@ flow_goal(gc_sim *s, uint32_t i, gc_cell here, const uint32_t *ids, size_t n)
             gc_vec2 p = {s->px[i] + vx / v * d * cs,
                          s->py[i] + vy / v * d * cs};
             gc_cell g;
-            if (gc_sim_plan_cell(s, p, &g) && gc_sim_same_component(s, here, g))
+            if (gc_sim_plan_cell(s, p, &g) &&
+                gc_sim_same_component(s, here, g)) {
+                s->flags[i] |= GC_SIM_F_FLOW;
                 return g;
+            }
         }
     }
     return gc_sim_random_goal(s, i, here);

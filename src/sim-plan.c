@@ -254,8 +254,13 @@ plan(gc_sim *s, gc_sim_worker *w, uint32_t i)
      * (a search for the old one could only fail: issue 14). */
     if (wander && !gc_sim_same_component(s, pstart, a->goal))
         a->goal = gc_sim_random_goal(s, i, pstart);
-    /* A wanderer goes round a jam when there is a way round (sim-jam.c). */
-    if (!own && wander && gc_sim_jam_route(s, i, &start)) {
+    /* A wanderer goes round a jam when there is a way round (sim-jam.c);
+     * not to a goal the way the crowd carries it: that goal lies in the
+     * crowd's path, and drawn again beyond the jam it was a random one,
+     * as often as not against the stream it was blocked in. */
+    bool flow = (s->flags[i] & GC_SIM_F_FLOW) != 0;
+    s->flags[i] &= (uint8_t)~GC_SIM_F_FLOW;
+    if (!own && wander && !flow && gc_sim_jam_route(s, i, &start)) {
         pg = s->jgrid;
         pn = s->jnav;
         o.nav = pn;

@@ -35,8 +35,11 @@ enum {
     GC_SIM_F_REUSE = 1u << 4,   /* a follower waiting for a plan that may
                                    keep its waypoints (still held) and
                                    search only from near their end */
-    GC_SIM_F_ASK = 1u << 5      /* asked for a plan in the crowd step:
+    GC_SIM_F_ASK = 1u << 5,     /* asked for a plan in the crowd step:
                                    queued by the loop after the tick */
+    GC_SIM_F_FLOW = 1u << 6     /* a blocked wanderer's goal the way the
+                                   crowd goes: planned on the planning
+                                   grid, not round jams (sim-jam.c) */
 };
 
 /* What an agent's goal is (s->slot[i].goal_kind). */

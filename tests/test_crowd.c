@@ -757,6 +757,47 @@ test_jam_start_walkable(void **state)
     gc_grid_free(g);
 }
 
+/* Wanderer 0's goal after it plans from (5, 1) to the pocket's end, (1, 3),
+ * beyond the jam in (2, 3) to (4, 3); with `flow`, a goal the way the
+ * crowd goes (GC_SIM_F_FLOW). */
+static gc_cell
+pocket_goal_after_plan(bool flow)
+{
+    gc_grid *g;
+    gc_sim *s = pocket_jammed(&g, 2);
+    gc_agent *a = &s->agents[0];
+    gc_agent_clear_path(a);
+    a->pos = gc_grid_cell_center(g, (gc_cell){5, 1});
+    a->goal = (gc_cell){1, 3};
+    a->state = GC_AGENT_WAITING;
+    if (flow)
+        s->flags[0] |= GC_SIM_F_FLOW;
+    gc_sim_enqueue(s, 0, false);
+    assert_int_equal(gc_sim_tick(s), GC_OK);
+    assert_int_equal(a->state, GC_AGENT_MOVING);
+    assert_false(s->flags[0] & GC_SIM_F_FLOW); /* one plan's worth */
+    gc_cell goal = a->goal;
+    gc_sim_free(s);
+    gc_grid_free(g);
+    return goal;
+}
+
+/*
+ * A goal beyond a jam is drawn again on the wanderer's own side; not a
+ * goal the crowd carries it to (flow_goal, sim-crowd-steer.c): that one
+ * stays, and the plan goes to it.
+ */
+static void
+test_jam_keeps_flow_goal(void **state)
+{
+    (void)state;
+    gc_cell redrawn = pocket_goal_after_plan(false);
+    assert_false(redrawn.x == 1 && redrawn.y == 3);
+    gc_cell kept = pocket_goal_after_plan(true);
+    assert_int_equal(kept.x, 1);
+    assert_int_equal(kept.y, 3);
+}
+
 /* A room whose cell (5, 2) is a corner: walls above it and right of it. */
 static const char *corner_room[] = {
     "@@@@@@@@@@@@@@@@@@@@", "@....@@@@@@@@@@@@@@@", "@.....@............@",
@@ -1689,6 +1730,7 @@ main(void)
         cmocka_unit_test(test_wanderers_passage),
         cmocka_unit_test(test_jam_route),
         cmocka_unit_test(test_jam_start_walkable),
+        cmocka_unit_test(test_jam_keeps_flow_goal),
         cmocka_unit_test(test_turn_not_into_wall),
         cmocka_unit_test(test_flow_goal),
         cmocka_unit_test(test_squeeze_margin),
