@@ -267,14 +267,18 @@ make_way(const gc_sim *s, uint32_t i, const uint32_t *ids, const float *nd2,
     return true;
 }
 
-/* The turn-right tie-break's preference q, unless it heads into a wall
- * (the clamp would cut a tick's walk at it to less than half): then pref,
- * as it was.  Turned into a wall an agent pressed into a corner stays
- * there for good (den520d: 100 s), where its own way, along the
- * wall, was open. */
-static gc_vec2
-turned_unless_walled(const gc_sim *s, uint32_t i, const struct gc_sim_spot *at,
-                     gc_vec2 pref, gc_vec2 q)
+/* A turned preference q (the turn-right tie-break; keep right, in
+ * sim-crowd.c), unless it heads into a wall (the clamp would cut a tick's
+ * walk at it to less than half): then pref, as it was.  Turned into a
+ * wall an agent pressed into a corner stays there for good (den520d:
+ * 100 s), where its own way, along the wall, was open.  The two turns
+ * add up: the tie-break's 60 degrees along a wall, then keep right's 35
+ * for bodies coming the other way beyond that wall, pointed an agent at
+ * the end of a dead-end pocket straight into the wall above it, and it
+ * stood there for half a minute and more (den520d seeds 1 to 3). */
+gc_vec2
+gc_sim_crowd_unwalled(const gc_sim *s, uint32_t i,
+                      const struct gc_sim_spot *at, gc_vec2 pref, gc_vec2 q)
 {
     const gc_agent *a = &s->agents[i];
     float r = gc_sim_body_radius(s, i);
@@ -436,7 +440,7 @@ gc_sim_crowd_steer(gc_sim *s, uint32_t i, const struct gc_sim_spot *at,
             if (ang > TURN_MAX)
                 ang = TURN_MAX;
             float c = cosf(ang), sn = sinf(ang);
-            pref = turned_unless_walled(
+            pref = gc_sim_crowd_unwalled(
                 s, i, at, pref,
                 (gc_vec2){pref.x * c - pref.y * sn, pref.x * sn + pref.y * c});
         }

@@ -56,11 +56,12 @@
  * Counterflow: an agent with someone ahead coming the other way aims 35
  * degrees to the right of its way (keep right), so opposing streams form
  * lanes early instead of pressing head-on (15 degrees formed them too
- * late: corridor 1000 took 329 s, with 35 degrees 165 s).  Avoidance sees
- * bodies 10% larger than they are (MARGIN): ORCA is exact only to first
- * order in dt, and bodies aiming to just touch graze each other.  A
- * wanderer pinned in a crowd sees them smaller, down to 10% less
- * (squeezing, one of the deadlock rules).
+ * late: corridor 1000 took 329 s, with 35 degrees 165 s); not when that
+ * heads it into a wall (gc_sim_crowd_unwalled, as the turn-right
+ * tie-break).  Avoidance sees bodies 10% larger than they are (MARGIN):
+ * ORCA is exact only to first order in dt, and bodies aiming to just touch
+ * graze each other.  A wanderer pinned in a crowd sees them smaller, down
+ * to 10% less (squeezing, one of the deadlock rules).
  *
  * Goals in a crowd.  An agent arrives within max(arrival radius, body
  * radius) of its last waypoint; or after NEAR_TIME seconds within
@@ -327,7 +328,7 @@ avoid(gc_sim *s, uint32_t i, const struct gc_sim_spot *at, gc_vec2 pref,
     if (oncoming) {
         gc_vec2 q = {pref.x * KEEP_RIGHT_COS - pref.y * KEEP_RIGHT_SIN,
                      pref.x * KEEP_RIGHT_SIN + pref.y * KEEP_RIGHT_COS};
-        pref = q;
+        pref = gc_sim_crowd_unwalled(s, i, at, pref, q);
     }
     /* Walls within range, unless the clearance map says there is none:
      * in open ground that saves a scan of every cell around the agent. */

@@ -46,6 +46,12 @@ gc_vec2 gc_sim_crowd_steer(gc_sim *s, uint32_t i, const struct gc_sim_spot *at,
                            uint64_t now, const uint32_t *ids, const float *nd2,
                            size_t n);
 
+/* q, agent i's preference pref turned, unless q heads into a wall: then
+ * pref. */
+gc_vec2 gc_sim_crowd_unwalled(const gc_sim *s, uint32_t i,
+                              const struct gc_sim_spot *at, gc_vec2 pref,
+                              gc_vec2 q);
+
 /* The margin avoidance keeps round agent i's body and its neighbours'
  * this tick: MARGIN, less while a pinned wanderer squeezes (a deadlock
  * rule).  Call once a tick: it updates the agent's squeeze. */

@@ -891,6 +891,36 @@ test_turn_not_into_wall(void **state)
 }
 
 /*
+ * Keep right not into a wall either (sim-crowd.c): agent 0, in the corner
+ * at (5, 2) and blocked for 3 s, has its way left along the wall above
+ * it turned 60 degrees right by the tie-break, which still walks it
+ * along that wall; agent 1 comes the other way ahead of it, up and left,
+ * so keep right would turn it 35 degrees more: into the wall, where ORCA
+ * stops it dead.  It keeps the tie-break's turn and walks on.
+ */
+static void
+test_keep_right_not_into_wall(void **state)
+{
+    (void)state;
+    gc_vec2 p = {5.69f, 2.31f};
+    gc_sim *s;
+    gc_grid *g;
+    steer_setup(&s, &g, p, (gc_cell){1, 2}, (gc_vec2){0, 0}, 180);
+    s->body[0].vx = s->body[0].vy = 0.0f; /* blocked: the tick's start */
+    s->agents[1].pos = (gc_vec2){3.5f, 1.5f};
+    s->body[1].vx = 3.0f;
+    s->body[1].vy = 0.0f;
+    assert_int_equal(gc_sim_tick(s), GC_OK);
+    const gc_agent *a = gc_sim_agent(s, 0);
+    float dx = a->pos.x - p.x, dy = a->pos.y - p.y;
+    printf("# moved (%.4f, %.4f) in a tick\n", dx, dy);
+    /* The tie-break's turn along the wall: half its speed, leftwards. */
+    assert_true(dx < -0.25f * a->speed * s->dt);
+    gc_sim_free(s);
+    gc_grid_free(g);
+}
+
+/*
  * A blocked wanderer's new goal (sim-crowd-steer.c, flow_goal) lies the
  * way it was carried: 16 cells on, or 8 where 16 would be outside the
  * room; pinned still, the way its neighbour goes; with neither moving, a
@@ -1732,6 +1762,7 @@ main(void)
         cmocka_unit_test(test_jam_start_walkable),
         cmocka_unit_test(test_jam_keeps_flow_goal),
         cmocka_unit_test(test_turn_not_into_wall),
+        cmocka_unit_test(test_keep_right_not_into_wall),
         cmocka_unit_test(test_flow_goal),
         cmocka_unit_test(test_squeeze_margin),
         cmocka_unit_test(test_squeeze_posts),
