@@ -27,6 +27,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+/* gc_test_quick() (GC_TEST_QUICK=1, CI's valgrind stage): a fifth of the
+ * constraint cases against the model, and a coarser brute-force velocity
+ * grid (its tolerance follows its step). */
 #include "quick.h"
 
 #include <gridcrowd/orca.h>
@@ -40,10 +43,6 @@
 /* ---- a small deterministic generator ------------------------------------ */
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-
-/* GC_TEST_QUICK=1 (CI's valgrind stage): a fifth of the constraint cases
- * against the model, and a coarser brute-force velocity grid (its tolerance
- * follows its step). */
 
 static uint32_t
 rng(void)
