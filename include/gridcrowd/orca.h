@@ -159,7 +159,9 @@ int gc_orca_velocity(const gc_orca_params *p, const gc_orca_agent *self,
  * tick's step for the same agent, walking the ladder one step at a time
  * from it), else from the shortest horizon by bisection.  When even the
  * shortest is infeasible, the shortest's least-violation answer, whose
- * binding lines are then the overlaps' and the walls'.  Feasible at
+ * binding lines are then the overlaps' and the walls' (feasibility need
+ * not only grow down the ladder: from a hint at a feasible step above an
+ * infeasible shortest, the answer is the edge found there).  Feasible at
  * time_horizon, the answer is gc_orca_velocity's.  *rep, when not NULL,
  * describes the program that gave the answer, and *step (when not NULL)
  * is set to its step (0: time_horizon).  Returns 0 or GC_EINVAL as
