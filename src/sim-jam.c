@@ -270,8 +270,8 @@ gc_sim_jam_update(gc_sim *s)
  * each ring in a fixed order) that the body at pos can walk to in a
  * straight line, so that an agent inside a jam plans from its edge, not
  * through it.  Walkable, not merely near: the nearest free cell by
- * index lay beyond a wall as often as not, and an agent in the end of
- * a dead-end pocket then pressed into the pocket's corner towards it,
+ * index can lie beyond a wall, and an agent in the end of a dead-end
+ * pocket then pressed into the pocket's corner towards it,
  * for good (den520d seed 1, 10,000 bodies: three wanderers stalled
  * 25 s and more in one pocket). */
 static bool
