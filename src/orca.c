@@ -567,8 +567,9 @@ infeasible(const gc_orca_line *lines, size_t n_obst, const gc_orca_agent *self,
 }
 
 /* The answer of gc_orca_velocity[_adaptive] after lp2 failed at line
- * `fail` of lines[0, all) (all when it did not), and its report. */
-static void
+ * `fail` of lines[0, all) (all when it did not), and its report.
+ * Returns whether the program was feasible (the report's `feasible`). */
+static bool
 finish(const gc_orca_line *lines, size_t all, size_t n_obst,
        const gc_orca_agent *self, const gc_orca_agent *nb, size_t n,
        gc_vec2 pref, float max_speed, size_t fail, gc_vec2 *res,
@@ -579,6 +580,7 @@ finish(const gc_orca_line *lines, size_t all, size_t n_obst,
         hard =
             infeasible(lines, n_obst, self, nb, n, pref, max_speed, &fail, res);
     report(lines, all, n_obst, hard, fail, *res, rep);
+    return fail == all;
 }
 
 int
@@ -605,6 +607,16 @@ gc_orca_velocity(const gc_orca_params *p, const gc_orca_agent *self,
                  size_t n, const gc_orca_segment *seg, size_t m, gc_vec2 *out,
                  gc_orca_report *rep)
 {
+    return gc_orca_velocity_fe(p, self, pref, max_speed, nb, n, seg, m, out,
+                               rep, NULL);
+}
+
+int
+gc_orca_velocity_fe(const gc_orca_params *p, const gc_orca_agent *self,
+                    gc_vec2 pref, float max_speed, const gc_orca_agent *nb,
+                    size_t n, const gc_orca_segment *seg, size_t m,
+                    gc_vec2 *out, gc_orca_report *rep, bool *feasible)
+{
     gc_orca_line lines[GC_ORCA_MAX_LINES];
     size_t n_obst;
     int k = gc_orca_lines(p, self, nb, n, seg, m, lines, &n_obst);
@@ -615,7 +627,10 @@ gc_orca_velocity(const gc_orca_params *p, const gc_orca_agent *self,
     size_t all = (size_t)k;
     gc_vec2 res;
     size_t fail = lp2(lines, all, max_speed, pref, false, &res);
-    finish(lines, all, n_obst, self, nb, n, pref, max_speed, fail, &res, rep);
+    bool ok =
+        finish(lines, all, n_obst, self, nb, n, pref, max_speed, fail, &res, rep);
+    if (feasible)
+        *feasible = ok;
     *out = res;
     return 0;
 }

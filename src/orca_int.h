@@ -16,6 +16,14 @@
 
 /* fmaxf/fminf are library calls at -O2 (they must handle NaN); ours are
  * two instructions. */
+/* gc_orca_velocity, telling also whether the program was feasible (the
+ * report's `feasible`) when `feasible` is not NULL: what the crowd step
+ * needs, without the report's pass over every line. */
+int gc_orca_velocity_fe(const gc_orca_params *p, const gc_orca_agent *self,
+                        gc_vec2 pref, float max_speed, const gc_orca_agent *nb,
+                        size_t n, const gc_orca_segment *seg, size_t m,
+                        gc_vec2 *out, gc_orca_report *rep, bool *feasible);
+
 static inline float
 gc_maxf(float a, float b)
 {

@@ -112,11 +112,17 @@ gc_sim_crowd_init(gc_sim *s)
     s->blk_pref = calloc(blocks, sizeof *s->blk_pref);
     s->blk_ask = calloc(blocks, sizeof *s->blk_ask);
     s->blk_plan = calloc(blocks, sizeof *s->blk_plan);
+    s->blk_contact = calloc(blocks, sizeof *s->blk_contact);
+    s->contact_list = calloc(n, sizeof *s->contact_list);
+    s->contact_next = calloc(n, sizeof *s->contact_next);
+    s->contact_mark = calloc(n, sizeof *s->contact_mark);
+    s->contact_slack = calloc(n, sizeof *s->contact_slack);
     if (!s->px || !s->py || !s->vx || !s->vy || !s->body || !s->ix || !s->iy ||
         !s->live_slot || !s->slot_live || !s->st || !s->pr || !s->nbr ||
         !s->nbr_n || !s->near || !s->near_n || !s->near_r || !s->near_x ||
         !s->near_y || !s->near_t || !s->blk_speed || !s->blk_pref ||
-        !s->blk_ask || !s->blk_plan)
+        !s->blk_ask || !s->blk_plan || !s->blk_contact || !s->contact_list ||
+        !s->contact_next || !s->contact_mark || !s->contact_slack)
         return GC_ENOMEM;
     /* Nobody has started a tick yet: the first prepare sees every agent
      * as added. */
@@ -156,6 +162,11 @@ gc_sim_crowd_free(gc_sim *s)
     free(s->blk_pref);
     free(s->blk_ask);
     free(s->blk_plan);
+    free(s->blk_contact);
+    free(s->contact_list);
+    free(s->contact_next);
+    free(s->contact_mark);
+    free(s->contact_slack);
 }
 
 int

@@ -37,9 +37,12 @@ enum {
                                    search only from near their end */
     GC_SIM_F_ASK = 1u << 5,     /* asked for a plan in the crowd step:
                                    queued by the loop after the tick */
-    GC_SIM_F_FLOW = 1u << 6     /* a blocked wanderer's goal the way the
+    GC_SIM_F_FLOW = 1u << 6,    /* a blocked wanderer's goal the way the
                                    crowd goes: planned on the planning
                                    grid, not round jams (sim-jam.c) */
+    GC_SIM_F_CONTACT = 1u << 7  /* its ORCA program was infeasible in the
+                                   crowd step: its contacts are checked
+                                   after the tick (blk_contact) */
 };
 
 /* What an agent's goal is (s->slot[i].goal_kind). */
@@ -166,6 +169,9 @@ typedef struct gc_sim_worker {
     /* This tick's overlapping pairs and avoidance time, summed and
      * maximised by the loop after the tick into workers[0].win. */
     uint64_t tick_overlaps, tick_avoid_ns;
+    /* The furthest, squared, any agent it stepped moved in this tick
+     * (for the contacts pass after the tick). */
+    float tick_moved2;
     /* The crowd step: how many of this worker's own blocks have been
      * taken, by it or, once others are done with theirs, by them. */
     atomic_uint next;
@@ -310,7 +316,18 @@ struct gc_sim {
      * counts them). */
     atomic_int planned;
     double *blk_speed, *blk_pref;
-    uint8_t *blk_ask, *blk_plan;
+    uint8_t *blk_ask, *blk_plan, *blk_contact;
+    /* The contacts pass after the tick (sim-crowd.c): the bodies to
+     * check in a sweep and in the next, and the sweep that last listed
+     * each (contact_stamp: the last sweep's). */
+    uint32_t *contact_list, *contact_next, *contact_mark;
+    uint32_t contact_stamp;
+    /* For an agent flagged GC_SIM_F_CONTACT: how far its nearest
+     * neighbour was, as the tick started, from contact deeper than the
+     * pass allows (with the largest body), less how far the agent
+     * moved.  Unless someone moved further than that, no contact of its
+     * can need the pass. */
+    float *contact_slack;
 };
 
 /* ---- sim-goals.c: random numbers, components, placement, goals ---- */

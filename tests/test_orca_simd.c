@@ -53,12 +53,20 @@ int scalar_velocity_adaptive(const gc_orca_params *p,
 #define gc_orca_solve scalar_solve
 #define gc_orca_velocity scalar_velocity
 #define gc_orca_velocity_adaptive scalar_velocity_adaptive
+#define gc_orca_velocity_fe scalar_velocity_fe
 #include "orca.c"
 #undef gc_orca_params_default
 #undef gc_orca_lines
 #undef gc_orca_solve
 #undef gc_orca_velocity
 #undef gc_orca_velocity_adaptive
+#undef gc_orca_velocity_fe
+
+/* The library's own (orca_int.h, included above under the scalar name). */
+int gc_orca_velocity_fe(const gc_orca_params *p, const gc_orca_agent *self,
+                        gc_vec2 pref, float max_speed, const gc_orca_agent *nb,
+                        size_t n, const gc_orca_segment *seg, size_t m,
+                        gc_vec2 *out, gc_orca_report *rep, bool *feasible);
 
 /* Knuth's 64-bit linear congruential generator: its high bits. */
 static uint64_t rng_state = 0x2545f4914f6cdd1dull;
@@ -152,6 +160,18 @@ test_velocity_same_bits(void **state)
                      "reports differ",
                      it, n, m, (double)got.x, (double)got.y, (double)want.x,
                      (double)want.y);
+        /* The crowd's call: the same answer, and whether it was
+         * feasible without the report. */
+        bool fe = !rw.feasible;
+        cg = gc_orca_velocity_fe(&p, &self, pref, vmax, nb, n, seg, m, &got,
+                                 NULL, &fe);
+        assert_int_equal(cg, cw);
+        if (memcmp(&got, &want, sizeof got) != 0 || fe != rw.feasible)
+            fail_msg("case %d: gc_orca_velocity_fe gives (%.9g, %.9g), %s, "
+                     "where the report says %s",
+                     it, (double)got.x, (double)got.y,
+                     fe ? "feasible" : "infeasible",
+                     rw.feasible ? "feasible" : "infeasible");
         infeasible += !rw.feasible;
         with_walls += rw.n_obstacle_lines > 0;
         /* The adaptive horizon's, which remakes the lines at each. */
