@@ -182,8 +182,12 @@ contact(gc_sim *s, uint32_t i, uint32_t j, float tol)
     float h = 0.5f * (want - d);
     gc_vec2 ti = {ai->pos.x + ux * h, ai->pos.y + uy * h};
     gc_vec2 tj = {aj->pos.x - ux * h, aj->pos.y - uy * h};
-    ai->pos = gc_sim_clamp_move(s->grid, ai->pos, ti, ri, tol);
-    aj->pos = gc_sim_clamp_move(s->grid, aj->pos, tj, rj, tol);
+    gc_vec2 was_i = ai->pos, was_j = aj->pos;
+    ai->pos = gc_sim_clamp_move(s->grid, was_i, ti, ri, tol);
+    aj->pos = gc_sim_clamp_move(s->grid, was_j, tj, rj, tol);
+    /* Moved, as separation's push is counted (move()). */
+    ai->travelled += hypotf(ai->pos.x - was_i.x, ai->pos.y - was_i.y);
+    aj->travelled += hypotf(aj->pos.x - was_j.x, aj->pos.y - was_j.y);
     return true;
 }
 

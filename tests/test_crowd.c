@@ -485,9 +485,17 @@ test_crush_contacts(void **state)
     gc_scen sc;
     gc_sim *s = crush_new(&g, &sc, 10);
     double before[N][N];
-    int deeper = 0;
+    int deeper = 0, short_moves = 0;
     double most = 0.0;
     for (int t = 0; t < 120; t++) {
+        /* Every move counts as travelled, the pass's too: no agent
+         * moves further in a tick than its travelled grows. */
+        gc_vec2 from[N];
+        double trav[N];
+        for (int i = 0; i < N; i++) {
+            from[i] = gc_sim_agent(s, (size_t)i)->pos;
+            trav[i] = gc_sim_agent(s, (size_t)i)->travelled;
+        }
         for (int i = 0; i < N; i++)
             for (int j = i + 1; j < N; j++) {
                 gc_vec2 a = gc_sim_agent(s, i)->pos;
@@ -496,6 +504,11 @@ test_crush_contacts(void **state)
             }
         assert_int_equal(gc_sim_tick(s), GC_OK);
         assert_out_of_walls(s, r);
+        for (int i = 0; i < N; i++) {
+            const gc_agent *a = gc_sim_agent(s, (size_t)i);
+            double moved = hypot(a->pos.x - from[i].x, a->pos.y - from[i].y);
+            short_moves += a->travelled - trav[i] < moved - 1e-5;
+        }
         for (int i = 0; i < N; i++)
             for (int j = i + 1; j < N; j++) {
                 gc_vec2 a = gc_sim_agent(s, i)->pos;
@@ -511,6 +524,9 @@ test_crush_contacts(void **state)
     printf("# crush: %d pairs went deeper than the cap, by up to %.3f of 2r\n",
            deeper, most);
     assert_true(most <= 0.02);
+    printf("# crush: %d agent-ticks moved further than they travelled\n",
+           short_moves);
+    assert_int_equal(short_moves, 0);
     gc_sim_free(s);
     gc_scen_free(&sc);
     gc_grid_free(g);
