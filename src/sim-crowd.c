@@ -480,10 +480,10 @@ avoid(gc_sim *s, uint32_t i, const struct gc_sim_spot *at, gc_vec2 pref,
     if (s->cfg.avoid == GC_AVOID_ORCA_ADAPTIVE) {
         rc = gc_orca_velocity_adaptive(op, &self, pref, vmax, nb, n, seg, m, &v,
                                        &rep, &s->body[i].horizon_step);
-        feasible = rep.feasible;
+        feasible = rc == GC_OK && rep.feasible;
     } else if (mg < MARGIN) {
         rc = squeeze_velocity(op, &self, pref, vmax, nb, n, seg, m, &v, &rep);
-        feasible = rep.feasible;
+        feasible = rc == GC_OK && rep.feasible;
     } else {
         rc = gc_orca_velocity_fe(op, &self, pref, vmax, nb, n, seg, m, &v,
                                  NULL, &feasible);
