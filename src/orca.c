@@ -44,8 +44,18 @@
 #define ORCA_SSE2 1
 #include <xmmintrin.h>
 #endif
+/* Eight at a time with AVX, where the CPU has it (chosen at run time:
+ * the build does not assume it).  GCC and clang on x86-64 only. */
+#if defined(ORCA_SSE2) && defined(__x86_64__) && defined(__GNUC__)
+#define ORCA_AVX 1
+#include <immintrin.h>
+#endif
 
 #define EPS 1e-5f
+
+#if !defined(GC_ORCA_SCALAR)
+bool gc_orca_lanes_four = false;
+#endif
 
 void
 gc_orca_params_default(gc_orca_params *p)
@@ -196,102 +206,117 @@ segment_line(gc_vec2 a, gc_vec2 b, float r, float inv_tau, gc_vec2 v,
 }
 
 /*
- * Neighbours' lines, four at a time where SSE2 is there (every x86-64).
- * Each lane does agent_line()'s arithmetic operation for operation, in
- * its order, on the same single-precision values, and SSE's arithmetic
- * rounds exactly as the scalar instructions it replaces, so every line
- * is agent_line()'s to the bit (tests/test_orca.c checks it, and the
- * crowd's runs end on the same tick with the same positions).  The
- * lanes compute all three of agent_line()'s cases (arc or overlap disc,
- * left leg, right leg) and keep each lane's own: branch-free, where the
- * scalar cases mispredicted often.  A lane in the one degenerate case
- * (an overlap whose relative velocity aims exactly at parting in one
- * dt) is done again by agent_line(), as is a lone neighbour (a tail of
- * two or three is padded to four).
+ * Neighbours' lines, four at a time where SSE2 is there (every x86-64),
+ * eight at a time where the CPU also has AVX (asked at run time): one
+ * body for both widths, orca_lanes.h, whose lines are agent_line()'s to
+ * the bit (tests/test_orca_simd.c holds both widths to the scalar build,
+ * tests/test_orca.c the lines themselves, and the crowd's runs end on
+ * the same tick with the same positions).  A lone neighbour is done by
+ * agent_line(); a tail of two or three is padded to four.
  */
 #if defined(ORCA_SSE2)
-static inline __m128
-pick(__m128 mask, __m128 a, __m128 b)
+/* Four agents' pos.x, pos.y, vel.x, vel.y as four vectors; four lines
+ * from their four coordinates' vectors. */
+#define LOAD4(o, A, B, C, D)                                                   \
+    do {                                                                       \
+        A = _mm_loadu_ps(&(o)[0].pos.x);                                       \
+        B = _mm_loadu_ps(&(o)[1].pos.x);                                       \
+        C = _mm_loadu_ps(&(o)[2].pos.x);                                       \
+        D = _mm_loadu_ps(&(o)[3].pos.x);                                       \
+        _MM_TRANSPOSE4_PS(A, B, C, D);                                         \
+    } while (0)
+#define STORE4(out, A, B, C, D)                                                \
+    do {                                                                       \
+        __m128 a_ = (A), b_ = (B), c_ = (C), d_ = (D);                         \
+        _MM_TRANSPOSE4_PS(a_, b_, c_, d_);                                     \
+        _mm_storeu_ps(&(out)[0].point.x, a_);                                  \
+        _mm_storeu_ps(&(out)[1].point.x, b_);                                  \
+        _mm_storeu_ps(&(out)[2].point.x, c_);                                  \
+        _mm_storeu_ps(&(out)[3].point.x, d_);                                  \
+    } while (0)
+#endif
+#if defined(ORCA_SSE2)
+#define LANES_FN agent_lines4
+#define LANES_ATTR
+#define LANES 4
+#define V __m128
+#define V_SET1 _mm_set1_ps
+#define V_ZERO _mm_setzero_ps
+#define V_ADD _mm_add_ps
+#define V_SUB _mm_sub_ps
+#define V_MUL _mm_mul_ps
+#define V_DIV _mm_div_ps
+#define V_SQRT _mm_sqrt_ps
+#define V_AND _mm_and_ps
+#define V_OR _mm_or_ps
+#define V_ANDNOT _mm_andnot_ps
+#define V_XOR _mm_xor_ps
+#define V_GT _mm_cmpgt_ps
+#define V_LT _mm_cmplt_ps
+#define V_EQ _mm_cmpeq_ps
+#define V_MOVEMASK _mm_movemask_ps
+#define V_LOAD(o, px, py, vx, vy) LOAD4(o, px, py, vx, vy)
+#define V_RADII(o) _mm_setr_ps(o[0].radius, o[1].radius, o[2].radius, o[3].radius)
+#define V_STORE(out, qx, qy, dx, dy) STORE4(out, qx, qy, dx, dy)
+#include "orca_lanes.h"
+#endif
+
+#if defined(ORCA_AVX)
+static inline __attribute__((target("avx"))) __m256
+join(__m128 lo, __m128 hi)
 {
-    return _mm_or_ps(_mm_and_ps(mask, a), _mm_andnot_ps(mask, b));
+    return _mm256_insertf128_ps(_mm256_castps128_ps256(lo), hi, 1);
 }
 
-static void
-agent_lines4(const gc_orca_agent *a, const gc_orca_agent *o, float inv_tau,
-             float inv_dt, gc_orca_line *out)
+#define LANES_FN agent_lines8
+#define LANES_ATTR __attribute__((target("avx")))
+#define LANES 8
+#define V __m256
+#define V_SET1 _mm256_set1_ps
+#define V_ZERO _mm256_setzero_ps
+#define V_ADD _mm256_add_ps
+#define V_SUB _mm256_sub_ps
+#define V_MUL _mm256_mul_ps
+#define V_DIV _mm256_div_ps
+#define V_SQRT _mm256_sqrt_ps
+#define V_AND _mm256_and_ps
+#define V_OR _mm256_or_ps
+#define V_ANDNOT _mm256_andnot_ps
+#define V_XOR _mm256_xor_ps
+/* SSE's cmpgt, cmplt and cmpeq: ordered (false on a NaN), as here. */
+#define V_GT(a, b) _mm256_cmp_ps(a, b, _CMP_GT_OS)
+#define V_LT(a, b) _mm256_cmp_ps(a, b, _CMP_LT_OS)
+#define V_EQ(a, b) _mm256_cmp_ps(a, b, _CMP_EQ_OQ)
+#define V_MOVEMASK _mm256_movemask_ps
+#define V_LOAD(o, px, py, vx, vy)                                              \
+    do {                                                                       \
+        __m128 x0, y0, u0, w0, x1, y1, u1, w1;                                 \
+        LOAD4(o, x0, y0, u0, w0);                                              \
+        LOAD4((o) + 4, x1, y1, u1, w1);                                        \
+        px = join(x0, x1);                                                     \
+        py = join(y0, y1);                                                     \
+        vx = join(u0, u1);                                                     \
+        vy = join(w0, w1);                                                     \
+    } while (0)
+#define V_RADII(o)                                                             \
+    _mm256_setr_ps(o[0].radius, o[1].radius, o[2].radius, o[3].radius,         \
+                   o[4].radius, o[5].radius, o[6].radius, o[7].radius)
+#define V_STORE(out, qx, qy, dx, dy)                                           \
+    do {                                                                       \
+        STORE4(out, _mm256_castps256_ps128(qx), _mm256_castps256_ps128(qy),    \
+               _mm256_castps256_ps128(dx), _mm256_castps256_ps128(dy));        \
+        STORE4((out) + 4, _mm256_extractf128_ps(qx, 1),                        \
+               _mm256_extractf128_ps(qy, 1), _mm256_extractf128_ps(dx, 1),     \
+               _mm256_extractf128_ps(dy, 1));                                  \
+    } while (0)
+#include "orca_lanes.h"
+
+/* Whether to take eight at a time: the CPU has AVX, and no test asked
+ * for four (gc_orca_lanes_four, orca_int.h). */
+static inline bool
+lanes_eight(void)
 {
-    __m128 px = _mm_loadu_ps(&o[0].pos.x), py = _mm_loadu_ps(&o[1].pos.x);
-    __m128 vx = _mm_loadu_ps(&o[2].pos.x), vy = _mm_loadu_ps(&o[3].pos.x);
-    _MM_TRANSPOSE4_PS(px, py, vx, vy); /* now o's pos.x, pos.y, vel.x, vel.y */
-    __m128 ro = _mm_setr_ps(o[0].radius, o[1].radius, o[2].radius, o[3].radius);
-    const __m128 zero = _mm_setzero_ps(), one = _mm_set1_ps(1.0f);
-    const __m128 sign = _mm_set1_ps(-0.0f);
-    __m128 avx = _mm_set1_ps(a->vel.x), avy = _mm_set1_ps(a->vel.y);
-
-    px = _mm_sub_ps(px, _mm_set1_ps(a->pos.x)); /* p = o - a */
-    py = _mm_sub_ps(py, _mm_set1_ps(a->pos.y));
-    __m128 wrx = _mm_sub_ps(avx, vx), wry = _mm_sub_ps(avy, vy); /* vrel */
-    __m128 R = _mm_add_ps(_mm_set1_ps(a->radius), ro);
-    __m128 d2 = _mm_add_ps(_mm_mul_ps(px, px), _mm_mul_ps(py, py));
-    __m128 R2 = _mm_mul_ps(R, R);
-    __m128 apart = _mm_cmpgt_ps(d2, R2);
-
-    /* w = vrel - p / tau apart, vrel - p / dt in an overlap. */
-    __m128 inv = pick(apart, _mm_set1_ps(inv_tau), _mm_set1_ps(inv_dt));
-    __m128 wx = _mm_sub_ps(wrx, _mm_mul_ps(inv, px));
-    __m128 wy = _mm_sub_ps(wry, _mm_mul_ps(inv, py));
-    __m128 w2 = _mm_add_ps(_mm_mul_ps(wx, wx), _mm_mul_ps(wy, wy));
-    __m128 wp = _mm_add_ps(_mm_mul_ps(wx, px), _mm_mul_ps(wy, py));
-    __m128 arc =
-        _mm_and_ps(_mm_cmplt_ps(wp, zero),
-                   _mm_cmpgt_ps(_mm_mul_ps(wp, wp), _mm_mul_ps(R2, w2)));
-    __m128 disc =
-        _mm_or_ps(_mm_andnot_ps(apart, _mm_cmpeq_ps(zero, zero)), arc);
-
-    /* The disc's boundary (the cut-off arc, or the overlap's disc). */
-    __m128 wl = _mm_sqrt_ps(w2);
-    __m128 iw = _mm_div_ps(one, wl);
-    __m128 uwx = _mm_mul_ps(iw, wx), uwy = _mm_mul_ps(iw, wy);
-    __m128 ud = _mm_sub_ps(_mm_mul_ps(R, inv), wl);
-    __m128 dx = uwy, dy = _mm_xor_ps(uwx, sign);
-    __m128 ux = _mm_mul_ps(ud, uwx), uy = _mm_mul_ps(ud, uwy);
-
-    /* The legs. */
-    __m128 leg = _mm_sqrt_ps(_mm_sub_ps(d2, R2));
-    __m128 left =
-        _mm_cmpgt_ps(_mm_sub_ps(_mm_mul_ps(px, wy), _mm_mul_ps(py, wx)), zero);
-    __m128 il = _mm_div_ps(one, d2);
-    __m128 ir = _mm_xor_ps(il, sign); /* -1 / d2, exactly: one division */
-    __m128 lx =
-        _mm_mul_ps(il, _mm_sub_ps(_mm_mul_ps(px, leg), _mm_mul_ps(py, R)));
-    __m128 ly =
-        _mm_mul_ps(il, _mm_add_ps(_mm_mul_ps(px, R), _mm_mul_ps(py, leg)));
-    __m128 rx =
-        _mm_mul_ps(ir, _mm_add_ps(_mm_mul_ps(px, leg), _mm_mul_ps(py, R)));
-    __m128 ry = _mm_mul_ps(ir, _mm_add_ps(_mm_mul_ps(_mm_xor_ps(px, sign), R),
-                                          _mm_mul_ps(py, leg)));
-    __m128 gx = pick(left, lx, rx), gy = pick(left, ly, ry);
-    __m128 t = _mm_add_ps(_mm_mul_ps(wrx, gx), _mm_mul_ps(wry, gy));
-    __m128 gux = _mm_sub_ps(_mm_mul_ps(t, gx), wrx);
-    __m128 guy = _mm_sub_ps(_mm_mul_ps(t, gy), wry);
-
-    dx = pick(disc, dx, gx);
-    dy = pick(disc, dy, gy);
-    ux = pick(disc, ux, gux);
-    uy = pick(disc, uy, guy);
-    const __m128 half = _mm_set1_ps(0.5f);
-    __m128 qx = _mm_add_ps(avx, _mm_mul_ps(half, ux));
-    __m128 qy = _mm_add_ps(avy, _mm_mul_ps(half, uy));
-    _MM_TRANSPOSE4_PS(qx, qy, dx, dy);
-    _mm_storeu_ps(&out[0].point.x, qx);
-    _mm_storeu_ps(&out[1].point.x, qy);
-    _mm_storeu_ps(&out[2].point.x, dx);
-    _mm_storeu_ps(&out[3].point.x, dy);
-
-    int odd = _mm_movemask_ps(_mm_andnot_ps(apart, _mm_cmpeq_ps(wl, zero)));
-    for (int j = 0; j < 4; j++)
-        if (odd & 1 << j)
-            out[j] = agent_line(a, &o[j], inv_tau, inv_dt);
+    return !gc_orca_lanes_four && __builtin_cpu_supports("avx");
 }
 #endif
 
@@ -300,6 +325,11 @@ agent_lines(const gc_orca_agent *a, const gc_orca_agent *o, size_t n,
             float inv_tau, float inv_dt, gc_orca_line *out)
 {
     size_t i = 0;
+#if defined(ORCA_AVX)
+    if (n >= 8 && lanes_eight())
+        for (; i + 8 <= n; i += 8)
+            agent_lines8(a, o + i, inv_tau, inv_dt, out + i);
+#endif
 #if defined(ORCA_SSE2)
     for (; i + 4 <= n; i += 4)
         agent_lines4(a, o + i, inv_tau, inv_dt, out + i);

@@ -16,6 +16,10 @@
 
 /* fmaxf/fminf are library calls at -O2 (they must handle NaN); ours are
  * two instructions. */
+/* Tests set it, before any thread runs, to hold the neighbours' lines to
+ * four at a time where the CPU could take eight (orca.c). */
+extern bool gc_orca_lanes_four;
+
 /* gc_orca_velocity, telling also whether the program was feasible (the
  * report's `feasible`) when `feasible` is not NULL: what the crowd step
  * needs, without the report's pass over every line. */

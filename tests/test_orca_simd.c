@@ -62,7 +62,8 @@ int scalar_velocity_adaptive(const gc_orca_params *p,
 #undef gc_orca_velocity_adaptive
 #undef gc_orca_velocity_fe
 
-/* The library's own (orca_int.h, included above under the scalar name). */
+/* The library's own (orca_int.h, included above under the scalar name;
+ * gc_orca_lanes_four is declared there and defined by the library). */
 int gc_orca_velocity_fe(const gc_orca_params *p, const gc_orca_agent *self,
                         gc_vec2 pref, float max_speed, const gc_orca_agent *nb,
                         size_t n, const gc_orca_segment *seg, size_t m,
@@ -103,9 +104,9 @@ same_report(const gc_orca_report *a, const gc_orca_report *b)
  * (infeasible), with exact overlaps and shared points now and then, and
  * walls: the whole step, library against scalar. */
 static void
-test_velocity_same_bits(void **state)
+same_bits(bool four)
 {
-    (void)state;
+    gc_orca_lanes_four = four;
     gc_orca_params p;
     gc_orca_params_default(&p);
     int infeasible = 0, with_walls = 0, degenerate = 0, shortened = 0;
@@ -190,13 +191,31 @@ test_velocity_same_bits(void **state)
                      (double)want.y, hw);
         shortened += hw > 0;
     }
-    printf("# 20000 steps the same, %d infeasible, %d with wall lines, %d "
-           "neighbours with w = 0, %d on a shorter horizon\n",
+    printf("# %s: 20000 steps the same, %d infeasible, %d with wall lines, "
+           "%d neighbours with w = 0, %d on a shorter horizon\n",
+           four ? "four lanes" : "eight lanes where the CPU has AVX",
            infeasible, with_walls, degenerate, shortened);
     assert_true(shortened > 1000);
     assert_true(degenerate > 1000);
     assert_true(infeasible > 2000 && infeasible < 18000);
     assert_true(with_walls > 500);
+}
+
+/* The library's choice: eight lanes where the CPU has AVX, else four. */
+static void
+test_velocity_same_bits(void **state)
+{
+    (void)state;
+    same_bits(false);
+}
+
+/* Four lanes, as on a CPU without AVX. */
+static void
+test_velocity_same_bits_four(void **state)
+{
+    (void)state;
+    same_bits(true);
+    gc_orca_lanes_four = false;
 }
 
 int
@@ -205,8 +224,13 @@ main(void)
 #if !defined(__SSE2__)
     printf("# no SSE2: both builds are the scalar code\n");
 #endif
+#if defined(__x86_64__) && defined(__GNUC__)
+    printf("# this CPU %s AVX\n",
+           __builtin_cpu_supports("avx") ? "has" : "has no");
+#endif
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_velocity_same_bits),
+        cmocka_unit_test(test_velocity_same_bits_four),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

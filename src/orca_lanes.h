@@ -1,0 +1,117 @@
+/*
+ * orca_lanes.h: the neighbours' half-planes several at a time, one body
+ * for every lane width.  src/orca.c includes it once per width, having
+ * defined:
+ *
+ *   LANES_FN       the function's name (agent_lines4, agent_lines8)
+ *   LANES_ATTR     its attributes (a target ISA, or nothing)
+ *   LANES          how many neighbours a call takes
+ *   V              the vector type; V_SET1(f), V_ZERO(), V_ADD, V_SUB,
+ *                  V_MUL, V_DIV, V_SQRT, V_AND, V_OR, V_ANDNOT, V_XOR
+ *                  (the ISA's, lane by lane), V_GT, V_LT, V_EQ (ordered
+ *                  comparisons, all ones where true), V_MOVEMASK
+ *   V_LOAD(o, px, py, vx, vy)      LANES agents' pos and vel as vectors
+ *   V_RADII(o)                     their radii
+ *   V_STORE(out, qx, qy, dx, dy)   LANES lines from vectors
+ *
+ * and undefines them all after.  Each lane does agent_line()'s
+ * arithmetic operation for operation, in its order, on the same
+ * single-precision values; SSE's and AVX's arithmetic round exactly as
+ * the scalar instructions they replace, and no fused multiply-add is
+ * enabled, so every line is agent_line()'s to the bit
+ * (tests/test_orca_simd.c holds each width to the scalar build).  The
+ * lanes compute all three of agent_line()'s cases (arc or overlap disc,
+ * left leg, right leg) and keep each lane's own: branch-free, where the
+ * scalar cases mispredicted often.  A lane in the one degenerate case
+ * (an overlap whose relative velocity aims exactly at parting in one
+ * dt) is done again by agent_line().
+ */
+
+static LANES_ATTR void
+LANES_FN(const gc_orca_agent *a, const gc_orca_agent *o, float inv_tau,
+         float inv_dt, gc_orca_line *out)
+{
+    V px, py, vx, vy;
+    V_LOAD(o, px, py, vx, vy);
+    V ro = V_RADII(o);
+    const V zero = V_ZERO(), one = V_SET1(1.0f), sign = V_SET1(-0.0f);
+    const V all = V_EQ(zero, zero);
+    V avx = V_SET1(a->vel.x), avy = V_SET1(a->vel.y);
+
+    px = V_SUB(px, V_SET1(a->pos.x)); /* p = o - a */
+    py = V_SUB(py, V_SET1(a->pos.y));
+    V wrx = V_SUB(avx, vx), wry = V_SUB(avy, vy); /* vrel */
+    V R = V_ADD(V_SET1(a->radius), ro);
+    V d2 = V_ADD(V_MUL(px, px), V_MUL(py, py));
+    V R2 = V_MUL(R, R);
+    V apart = V_GT(d2, R2);
+
+    /* w = vrel - p / tau apart, vrel - p / dt in an overlap. */
+    V inv = V_OR(V_AND(apart, V_SET1(inv_tau)), V_ANDNOT(apart, V_SET1(inv_dt)));
+    V wx = V_SUB(wrx, V_MUL(inv, px));
+    V wy = V_SUB(wry, V_MUL(inv, py));
+    V w2 = V_ADD(V_MUL(wx, wx), V_MUL(wy, wy));
+    V wp = V_ADD(V_MUL(wx, px), V_MUL(wy, py));
+    V arc = V_AND(V_LT(wp, zero), V_GT(V_MUL(wp, wp), V_MUL(R2, w2)));
+    V disc = V_OR(V_ANDNOT(apart, all), arc);
+
+    /* The disc's boundary (the cut-off arc, or the overlap's disc). */
+    V wl = V_SQRT(w2);
+    V iw = V_DIV(one, wl);
+    V uwx = V_MUL(iw, wx), uwy = V_MUL(iw, wy);
+    V ud = V_SUB(V_MUL(R, inv), wl);
+    V dx = uwy, dy = V_XOR(uwx, sign);
+    V ux = V_MUL(ud, uwx), uy = V_MUL(ud, uwy);
+
+    /* The legs. */
+    V leg = V_SQRT(V_SUB(d2, R2));
+    V left = V_GT(V_SUB(V_MUL(px, wy), V_MUL(py, wx)), zero);
+    V il = V_DIV(one, d2);
+    V ir = V_XOR(il, sign); /* -1 / d2, exactly: one division */
+    V lx = V_MUL(il, V_SUB(V_MUL(px, leg), V_MUL(py, R)));
+    V ly = V_MUL(il, V_ADD(V_MUL(px, R), V_MUL(py, leg)));
+    V rx = V_MUL(ir, V_ADD(V_MUL(px, leg), V_MUL(py, R)));
+    V ry = V_MUL(ir, V_ADD(V_MUL(V_XOR(px, sign), R), V_MUL(py, leg)));
+    V gx = V_OR(V_AND(left, lx), V_ANDNOT(left, rx));
+    V gy = V_OR(V_AND(left, ly), V_ANDNOT(left, ry));
+    V t = V_ADD(V_MUL(wrx, gx), V_MUL(wry, gy));
+    V gux = V_SUB(V_MUL(t, gx), wrx);
+    V guy = V_SUB(V_MUL(t, gy), wry);
+
+    dx = V_OR(V_AND(disc, dx), V_ANDNOT(disc, gx));
+    dy = V_OR(V_AND(disc, dy), V_ANDNOT(disc, gy));
+    ux = V_OR(V_AND(disc, ux), V_ANDNOT(disc, gux));
+    uy = V_OR(V_AND(disc, uy), V_ANDNOT(disc, guy));
+    const V half = V_SET1(0.5f);
+    V qx = V_ADD(avx, V_MUL(half, ux));
+    V qy = V_ADD(avy, V_MUL(half, uy));
+    V_STORE(out, qx, qy, dx, dy);
+
+    int odd = V_MOVEMASK(V_ANDNOT(apart, V_EQ(wl, zero)));
+    for (int j = 0; j < LANES; j++)
+        if (odd & 1 << j)
+            out[j] = agent_line(a, &o[j], inv_tau, inv_dt);
+}
+
+#undef LANES_FN
+#undef LANES_ATTR
+#undef LANES
+#undef V
+#undef V_SET1
+#undef V_ZERO
+#undef V_ADD
+#undef V_SUB
+#undef V_MUL
+#undef V_DIV
+#undef V_SQRT
+#undef V_AND
+#undef V_OR
+#undef V_ANDNOT
+#undef V_XOR
+#undef V_GT
+#undef V_LT
+#undef V_EQ
+#undef V_MOVEMASK
+#undef V_LOAD
+#undef V_RADII
+#undef V_STORE
