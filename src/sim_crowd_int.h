@@ -1,8 +1,9 @@
 /*
  * sim_crowd_int.h: what the parts of the crowd step share: sim-crowd.c
  * (the tick: avoidance, motion, figures), sim-crowd-near.c (each agent's
- * neighbours) and sim-crowd-steer.c (preferred velocities along the path,
- * progress, the deadlock rules, turning).  Included only by those.
+ * neighbours), sim-crowd-steer.c (preferred velocities along the path,
+ * progress, the deadlock rules, turning) and sim-crowd-contact.c (the
+ * contacts pass after the tick).  Included only by those.
  */
 #ifndef GRIDCROWD_SIM_CROWD_INT_H
 #define GRIDCROWD_SIM_CROWD_INT_H
@@ -59,6 +60,22 @@ float gc_sim_crowd_margin(gc_sim *s, uint32_t i, uint64_t now);
 
 /* Turn then go (an agent with a turn rate): the preference handed on. */
 gc_vec2 gc_sim_crowd_turn(gc_sim *s, uint32_t i, gc_vec2 pref, uint64_t now);
+
+/* The slots of block b flagged `flag` (when blk[b] says any are), into
+ * out in slot order, their flags and blk[b] cleared (sim-crowd-contact.c).
+ * Returns how many. */
+uint32_t gc_sim_take_flagged(gc_sim *s, uint8_t *blk, uint32_t b, uint8_t flag,
+                             uint32_t *out);
+
+/* The contacts pass, after the tick, on the loop's thread
+ * (sim-crowd-contact.c). */
+void gc_sim_crowd_contacts(gc_sim *s);
+
+/* Agent i's contact_slack (sim_int.h), from its neighbours' squared
+ * distances d2[0 .. n) as the tick started, nearest first, and its own
+ * move this tick, squared. */
+float gc_sim_crowd_contact_slack(const gc_sim *s, uint32_t i, const float *d2,
+                                 size_t n, float moved2);
 
 /* Following (cfg.time_gap): pref slowed to the gap ahead over the time
  * gap.  ids, nd2: the n nearest neighbours (squared distances). */
