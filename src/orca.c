@@ -234,8 +234,7 @@ segment_line(gc_vec2 a, gc_vec2 b, float r, float inv_tau, gc_vec2 v,
         _mm_storeu_ps(&(out)[2].point.x, c_);                                  \
         _mm_storeu_ps(&(out)[3].point.x, d_);                                  \
     } while (0)
-#endif
-#if defined(ORCA_SSE2)
+
 #define LANES_FN agent_lines4
 #define LANES_ATTR
 #define LANES 4

@@ -63,7 +63,7 @@ contact(gc_sim *s, uint32_t i, uint32_t j, float tol)
     float cap = (ri + rj) * (1.0f - CONTACT_FROM);
     float dx = ai->pos.x - aj->pos.x, dy = ai->pos.y - aj->pos.y;
     float d2 = dx * dx + dy * dy;
-    if (d2 >= cap * cap || !gc_sim_alive(s, j))
+    if (d2 >= cap * cap || !gc_sim_alive(s, j)) /* most are apart */
         return false;
     float ox = s->px[i] - s->px[j], oy = s->py[i] - s->py[j];
     float d0 = sqrtf(ox * ox + oy * oy), d = sqrtf(d2);
@@ -118,19 +118,10 @@ gc_sim_crowd_contacts(gc_sim *s)
         for (uint32_t q = 0; q < len; q++) {
             uint32_t i = list[q];
             const uint32_t *nb = s->nbr + (size_t)i * k;
-            const gc_agent *ag = s->agents;
-            const float *pr = s->pr;
-            gc_vec2 pi = ag[i].pos;
-            float ri = pr[i];
-            size_t cnt = s->nbr_n[i];
-            for (size_t m = 0; m < cnt; m++) {
-                /* Most are apart: that test first, inline. */
+            for (size_t m = 0; m < s->nbr_n[i]; m++) {
                 uint32_t j = nb[m];
-                float dx = pi.x - ag[j].pos.x, dy = pi.y - ag[j].pos.y;
-                float cap = (ri + pr[j]) * (1.0f - CONTACT_FROM);
-                if (dx * dx + dy * dy >= cap * cap || !contact(s, i, j, tol))
+                if (!contact(s, i, j, tol))
                     continue;
-                pi = ag[i].pos;
                 if (s->contact_mark[i] != stamp) {
                     s->contact_mark[i] = stamp;
                     next[more++] = i;
