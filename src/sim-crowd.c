@@ -431,7 +431,7 @@ move(gc_sim *s, uint32_t i, const struct gc_sim_spot *at, gc_vec2 v,
     /* With a turn rate the heading is the turned one (turn_then_go), not
      * the direction ORCA's side-steps happened to take. */
     if (walked > 1e-6f * cs && !(s->slot[i].turn_rate > 0.0f))
-        a->heading = atan2f(my, mx);
+        a->heading = gc_sim_heading_of(mx, my);
     if (push.x != 0.0f || push.y != 0.0f) {
         gc_vec2 p = {to.x + push.x, to.y + push.y};
         float pl = sqrtf(push.x * push.x + push.y * push.y);

@@ -10,6 +10,8 @@
 
 #include "sim_int.h"
 
+#include <math.h>
+
 #define MARGIN 1.1f /* avoidance sees bodies this much larger */
 
 /*
@@ -26,6 +28,39 @@ struct gc_sim_spot {
     float clear_wall; /* at most gc_nav_clearance, cells */
     float room_wall, room_plan;
 };
+
+/*
+ * atan2f(dy, dx) of a move (dx, dy) not (0, 0), within 3.5e-7 rad of
+ * the exact angle (libm's atan2f: 2.6e-7; tests/test_crowd.c measures
+ * both): the heading the crowd step writes for every agent that moved,
+ * every tick.  libm's atan2f, with its special cases, took 8% of circle
+ * 1,000's avoidance step; this is one division and a polynomial, without
+ * a branch.  atan(a) for a = min / max in [0, 1] is a + a^3 Q(a^2), Q a
+ * near-minimax fit of degree 6 (scripts/atan-fit.py made it), then
+ * reflected into the octant of (dx, dy).  Only headings use it: where an
+ * angle steers (turn rates), libm's atan2f stays, and no position
+ * changes.  (0, 0) goes to atan2f.
+ */
+static inline float
+gc_sim_heading_of(float dx, float dy)
+{
+    float ax = fabsf(dx), ay = fabsf(dy);
+    float hi = ax > ay ? ax : ay, lo = ax > ay ? ay : ax;
+    if (!(hi > 0.0f))
+        return atan2f(dy, dx);
+    float a = lo / hi, t = a * a;
+    float q = -4.355309709e-03f;
+    q = q * t + 2.303978732e-02f;
+    q = q * t - 5.777308938e-02f;
+    q = q * t + 9.794198632e-02f;
+    q = q * t - 1.397656875e-01f;
+    q = q * t + 1.996270160e-01f;
+    q = q * t - 3.333165888e-01f;
+    float r = a + a * t * q;
+    r = ay > ax ? 1.57079637f - r : r;  /* pi / 2 */
+    r = dx < 0.0f ? 3.14159274f - r : r; /* pi */
+    return copysignf(r, dy);
+}
 
 /* gc_orca_grid_nearest of agent i (its own bucket entry excluded), in
  * slots (sim-crowd-near.c). */

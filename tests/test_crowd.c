@@ -1867,10 +1867,70 @@ test_corridor(void **state)
     gc_grid_free(g);
 }
 
+/*
+ * The crowd's headings (gc_sim_heading_of, sim_crowd_int.h) against the
+ * exact angle in double, and libm's atan2f beside it: moves of every
+ * direction (a fine sweep, the axes and the diagonals both ways, and
+ * random ones over nine orders of magnitude), within 3.5e-7 rad; the
+ * signs of the axes as atan2f gives them, -pi for (-1, -0) among them.
+ */
+static void
+test_heading_of(void **state)
+{
+    (void)state;
+    double worst = 0.0, worst_libm = 0.0;
+    uint64_t r = 0x9e3779b97f4a7c15ull;
+    long cases = gc_test_quick() ? 200000 : 2000000;
+    for (long c = 0; c < cases; c++) {
+        float dx, dy;
+        if (c < 100000) { /* the sweep */
+            double t = 2.0 * M_PI * (double)c / 100000.0;
+            dx = (float)cos(t);
+            dy = (float)sin(t);
+        } else {
+            r = r * 6364136223846793005ull + 1442695040888963407ull;
+            double u = (double)(r >> 11) / 9007199254740992.0;
+            r = r * 6364136223846793005ull + 1442695040888963407ull;
+            double e = (double)(r >> 40) / 16777216.0 * 9.0 - 6.0;
+            double m = pow(10.0, e);
+            dx = (float)(m * cos(2.0 * M_PI * u));
+            dy = (float)(m * sin(2.0 * M_PI * u) * ((r & 1) ? 1.0 : 0.37));
+        }
+        if (dx == 0.0f && dy == 0.0f)
+            continue;
+        double want = atan2((double)dy, (double)dx);
+        double got = gc_sim_heading_of(dx, dy);
+        double e = fabs(got - want), el = fabs(atan2f(dy, dx) - want);
+        if (e > worst)
+            worst = e;
+        if (el > worst_libm)
+            worst_libm = el;
+        if (!(e <= 3.5e-7))
+            fail_msg("heading of (%.9g, %.9g): %.9g, exact %.9g", dx, dy, got,
+                     want);
+    }
+    printf("# headings: worst %.3g rad (libm's atan2f %.3g)\n", worst,
+           worst_libm);
+    const float axes[][3] = {
+        {1.0f, 0.0f, 0.0f},           {0.0f, 1.0f, (float)M_PI_2},
+        {-1.0f, 0.0f, (float)M_PI},   {0.0f, -1.0f, -(float)M_PI_2},
+        {-1.0f, -0.0f, -(float)M_PI}, {1.0f, -0.0f, -0.0f},
+        {1.0f, 1.0f, (float)M_PI_4},  {-1.0f, -1.0f, -3.0f * (float)M_PI_4},
+    };
+    for (size_t k = 0; k < sizeof axes / sizeof axes[0]; k++) {
+        float h = gc_sim_heading_of(axes[k][0], axes[k][1]);
+        assert_float_equal(h, atan2f(axes[k][1], axes[k][0]), 2.5e-7);
+        assert_true(signbit(h) == signbit(atan2f(axes[k][1], axes[k][0])));
+        assert_float_equal(h, axes[k][2], 2.5e-7);
+    }
+    assert_true(gc_sim_heading_of(0.0f, 0.0f) == atan2f(0.0f, 0.0f));
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_heading_of),
         cmocka_unit_test(test_inflated_planning),
         cmocka_unit_test(test_never_in_wall),
         cmocka_unit_test(test_moving_agent_replanned),
