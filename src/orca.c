@@ -432,10 +432,26 @@ lp1(const gc_orca_line *lines, size_t i, float radius, gc_vec2 opt,
             continue;
         }
         float t = num / den;
+#if defined(ORCA_SSE2)
+        /* Without a branch on the side (den's sign came half and half,
+         * and mispredicted so; GCC keeps a branch for the plain C): the
+         * bound t does not tighten takes an infinity, which leaves it
+         * as it was.  minss and maxss are gc_minf and gc_maxf (a < b ?
+         * a : b, a > b ? a : b), so the bounds are the scalar code's. */
+        __m128 up = _mm_cmpge_ss(_mm_set_ss(den), _mm_setzero_ps());
+        __m128 vt = _mm_set_ss(t);
+        __m128 hi = _mm_or_ps(_mm_and_ps(up, vt),
+                              _mm_andnot_ps(up, _mm_set_ss(INFINITY)));
+        __m128 lo = _mm_or_ps(_mm_and_ps(up, _mm_set_ss(-INFINITY)),
+                              _mm_andnot_ps(up, vt));
+        tr = _mm_cvtss_f32(_mm_min_ss(_mm_set_ss(tr), hi));
+        tl = _mm_cvtss_f32(_mm_max_ss(_mm_set_ss(tl), lo));
+#else
         if (den >= 0)
             tr = gc_minf(tr, t);
         else
             tl = gc_maxf(tl, t);
+#endif
         if (tl > tr)
             return false;
     }
