@@ -87,6 +87,7 @@ gc_sim_crowd_init(gc_sim *s)
     s->vx = calloc(n, sizeof *s->vx);
     s->vy = calloc(n, sizeof *s->vy);
     s->body = calloc(n, sizeof *s->body);
+    s->walls = calloc(n, sizeof *s->walls); /* gen 0: none kept */
     s->ix = calloc(n, sizeof *s->ix);
     s->iy = calloc(n, sizeof *s->iy);
     s->live_slot = calloc(n, sizeof *s->live_slot);
@@ -117,7 +118,8 @@ gc_sim_crowd_init(gc_sim *s)
     s->contact_next = calloc(n, sizeof *s->contact_next);
     s->contact_mark = calloc(n, sizeof *s->contact_mark);
     s->contact_slack = calloc(n, sizeof *s->contact_slack);
-    if (!s->px || !s->py || !s->vx || !s->vy || !s->body || !s->ix || !s->iy ||
+    if (!s->px || !s->py || !s->vx || !s->vy || !s->body || !s->walls ||
+        !s->ix || !s->iy ||
         !s->live_slot || !s->slot_live || !s->st || !s->pr || !s->nbr ||
         !s->nbr_n || !s->near || !s->near_n || !s->near_r || !s->near_x ||
         !s->near_y || !s->near_t || !s->blk_speed || !s->blk_pref ||
@@ -144,6 +146,7 @@ gc_sim_crowd_free(gc_sim *s)
     free(s->vx);
     free(s->vy);
     free(s->body);
+    free(s->walls);
     free(s->ix);
     free(s->iy);
     free(s->live_slot);
@@ -413,6 +416,9 @@ gc_sim_edges_build(gc_sim_edges *e, const gc_grid *g)
         e->w = w;
         e->h = h;
     }
+    /* Every segment kept from the last build is stale now (never 0: the
+     * mark of none kept). */
+    e->gen = e->gen + 1 != 0 ? e->gen + 1 : 1;
     for (int32_t y = 0; y <= h; y++)
         for (int32_t x = 0; x < w; x++) {
             bool a = gc_sim_open_cell(g, x, y - 1),
@@ -433,7 +439,9 @@ gc_sim_edges_free(gc_sim_edges *e)
 {
     free(e->hk);
     free(e->vk);
-    *e = (gc_sim_edges){0};
+    /* The generation goes on: segments kept for a freed map must not
+     * pass for the next one's. */
+    *e = (gc_sim_edges){.gen = e->gen};
 }
 
 /* The mask of the first n (1 to 7) bytes of eight loaded from memory. */
@@ -497,14 +505,68 @@ edge_runs(const uint8_t *k, int32_t lo, int32_t hi, int32_t at, bool across,
  * to bottom (tests/test_crowd.c holds the cell-by-cell scan this replaced
  * and compares the two).
  */
+/* The cells within `range` of p, a box [x0, x1] x [y0, y1]. */
+struct box {
+    int32_t x0, y0, x1, y1;
+};
+
+static inline struct box
+box_of(float cs, gc_vec2 p, float range)
+{
+    struct box b = {(int32_t)floorf((p.x - range) / cs),
+                    (int32_t)floorf((p.y - range) / cs),
+                    (int32_t)floorf((p.x + range) / cs),
+                    (int32_t)floorf((p.y + range) / cs)};
+    return b;
+}
+
+static size_t box_segments(const gc_sim_edges *e, float cs, int32_t x0,
+                           int32_t y0, int32_t x1, int32_t y1,
+                           gc_orca_segment *buf, size_t cap);
+
 size_t
 gc_sim_wall_segments(const gc_sim_edges *e, float cs, gc_vec2 p, float range,
                      gc_orca_segment *buf, size_t cap)
 {
-    int32_t x0 = (int32_t)floorf((p.x - range) / cs);
-    int32_t x1 = (int32_t)floorf((p.x + range) / cs);
-    int32_t y0 = (int32_t)floorf((p.y - range) / cs);
-    int32_t y1 = (int32_t)floorf((p.y + range) / cs);
+    struct box b = box_of(cs, p, range);
+    return box_segments(e, cs, b.x0, b.y0, b.x1, b.y1, buf, cap);
+}
+
+size_t
+gc_sim_wall_segments_kept(const gc_sim_edges *e, float cs, gc_vec2 p,
+                          float range, gc_orca_segment *buf, size_t cap,
+                          gc_sim_walls *kept, const gc_orca_segment **out)
+{
+    struct box b = box_of(cs, p, range);
+    int32_t x0 = b.x0, y0 = b.y0, x1 = b.x1, y1 = b.y1;
+    if (kept->gen == e->gen && kept->x0 == x0 && kept->y0 == y0 &&
+        kept->x1 == x1 && kept->y1 == y1 && kept->m <= cap) {
+        *out = kept->seg;
+        return kept->m;
+    }
+    size_t m = box_segments(e, cs, x0, y0, x1, y1, buf, cap);
+    *out = buf;
+    /* Only a list the cap did not cut (it holds every segment of the
+     * box), so that a larger cap later still gets all of them. */
+    if (m <= GC_SIM_WALLS_KEPT && m < cap) {
+        kept->x0 = x0;
+        kept->y0 = y0;
+        kept->x1 = x1;
+        kept->y1 = y1;
+        kept->gen = e->gen;
+        kept->m = (uint32_t)m;
+        memcpy(kept->seg, buf, m * sizeof *buf);
+    } else {
+        kept->gen = 0;
+    }
+    return m;
+}
+
+/* The segments of the box of cells [x0, x1] x [y0, y1]. */
+static size_t
+box_segments(const gc_sim_edges *e, float cs, int32_t x0, int32_t y0,
+             int32_t x1, int32_t y1, gc_orca_segment *buf, size_t cap)
+{
     /* Boundaries outside the grid have nothing open on either side. */
     int32_t cx0 = x0 > 0 ? x0 : 0, cx1 = x1 < e->w - 1 ? x1 : e->w - 1;
     int32_t cy0 = y0 > 0 ? y0 : 0, cy1 = y1 < e->h - 1 ? y1 : e->h - 1;

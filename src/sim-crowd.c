@@ -332,12 +332,13 @@ avoid(gc_sim *s, uint32_t i, const struct gc_sim_spot *at, gc_vec2 pref,
     }
     /* Walls within range, unless the clearance map says there is none:
      * in open ground that saves a scan of every cell around the agent. */
-    gc_orca_segment seg[GC_ORCA_MAX_SEGMENTS];
+    gc_orca_segment buf[GC_ORCA_MAX_SEGMENTS];
+    const gc_orca_segment *seg = buf;
     size_t m = 0;
     float range = op->time_horizon_obst * op->max_speed + r;
     if (at->clear_wall - 0.75f <= range / cs)
-        m = gc_sim_wall_segments(&s->edges, cs, self.pos, range, seg,
-                                 GC_ORCA_MAX_SEGMENTS);
+        m = gc_sim_wall_segments_kept(&s->edges, cs, self.pos, range, buf,
+                                      GC_ORCA_MAX_SEGMENTS, &s->walls[i], &seg);
     gc_vec2 v = {0.0f, 0.0f};
     gc_orca_report rep;
     bool feasible = false;

@@ -185,7 +185,25 @@ typedef struct gc_sim_worker {
 typedef struct gc_sim_edges {
     int32_t w, h;
     uint8_t *hk, *vk;
+    uint32_t gen; /* counts the builds: what a gc_sim_walls was made for */
 } gc_sim_edges;
+
+/*
+ * One agent's last wall segments (gc_sim_wall_segments_kept): those of the
+ * box of cells [x0, x1] x [y0, y1], from the edges of build `gen` (0:
+ * none kept).  The segments are a function of the box alone, and an
+ * agent walks a small part of a cell a tick, so its box is most ticks the
+ * last one's: the scan of the edge map around every agent near a wall
+ * (a seventh of the corridor's avoidance step) is then a comparison.  At
+ * most GC_SIM_WALLS_KEPT segments are kept; more are scanned every tick.
+ * Agent i's worker's in the tick, as the agent.
+ */
+#define GC_SIM_WALLS_KEPT 8
+typedef struct gc_sim_walls {
+    int32_t x0, y0, x1, y1;
+    uint32_t gen, m;
+    gc_orca_segment seg[GC_SIM_WALLS_KEPT];
+} gc_sim_walls;
 
 struct gc_sim {
     gc_grid *grid; /* the real cells: walls for bodies, avoidance */
@@ -282,6 +300,7 @@ struct gc_sim {
     double *near_t;
     double travel;
     gc_sim_body *body; /* as the agents */
+    gc_sim_walls *walls; /* as the agents: their last wall segments */
     /* The jam grid (sim-jam.c): pgrid with the cells of agents stalled
      * for a few seconds blocked, and its navigation data (both owned).
      * Read-only in ticks; used only while jam_active.  The next one
@@ -425,6 +444,13 @@ void gc_sim_edges_free(gc_sim_edges *e);
  * merged; at most cap into buf; returns how many. */
 size_t gc_sim_wall_segments(const gc_sim_edges *e, float cs, gc_vec2 p,
                             float range, gc_orca_segment *buf, size_t cap);
+/* The same segments, from *kept when it holds them (the same box, the
+ * same build of e), else scanned into buf and kept in *kept when they
+ * fit: *out points at them, in kept or in buf. */
+size_t gc_sim_wall_segments_kept(const gc_sim_edges *e, float cs, gc_vec2 p,
+                                 float range, gc_orca_segment *buf, size_t cap,
+                                 gc_sim_walls *kept,
+                                 const gc_orca_segment **out);
 
 /* gc_grid_passable without the calls: the wall scans ask it of every
  * cell around every agent, every tick, so it stays inline here. */

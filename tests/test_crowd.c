@@ -1429,6 +1429,77 @@ test_wall_segments_exact(void **state)
     assert_true(total > 10000);
 }
 
+/* The kept segments (gc_sim_wall_segments_kept) are the scan's, bit for
+ * bit, call after call: walkers taking small steps (their boxes mostly
+ * the last one's, so most answers come from what they kept: counted),
+ * each with ranges of its own that change now and then, caps that cut
+ * the list short, and the grid changed and its edges rebuilt between
+ * rounds (what they kept must then be scanned again). */
+static void
+test_wall_segments_kept(void **state)
+{
+    (void)state;
+    gc_grid *g = grid_from(rooms, 32, 13);
+    uint64_t seed = 4242;
+    gc_sim_edges e = {0};
+    enum { WALKERS = 40, STEPS = 400 };
+    gc_sim_walls kept[WALKERS];
+    gc_vec2 at[WALKERS];
+    float range[WALKERS];
+    memset(kept, 0, sizeof kept);
+    float cs = g->cell_size;
+    for (int w = 0; w < WALKERS; w++) {
+        at[w] = (gc_vec2){(float)(gc_sim_splitmix(&seed) % 3200) / 100.0f * cs,
+                          (float)(gc_sim_splitmix(&seed) % 1300) / 100.0f * cs};
+        range[w] = (float)(1 + gc_sim_splitmix(&seed) % 4) * 0.75f * cs;
+    }
+    size_t calls = 0, hits = 0, segs = 0;
+    for (int round = 0; round < 3; round++) {
+        assert_int_equal(gc_sim_edges_build(&e, g), GC_OK);
+        for (int t = 0; t < STEPS; t++)
+            for (int w = 0; w < WALKERS; w++) {
+                at[w].x += ((float)(gc_sim_splitmix(&seed) % 201) - 100.0f) *
+                           0.001f * cs;
+                at[w].y += ((float)(gc_sim_splitmix(&seed) % 201) - 100.0f) *
+                           0.001f * cs;
+                if (gc_sim_splitmix(&seed) % 97 == 0)
+                    range[w] = (float)(1 + gc_sim_splitmix(&seed) % 4) * 0.75f * cs;
+                size_t cap = gc_sim_splitmix(&seed) % 13 == 0
+                                 ? 1 + (size_t)(gc_sim_splitmix(&seed) % 4)
+                                 : GC_ORCA_MAX_SEGMENTS;
+                gc_orca_segment want[GC_ORCA_MAX_SEGMENTS],
+                    buf[GC_ORCA_MAX_SEGMENTS];
+                const gc_orca_segment *got = NULL;
+                size_t nw = wall_segments_scan(g, at[w], range[w], want, cap);
+                size_t ng = gc_sim_wall_segments_kept(
+                    &e, cs, at[w], range[w], buf, cap, &kept[w], &got);
+                calls++;
+                hits += got == kept[w].seg;
+                segs += nw;
+                if (ng != nw || memcmp(got, want, nw * sizeof *got) != 0)
+                    fail_msg("round %d step %d walker %d (%f, %f) range %f cap "
+                             "%zu: %zu segments (%s), the scan finds %zu",
+                             round, t, w, at[w].x, at[w].y, range[w], cap, ng,
+                             got == kept[w].seg ? "kept" : "scanned", nw);
+            }
+        /* A change: walls opened and closed where the walkers are. */
+        for (int32_t y = 2; y < 11; y++)
+            for (int32_t x = 4; x < 28; x++)
+                if ((x * 7 + y * 3 + round) % 5 == 0)
+                    g->cells[gc_grid_index(g, x, y)] =
+                        g->cells[gc_grid_index(g, x, y)] == GC_CELL_OBSTACLE
+                            ? GC_CELL_WALKABLE
+                            : GC_CELL_OBSTACLE;
+    }
+    printf("# %zu calls, %zu answered from what was kept, %zu segments\n",
+           calls, hits, segs);
+    assert_true(hits > calls / 2);
+    assert_true(hits < calls);
+    assert_true(segs > calls);
+    gc_sim_edges_free(&e);
+    gc_grid_free(g);
+}
+
 /* ---- threads ----------------------------------------------------------- */
 
 /* Turn rates given by slot in the thread runs with rates: 0 (at once),
@@ -1953,6 +2024,7 @@ main(void)
         cmocka_unit_test(test_jam_dropped_build),
         cmocka_unit_test(test_visible_fast_exact),
         cmocka_unit_test(test_wall_segments_exact),
+        cmocka_unit_test(test_wall_segments_kept),
         cmocka_unit_test(test_threads_identical),
         cmocka_unit_test(test_threads_identical_turning),
         cmocka_unit_test(test_turn_back_orca),
