@@ -339,7 +339,8 @@ agent_lines(const gc_orca_agent *a, const gc_orca_agent *o, size_t n,
         for (size_t j = 0; j < 4; j++)
             pad[j] = o[i + (j < rest ? j : rest - 1)];
         agent_lines4(a, pad, inv_tau, inv_dt, tmp);
-        memcpy(out + i, tmp, rest * sizeof *tmp);
+        for (size_t j = 0; j < rest; j++) /* (a call for 2 or 3 lines) */
+            out[i + j] = tmp[j];
         return;
     }
 #endif
@@ -515,8 +516,8 @@ lp3(const gc_orca_line *lines, size_t n, size_t n_obst, size_t begin,
         if (-slack(&lines[i], *res) <= dist)
             continue;
         size_t k = 0;
-        memcpy(proj, lines, n_obst * sizeof *proj);
-        k = n_obst;
+        for (; k < n_obst; k++) /* the walls' (often none: no call) */
+            proj[k] = lines[k];
         for (size_t j = n_obst; j < i; j++) {
             float dt = det(lines[i].dir, lines[j].dir);
             if (fabsf(dt) <= EPS && dot(lines[i].dir, lines[j].dir) > 0)
@@ -599,7 +600,8 @@ infeasible(const gc_orca_line *lines, size_t n_obst, const gc_orca_agent *self,
         lp3(lines, all, n_obst, *fail, max_speed, res, proj);
         return n_obst;
     }
-    memcpy(ord, lines, n_obst * sizeof *ord);
+    for (size_t i = 0; i < n_obst; i++)
+        ord[i] = lines[i];
     for (size_t i = 0, k = hard; i < n; i++)
         if (!ov[i])
             ord[k++] = lines[n_obst + i];

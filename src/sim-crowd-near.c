@@ -200,7 +200,9 @@ gc_sim_crowd_neighbours(gc_sim *s, uint32_t i, gc_vec2 q, size_t k, float nd,
         if (cnt < 0)
             cnt = (int)nearest_hint(s, q, i, k, nd, hint, true, ids, d2);
     }
-    memcpy(s->nbr + (size_t)i * k, ids, (size_t)cnt * sizeof *ids);
+    uint32_t *last = s->nbr + (size_t)i * k;
+    for (int j = 0; j < cnt; j++) /* (a library call for ten ids) */
+        last[j] = ids[j];
     s->nbr_n[i] = (uint8_t)cnt;
     return (size_t)cnt;
 }
