@@ -87,7 +87,9 @@ gc_sim_crowd_init(gc_sim *s)
     s->vx = calloc(n, sizeof *s->vx);
     s->vy = calloc(n, sizeof *s->vy);
     s->body = calloc(n, sizeof *s->body);
-    s->walls = calloc(n, sizeof *s->walls); /* gen 0: none kept */
+    s->walls = aligned_alloc(64, n * sizeof *s->walls);
+    if (s->walls != NULL) /* gen 0: none kept */
+        memset(s->walls, 0, n * sizeof *s->walls);
     s->ix = calloc(n, sizeof *s->ix);
     s->iy = calloc(n, sizeof *s->iy);
     s->live_slot = calloc(n, sizeof *s->live_slot);

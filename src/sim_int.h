@@ -210,7 +210,12 @@ typedef struct gc_sim_walls {
     int32_t x0, y0, x1, y1;
     uint32_t gen, m;
     gc_orca_segment seg[GC_SIM_WALLS_KEPT];
+    uint8_t pad_[40]; /* 192 bytes, three cache lines (gc_sim.walls is
+                         aligned to them): the box and the first two
+                         segments in the first */
 } gc_sim_walls;
+_Static_assert(sizeof(gc_sim_walls) == 192, "three cache lines a record");
+_Static_assert(sizeof(gc_sim_snap) == 32, "half a cache line a record");
 
 struct gc_sim {
     gc_grid *grid; /* the real cells: walls for bodies, avoidance */
