@@ -96,9 +96,6 @@ gc_sim_crowd_init(gc_sim *s)
     s->slot_live = calloc(n, sizeof *s->slot_live);
     s->st = calloc(n, sizeof *s->st);
     s->pr = calloc(n, sizeof *s->pr);
-    s->snap = aligned_alloc(sizeof *s->snap, n * sizeof *s->snap);
-    if (s->snap != NULL)
-        memset(s->snap, 0, n * sizeof *s->snap);
     s->nbr = calloc(n * (size_t)p->max_neighbours, sizeof *s->nbr);
     s->nbr_n = calloc(n, sizeof *s->nbr_n);
     /* Candidate lists: twice the neighbours and a dozen more is about
@@ -125,8 +122,7 @@ gc_sim_crowd_init(gc_sim *s)
     s->contact_slack = calloc(n, sizeof *s->contact_slack);
     if (!s->px || !s->py || !s->vx || !s->vy || !s->body || !s->walls ||
         !s->ix || !s->iy ||
-        !s->live_slot || !s->slot_live || !s->st || !s->pr || !s->snap ||
-        !s->nbr ||
+        !s->live_slot || !s->slot_live || !s->st || !s->pr || !s->nbr ||
         !s->nbr_n || !s->near || !s->near_n || !s->near_r || !s->near_x ||
         !s->near_y || !s->near_t || !s->blk_speed || !s->blk_pref ||
         !s->blk_ask || !s->blk_plan || !s->blk_contact || !s->contact_list ||
@@ -159,7 +155,6 @@ gc_sim_crowd_free(gc_sim *s)
     free(s->slot_live);
     free(s->st);
     free(s->pr);
-    free(s->snap);
     free(s->nbr);
     free(s->nbr_n);
     free(s->near);

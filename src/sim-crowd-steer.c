@@ -251,13 +251,13 @@ make_way(const gc_sim *s, uint32_t i, const uint32_t *ids, const float *nd2,
     float sx = 0.0f, sy = 0.0f;
     for (size_t k = 0; k < n; k++) {
         uint32_t j = ids[k];
-        float reach = MARGIN * (r + s->snap[j].r) + MAKE_WAY * r;
+        float reach = MARGIN * (r + s->pr[j]) + MAKE_WAY * r;
         if (nd2[k] >= reach * reach || s->st[j] != GC_AGENT_MOVING ||
             nd2[k] <= 0.0f)
             continue;
         float d = sqrtf(nd2[k]);
-        sx += (s->px[i] - s->snap[j].x) / d;
-        sy += (s->py[i] - s->snap[j].y) / d;
+        sx += (s->px[i] - s->px[j]) / d;
+        sy += (s->py[i] - s->py[j]) / d;
     }
     float l = sqrtf(sx * sx + sy * sy);
     if (l <= 1e-3f)
@@ -315,8 +315,8 @@ flow_goal(gc_sim *s, uint32_t i, gc_cell here, const uint32_t *ids, size_t n)
         /* Pinned: the way the agents around it go. */
         vx = vy = 0.0f;
         for (size_t k = 0; k < n; k++) {
-            vx += s->snap[ids[k]].vx;
-            vy += s->snap[ids[k]].vy;
+            vx += s->vx[ids[k]];
+            vy += s->vy[ids[k]];
         }
         vx /= (float)n;
         vy /= (float)n;
@@ -427,8 +427,8 @@ gc_sim_crowd_steer(gc_sim *s, uint32_t i, const struct gc_sim_spot *at,
                                      &d2) == 1 &&
                 j < i && d2 > 0.0f) {
                 float d = sqrtf(d2), v = 0.5f * a->speed;
-                pref = (gc_vec2){(p.x - s->snap[j].x) / d * v,
-                                 (p.y - s->snap[j].y) / d * v};
+                pref = (gc_vec2){(p.x - s->px[j]) / d * v,
+                                 (p.y - s->py[j]) / d * v};
                 return pref;
             }
         }
@@ -522,10 +522,10 @@ gc_sim_crowd_follow(const gc_sim *s, uint32_t i, gc_vec2 pref,
     float gap = INFINITY;
     for (size_t k = 0; k < n; k++) {
         uint32_t j = ids[k];
-        float rx = s->snap[j].x - s->px[i], ry = s->snap[j].y - s->py[i];
-        float R = r + s->snap[j].r;
+        float rx = s->px[j] - s->px[i], ry = s->py[j] - s->py[i];
+        float R = r + s->pr[j];
         if (rx * ex + ry * ey > 0.0f && fabsf(rx * ey - ry * ex) < R &&
-            s->snap[j].vx * ex + s->snap[j].vy * ey >= 0.0f)
+            s->vx[j] * ex + s->vy[j] * ey >= 0.0f)
             gap = fminf(gap, sqrtf(nd2[k]) - R);
     }
     float v = fmaxf(gap / tg, FOLLOW_FLOOR * pl);

@@ -181,8 +181,6 @@ gc_sim_crowd_prepare(gc_sim *s)
         s->vy[i] = s->body[i].vy;
         s->st[i] = alive ? s->agents[i].state : GC_SIM_ST_FREE;
         s->pr[i] = gc_sim_body_radius(s, i);
-        s->snap[i] = (gc_sim_snap){
-            p.x, p.y, s->vx[i], s->vy[i], s->pr[i], {0.0f, 0.0f, 0.0f}};
     }
     /* Rounded up: the lists' bound must never be short. */
     s->travel += sqrt((double)moved) * (1.0 + 1e-6);
@@ -252,7 +250,7 @@ measure(gc_sim_worker *w, uint32_t i, const struct gc_sim_spot *at,
         d2 = more_d2;
     }
     for (size_t k = 0; k < n && d2[k] < r2; k++) {
-        float sum = r + s->snap[ids[k]].r;
+        float sum = r + s->pr[ids[k]];
         if (ids[k] < i || d2[k] >= sum * sum)
             continue;
         w->tick_overlaps++;
@@ -333,13 +331,14 @@ avoid(gc_sim *s, uint32_t i, const struct gc_sim_spot *at, gc_vec2 pref,
      * neighbour (which mispredicted often), taken as they are copied. */
     bool oncoming = false;
     for (size_t k = 0; k < n; k++) {
-        const gc_sim_snap *o = &s->snap[ids[k]];
-        nb[k] = (gc_orca_agent){{o->x, o->y}, {o->vx, o->vy}, o->r * mg};
+        uint32_t o = ids[k];
+        nb[k] = (gc_orca_agent){
+            {s->px[o], s->py[o]}, {s->vx[o], s->vy[o]}, s->pr[o] * mg};
         /* Two bodies on one point (a scenario may start two agents in
          * one cell) would get the same answer for ever: the higher index
          * is taken to be a hair to the right of the lower. */
         if (nd2[k] == 0.0f)
-            nb[k].pos.x += (ids[k] > i ? 1e-3f : -1e-3f) * r;
+            nb[k].pos.x += (o > i ? 1e-3f : -1e-3f) * r;
         float rx = nb[k].pos.x - self.pos.x, ry = nb[k].pos.y - self.pos.y;
         oncoming |= (rx * pref.x + ry * pref.y > 0.0f) &
                     (nb[k].vel.x * pref.x + nb[k].vel.y * pref.y < 0.0f);
@@ -406,14 +405,13 @@ separation(const gc_sim *s, uint32_t i, const uint32_t *ids, const float *d2,
     float r = gc_sim_body_radius(s, i);
     float px = s->px[i], py = s->py[i], sx = 0.0f, sy = 0.0f;
     for (size_t k = 0; k < n; k++) {
-        const gc_sim_snap *o = &s->snap[ids[k]];
-        float sum = (r + o->r) * (1.0f - SEP_FROM);
+        float sum = (r + s->pr[ids[k]]) * (1.0f - SEP_FROM);
         if (d2[k] >= sum * sum)
             continue;
         float d = sqrtf(d2[k]), ux = ids[k] < i ? 1.0f : -1.0f, uy = 0.0f;
         if (d > 1e-6f * sum) {
-            ux = (px - o->x) / d;
-            uy = (py - o->y) / d;
+            ux = (px - s->px[ids[k]]) / d;
+            uy = (py - s->py[ids[k]]) / d;
         }
         float h = 0.5f * (sum - d);
         sx += ux * h;

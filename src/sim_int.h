@@ -178,13 +178,6 @@ typedef struct gc_sim_worker {
     gc_sim_crowd_scratch *crowd; /* owned */
 } gc_sim_worker;
 
-/* An agent as the tick starts, for its neighbours' readers (gc_sim.snap):
- * 32 bytes, aligned, so never across two cache lines. */
-typedef struct gc_sim_snap {
-    float x, y, vx, vy, r;
-    float pad_[3];
-} gc_sim_snap;
-
 /* The wall edges of a grid, for gc_sim_wall_segments (which boundaries
  * lie between an open and a blocked cell, and which side is open): built
  * for `grid` by the loop when avoidance starts and after every change,
@@ -215,7 +208,6 @@ typedef struct gc_sim_walls {
                          segments in the first */
 } gc_sim_walls;
 _Static_assert(sizeof(gc_sim_walls) == 192, "three cache lines a record");
-_Static_assert(sizeof(gc_sim_snap) == 32, "half a cache line a record");
 
 struct gc_sim {
     gc_grid *grid; /* the real cells: walls for bodies, avoidance */
@@ -290,12 +282,6 @@ struct gc_sim {
                     GC_SIM_ST_FREE for a free slot */
     float *pr;   /* each agent's gc_sim_body_radius as the tick starts
                     (read for neighbours: one array, not their records) */
-    /* The same start-of-tick values (px, py, vx, vy, pr) again, one
-     * record an agent: what is read of a neighbour, by slot, comes in
-     * one cache line instead of five (with 100,000 agents those reads
-     * miss the caches; the agent's own, read in slot order, stay with
-     * the arrays).  Written by the loop with them. */
-    gc_sim_snap *snap;
     /* Each agent's neighbours (slots) found in its last tick, nbr_n[i]
      * of them at nbr[i * max_neighbours]: written and read only by the
      * agent's own worker, as a bound for this tick's query (their

@@ -926,17 +926,6 @@ static const char *corner_room[] = {
     "@@@@@@@@@@@@@@@@@@@@",
 };
 
-/* What gc_sim_crowd_prepare writes of the start-of-tick arrays into each
- * agent's record (gc_sim.snap), for the tests that set the arrays by
- * hand: neighbours are read from the records. */
-static void
-snap_sync(gc_sim *s)
-{
-    for (uint32_t i = 0; i < s->n; i++)
-        s->snap[i] = (gc_sim_snap){s->px[i], s->py[i], s->vx[i], s->vy[i],
-                                   s->pr[i], {0.0f, 0.0f, 0.0f}};
-}
-
 /* Agent 0 of a sim on corner_room, moving on a path from p to `goal`,
  * its start-of-tick arrays at p with velocity v, without progress for
  * `stalled` ticks as tick `now` (returned) starts. */
@@ -1080,7 +1069,6 @@ test_flow_goal(void **state)
         struct gc_sim_spot at = steer_spot(s);
         s->vx[1] = cases[k].nv.x;
         s->vy[1] = cases[k].nv.y;
-        snap_sync(s);
         uint32_t ids[1] = {1};
         float d2[1] = {1.0f};
         (void)gc_sim_crowd_steer(s, 0, &at, now, ids, d2, 1);
@@ -1215,7 +1203,6 @@ test_follow(void **state)
         ids[k] = j;
         d2[k] = (nb[k].x - 10.0f) * (nb[k].x - 10.0f) +
                 (nb[k].y - 10.0f) * (nb[k].y - 10.0f);
-        snap_sync(s);
         s->cfg.time_gap = 1.0f;
         gc_vec2 v = gc_sim_crowd_follow(s, 0, pref, ids, d2, k + 1);
         printf("# + %s: (%.4f, %.4f)\n", nb[k].what, v.x, v.y);
@@ -1238,7 +1225,6 @@ test_follow(void **state)
         s->vx[j] = -s->vy[j];
         s->vy[j] = vx;
     }
-    snap_sync(s);
     s->cfg.time_gap = 1.0f;
     gc_vec2 v = gc_sim_crowd_follow(s, 0, (gc_vec2){0.0f, 2.0f}, ids, d2, n);
     assert_float_equal(v.x, 0.0f, 1e-4f);
