@@ -498,15 +498,6 @@ edge_runs(const uint8_t *k, int32_t lo, int32_t hi, int32_t at, bool across,
     return m;
 }
 
-/*
- * Wall segments within `range` of p: the edges between an obstacle cell
- * and an open cell, collinear neighbours merged into one segment (see
- * gc_orca_segment: separate pieces would hold an agent back at every
- * joint).  Clipped to the square of cells around p: rows of boundaries
- * top to bottom, each left to right, then columns left to right, each top
- * to bottom (tests/test_crowd.c holds the cell-by-cell scan this replaced
- * and compares the two).
- */
 /* The cells within `range` of p, a box [x0, x1] x [y0, y1]. */
 struct box {
     int32_t x0, y0, x1, y1;
@@ -522,53 +513,12 @@ box_of(float cs, gc_vec2 p, float range)
     return b;
 }
 
-static size_t box_segments(const gc_sim_edges *e, float cs, int32_t x0,
-                           int32_t y0, int32_t x1, int32_t y1,
-                           gc_orca_segment *buf, size_t cap);
-
-size_t
-gc_sim_wall_segments(const gc_sim_edges *e, float cs, gc_vec2 p, float range,
-                     gc_orca_segment *buf, size_t cap)
-{
-    struct box b = box_of(cs, p, range);
-    return box_segments(e, cs, b.x0, b.y0, b.x1, b.y1, buf, cap);
-}
-
-size_t
-gc_sim_wall_segments_kept(const gc_sim_edges *e, float cs, gc_vec2 p,
-                          float range, gc_orca_segment *buf, size_t cap,
-                          gc_sim_walls *kept, const gc_orca_segment **out)
-{
-    struct box b = box_of(cs, p, range);
-    int32_t x0 = b.x0, y0 = b.y0, x1 = b.x1, y1 = b.y1;
-    if (kept->gen == e->gen && kept->x0 == x0 && kept->y0 == y0 &&
-        kept->x1 == x1 && kept->y1 == y1 && kept->m <= cap) {
-        *out = kept->seg;
-        return kept->m;
-    }
-    size_t m = box_segments(e, cs, x0, y0, x1, y1, buf, cap);
-    *out = buf;
-    /* Only a list the cap did not cut (it holds every segment of the
-     * box), so that a larger cap later still gets all of them. */
-    if (m <= GC_SIM_WALLS_KEPT && m < cap) {
-        kept->x0 = x0;
-        kept->y0 = y0;
-        kept->x1 = x1;
-        kept->y1 = y1;
-        kept->gen = e->gen;
-        kept->m = (uint32_t)m;
-        memcpy(kept->seg, buf, m * sizeof *buf);
-    } else {
-        kept->gen = 0;
-    }
-    return m;
-}
-
 /* The segments of the box of cells [x0, x1] x [y0, y1]. */
 static size_t
-box_segments(const gc_sim_edges *e, float cs, int32_t x0, int32_t y0,
-             int32_t x1, int32_t y1, gc_orca_segment *buf, size_t cap)
+box_segments(const gc_sim_edges *e, float cs, struct box b,
+             gc_orca_segment *buf, size_t cap)
 {
+    int32_t x0 = b.x0, y0 = b.y0, x1 = b.x1, y1 = b.y1;
     /* Boundaries outside the grid have nothing open on either side. */
     int32_t cx0 = x0 > 0 ? x0 : 0, cx1 = x1 < e->w - 1 ? x1 : e->w - 1;
     int32_t cy0 = y0 > 0 ? y0 : 0, cy1 = y1 < e->h - 1 ? y1 : e->h - 1;
@@ -584,3 +534,49 @@ box_segments(const gc_sim_edges *e, float cs, int32_t x0, int32_t y0,
                       buf, m, cap);
     return m;
 }
+
+/*
+ * Wall segments within `range` of p: the edges between an obstacle cell
+ * and an open cell, collinear neighbours merged into one segment (see
+ * gc_orca_segment: separate pieces would hold an agent back at every
+ * joint).  Clipped to the square of cells around p: rows of boundaries
+ * top to bottom, each left to right, then columns left to right, each top
+ * to bottom (tests/test_crowd.c holds the cell-by-cell scan this replaced
+ * and compares the two).
+ */
+size_t
+gc_sim_wall_segments(const gc_sim_edges *e, float cs, gc_vec2 p, float range,
+                     gc_orca_segment *buf, size_t cap)
+{
+    return box_segments(e, cs, box_of(cs, p, range), buf, cap);
+}
+
+size_t
+gc_sim_wall_segments_kept(const gc_sim_edges *e, float cs, gc_vec2 p,
+                          float range, gc_orca_segment *buf, size_t cap,
+                          gc_sim_walls *kept, const gc_orca_segment **out)
+{
+    struct box b = box_of(cs, p, range);
+    if (kept->gen == e->gen && kept->x0 == b.x0 && kept->y0 == b.y0 &&
+        kept->x1 == b.x1 && kept->y1 == b.y1 && kept->m <= cap) {
+        *out = kept->seg;
+        return kept->m;
+    }
+    size_t m = box_segments(e, cs, b, buf, cap);
+    *out = buf;
+    /* Only a list the cap did not cut (it holds every segment of the
+     * box), so that a larger cap later still gets all of them. */
+    if (m <= GC_SIM_WALLS_KEPT && m < cap) {
+        kept->x0 = b.x0;
+        kept->y0 = b.y0;
+        kept->x1 = b.x1;
+        kept->y1 = b.y1;
+        kept->gen = e->gen;
+        kept->m = (uint32_t)m;
+        memcpy(kept->seg, buf, m * sizeof *buf);
+    } else {
+        kept->gen = 0;
+    }
+    return m;
+}
+

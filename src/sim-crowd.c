@@ -110,10 +110,19 @@
 
 /* ---- the tick ---------------------------------------------------------- */
 
+/* How far from agent i ORCA looks for walls (RVO2's range). */
+static inline float
+wall_range(const gc_sim *s, uint32_t i)
+{
+    return s->orca.time_horizon_obst * s->orca.max_speed +
+           gc_sim_body_radius(s, i);
+}
+
 /* Where an agent at p stands, from its cell (gc_grid_cell_of(p), which
- * step_chunk computes a pass ahead to prefetch what this reads). */
+ * step_chunk computes a pass ahead to prefetch what this reads), looking
+ * for walls within `range`. */
 static struct gc_sim_spot
-spot_at(const gc_sim *s, gc_cell cell)
+spot_at(const gc_sim *s, gc_cell cell, float range)
 {
     struct gc_sim_spot at;
     const gc_nav *wn = s->wnav != NULL ? s->wnav : s->nav;
@@ -124,6 +133,8 @@ spot_at(const gc_sim *s, gc_cell cell)
     at.room_plan = wn == s->nav
                        ? at.room_wall
                        : (gc_nav_clear_low(s->nav, at.cell) - 0.92f) * cs;
+    /* In open ground that saves a scan of every cell around the agent. */
+    at.walls = at.clear_wall - 0.75f <= range / cs;
     return at;
 }
 
@@ -285,23 +296,6 @@ squeeze_velocity(const gc_orca_params *op, const gc_orca_agent *self,
     return gc_orca_solve(lines, (size_t)k, n_obst, pref, vmax, v, rep);
 }
 
-/* How far from agent i ORCA looks for walls (RVO2's range). */
-static inline float
-wall_range(const gc_sim *s, uint32_t i)
-{
-    return s->orca.time_horizon_obst * s->orca.max_speed +
-           gc_sim_body_radius(s, i);
-}
-
-/* Whether walls may be within range of an agent standing at `at`: unless
- * the clearance map says there is none (in open ground that saves a scan
- * of every cell around the agent). */
-static inline bool
-walls_near(const gc_sim *s, const struct gc_sim_spot *at, float range)
-{
-    return at->clear_wall - 0.75f <= range / s->grid->cell_size;
-}
-
 /* The new velocity: ORCA from pref against the n nearest neighbours ids
  * (squared distances nd2) and the walls near the agent. */
 static gc_vec2
@@ -349,15 +343,15 @@ avoid(gc_sim *s, uint32_t i, const struct gc_sim_spot *at, gc_vec2 pref,
                      pref.x * KEEP_RIGHT_SIN + pref.y * KEEP_RIGHT_COS};
         pref = gc_sim_crowd_unwalled(s, i, at, pref, q);
     }
-    /* Walls within range, unless the clearance map says there is none:
-     * in open ground that saves a scan of every cell around the agent. */
+    /* Walls within range, unless the clearance map says there is none
+     * (at->walls). */
     gc_orca_segment buf[GC_ORCA_MAX_SEGMENTS];
     const gc_orca_segment *seg = buf;
     size_t m = 0;
-    float range = wall_range(s, i);
-    if (walls_near(s, at, range))
-        m = gc_sim_wall_segments_kept(&s->edges, cs, self.pos, range, buf,
-                                      GC_ORCA_MAX_SEGMENTS, &s->walls[i], &seg);
+    if (at->walls)
+        m = gc_sim_wall_segments_kept(&s->edges, cs, self.pos, wall_range(s, i),
+                                      buf, GC_ORCA_MAX_SEGMENTS, &s->walls[i],
+                                      &seg);
     gc_vec2 v = {0.0f, 0.0f};
     gc_orca_report rep;
     bool feasible = false;
@@ -615,10 +609,10 @@ step_chunk(gc_sim_worker *w, gc_sim_crowd_scratch *c, uint32_t m,
         gc_vec2 p0 = {s->px[i], s->py[i]};
         c->n[j] = (uint32_t)gc_sim_crowd_neighbours(
             s, i, p0, k, nd, c->ids + j * k, c->d2 + j * k);
-        c->at[j] = spot_at(s, c->at[j].cell);
+        c->at[j] = spot_at(s, c->at[j].cell, wall_range(s, i));
         /* The walls it kept, read two passes on (with 100,000 agents a
          * miss each, when not fetched now). */
-        if (walls_near(s, &c->at[j], wall_range(s, i))) {
+        if (c->at[j].walls) {
             __builtin_prefetch(&s->walls[i]);
             __builtin_prefetch((const char *)&s->walls[i] + 64);
         }

@@ -27,6 +27,9 @@ struct gc_sim_spot {
     gc_cell cell;
     float clear_wall; /* at most gc_nav_clearance, cells */
     float room_wall, room_plan;
+    bool walls; /* walls may lie within ORCA's range of it (unless the
+                   clearance says none do): avoid() scans for them, and
+                   the first pass prefetches what it kept of them */
 };
 
 /*

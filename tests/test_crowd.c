@@ -971,6 +971,7 @@ steer_spot(const gc_sim *s)
     at.cell = gc_grid_cell_of(s->grid, s->agents[0].pos);
     at.clear_wall = 0.0f; /* near walls: every check is made */
     at.room_wall = at.room_plan = 0.0f;
+    at.walls = true;
     return at;
 }
 
