@@ -398,7 +398,10 @@ separation(const gc_sim *s, uint32_t i, const uint32_t *ids, const float *d2,
 {
     float r = gc_sim_body_radius(s, i);
     float px = s->px[i], py = s->py[i], sx = 0.0f, sy = 0.0f;
-    for (size_t k = 0; k < n; k++) {
+    /* Nearest first: past the widest pair's reach (no body is wider
+     * than rmax) none can overlap, and the loop ends there. */
+    float reach = (r + s->rmax) * (1.0f - SEP_FROM);
+    for (size_t k = 0; k < n && d2[k] < reach * reach; k++) {
         float sum = (r + s->pr[ids[k]]) * (1.0f - SEP_FROM);
         if (d2[k] >= sum * sum)
             continue;
