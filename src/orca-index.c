@@ -42,6 +42,11 @@ struct gc_orca_grid {
     uint32_t *idx;    /* agent index, in bucket order */
     float *sx, *sy;   /* positions in bucket order (queries scan these) */
     uint32_t *cellof; /* build scratch: each agent's bucket */
+    /* Build scratch: parts rows of w * h counters, one row per part of
+     * the agents counted on its own (gc_orca_grid_count), then each
+     * part's next place in every bucket (gc_orca_grid_offsets). */
+    uint32_t *counts;
+    size_t parts, cap_counts;
 };
 
 int
@@ -65,6 +70,7 @@ gc_orca_grid_free(gc_orca_grid *g)
     free(g->sx);
     free(g->sy);
     free(g->cellof);
+    free(g->counts);
     free(g);
 }
 
@@ -79,20 +85,104 @@ int
 gc_orca_grid_build(gc_orca_grid *g, const float *x, const float *y, size_t n,
                    float cell)
 {
-    if (!g || !(cell > 0) || !isfinite(cell) || n >= UINT32_MAX ||
-        (n && (!x || !y)))
+    if (!g || n >= UINT32_MAX || (n && (!x || !y)))
         return GC_EINVAL;
-    float x0 = INFINITY, y0 = INFINITY, x1 = -INFINITY, y1 = -INFINITY;
-    for (size_t i = 0; i < n; i++) {
-        if (!isfinite(x[i]) || !isfinite(y[i])) {
-            grid_empty(g);
-            return GC_EINVAL;
-        }
-        x0 = gc_minf(x0, x[i]);
-        x1 = gc_maxf(x1, x[i]);
-        y0 = gc_minf(y0, y[i]);
-        y1 = gc_maxf(y1, y[i]);
+    gc_orca_bounds b;
+    gc_orca_bounds_init(&b);
+    gc_orca_bounds_add(&b, x, y, 0, n);
+    int rc = gc_orca_grid_shape(g, &b, n, cell, 1);
+    if (rc != 0)
+        return rc;
+    gc_orca_grid_count(g, x, y, 0, n, 0);
+    gc_orca_grid_offsets(g);
+    gc_orca_grid_fill(g, x, y, 0, n, 0);
+    return 0;
+}
+
+void
+gc_orca_bounds_init(gc_orca_bounds *b)
+{
+    b->x0 = b->y0 = INFINITY;
+    b->x1 = b->y1 = -INFINITY;
+    b->finite = true;
+}
+
+void
+gc_orca_bounds_add(gc_orca_bounds *b, const float *x, const float *y, size_t lo,
+                   size_t hi)
+{
+    for (size_t i = lo; i < hi; i++) {
+        b->finite &= isfinite(x[i]) && isfinite(y[i]);
+        b->x0 = gc_minf(b->x0, x[i]);
+        b->x1 = gc_maxf(b->x1, x[i]);
+        b->y0 = gc_minf(b->y0, y[i]);
+        b->y1 = gc_maxf(b->y1, y[i]);
     }
+}
+
+void
+gc_orca_bounds_join(gc_orca_bounds *b, const gc_orca_bounds *o)
+{
+    b->finite &= o->finite;
+    b->x0 = gc_minf(b->x0, o->x0);
+    b->x1 = gc_maxf(b->x1, o->x1);
+    b->y0 = gc_minf(b->y0, o->y0);
+    b->y1 = gc_maxf(b->y1, o->y1);
+}
+
+/* Grow the array *p to hold at least `need` (*cap counts its room).
+ * False when out of memory (*p is kept). */
+static bool
+grow_u32(uint32_t **p, size_t *cap, size_t need)
+{
+    if (need <= *cap)
+        return true;
+    size_t c = need + need / 2 + 16;
+    uint32_t *q = realloc(*p, c * sizeof *q);
+    if (!q)
+        return false;
+    *p = q;
+    *cap = c;
+    return true;
+}
+
+/* Room for n agents in the four per-agent arrays, which share one
+ * capacity.  False when out of memory. */
+static bool
+grow_agents(gc_orca_grid *g, size_t n)
+{
+    if (n <= g->cap_n)
+        return true;
+    size_t cap = n + n / 2 + 16;
+    uint32_t *idx = realloc(g->idx, cap * sizeof *idx);
+    if (idx)
+        g->idx = idx;
+    float *sx = realloc(g->sx, cap * sizeof *sx);
+    if (sx)
+        g->sx = sx;
+    float *sy = realloc(g->sy, cap * sizeof *sy);
+    if (sy)
+        g->sy = sy;
+    uint32_t *co = realloc(g->cellof, cap * sizeof *co);
+    if (co)
+        g->cellof = co;
+    if (!idx || !sx || !sy || !co)
+        return false;
+    g->cap_n = cap;
+    return true;
+}
+
+int
+gc_orca_grid_shape(gc_orca_grid *g, const gc_orca_bounds *b, size_t n,
+                   float cell, size_t parts)
+{
+    if (!g || !(cell > 0) || !isfinite(cell) || n >= UINT32_MAX || parts < 1)
+        return GC_EINVAL;
+    if (!b->finite) {
+        grid_empty(g);
+        return GC_EINVAL;
+    }
+    float x0 = b->x0, y0 = b->y0, x1 = b->x1, y1 = b->y1;
     if (n == 0)
         x0 = y0 = x1 = y1 = 0;
 
@@ -111,35 +201,12 @@ gc_orca_grid_build(gc_orca_grid *g, const float *x, const float *y, size_t n,
     int32_t w = (int32_t)floor(ex / c) + 1, h = (int32_t)floor(ey / c) + 1;
     size_t cells = (size_t)w * (size_t)h;
 
-    if (n > g->cap_n) {
-        size_t cap = n + n / 2 + 16;
-        uint32_t *idx = realloc(g->idx, cap * sizeof *idx);
-        if (idx)
-            g->idx = idx;
-        float *sx = realloc(g->sx, cap * sizeof *sx);
-        if (sx)
-            g->sx = sx;
-        float *sy = realloc(g->sy, cap * sizeof *sy);
-        if (sy)
-            g->sy = sy;
-        uint32_t *co = realloc(g->cellof, cap * sizeof *co);
-        if (co)
-            g->cellof = co;
-        if (!idx || !sx || !sy || !co) {
-            grid_empty(g);
-            return GC_ENOMEM;
-        }
-        g->cap_n = cap;
-    }
-    if (cells + 1 > g->cap_cells) {
-        size_t cap = cells + cells / 2 + 16;
-        uint32_t *st = realloc(g->start, cap * sizeof *st);
-        if (!st) {
-            grid_empty(g);
-            return GC_ENOMEM;
-        }
-        g->start = st;
-        g->cap_cells = cap;
+    bool ok = grow_agents(g, n);
+    ok = ok && grow_u32(&g->start, &g->cap_cells, cells + 1);
+    ok = ok && grow_u32(&g->counts, &g->cap_counts, cells * parts);
+    if (!ok) {
+        grid_empty(g);
+        return GC_ENOMEM;
     }
 
     g->cell = (float)c;
@@ -149,30 +216,56 @@ gc_orca_grid_build(gc_orca_grid *g, const float *x, const float *y, size_t n,
     g->w = w;
     g->h = h;
     g->n = n;
-    memset(g->start, 0, (cells + 1) * sizeof *g->start);
-    for (size_t i = 0; i < n; i++) {
-        int32_t cx = (int32_t)((x[i] - x0) * g->inv_cell);
-        int32_t cy = (int32_t)((y[i] - y0) * g->inv_cell);
+    g->parts = parts;
+    return 0;
+}
+
+void
+gc_orca_grid_count(gc_orca_grid *g, const float *x, const float *y, size_t lo,
+                   size_t hi, size_t part)
+{
+    size_t cells = (size_t)g->w * (size_t)g->h;
+    uint32_t *cnt = g->counts + part * cells;
+    memset(cnt, 0, cells * sizeof *cnt);
+    for (size_t i = lo; i < hi; i++) {
+        int32_t cx = (int32_t)((x[i] - g->ox) * g->inv_cell);
+        int32_t cy = (int32_t)((y[i] - g->oy) * g->inv_cell);
         /* Rounding in inv_cell can land the far edge one bucket out. */
-        cx = cx < w ? cx : w - 1;
-        cy = cy < h ? cy : h - 1;
-        uint32_t cid = (uint32_t)cy * (uint32_t)w + (uint32_t)cx;
+        cx = cx < g->w ? cx : g->w - 1;
+        cy = cy < g->h ? cy : g->h - 1;
+        uint32_t cid = (uint32_t)cy * (uint32_t)g->w + (uint32_t)cx;
         g->cellof[i] = cid;
-        g->start[cid + 1]++;
+        cnt[cid]++;
     }
-    for (size_t cc = 0; cc < cells; cc++)
-        g->start[cc + 1] += g->start[cc];
-    /* Fill in index order, advancing start[c] to the bucket's end, then
-     * shift back: agents keep index order inside a bucket. */
-    for (size_t i = 0; i < n; i++) {
-        uint32_t at = g->start[g->cellof[i]]++;
+}
+
+void
+gc_orca_grid_offsets(gc_orca_grid *g)
+{
+    size_t cells = (size_t)g->w * (size_t)g->h, parts = g->parts;
+    uint32_t at = 0;
+    for (size_t c = 0; c < cells; c++) {
+        g->start[c] = at;
+        for (size_t p = 0; p < parts; p++) {
+            uint32_t k = g->counts[p * cells + c];
+            g->counts[p * cells + c] = at;
+            at += k;
+        }
+    }
+    g->start[cells] = at;
+}
+
+void
+gc_orca_grid_fill(gc_orca_grid *g, const float *x, const float *y, size_t lo,
+                  size_t hi, size_t part)
+{
+    uint32_t *next = g->counts + part * (size_t)g->w * (size_t)g->h;
+    for (size_t i = lo; i < hi; i++) {
+        uint32_t at = next[g->cellof[i]]++;
         g->idx[at] = (uint32_t)i;
         g->sx[at] = x[i];
         g->sy[at] = y[i];
     }
-    memmove(g->start + 1, g->start, cells * sizeof *g->start);
-    g->start[0] = 0;
-    return 0;
 }
 
 /*

@@ -28,6 +28,36 @@ int gc_orca_velocity_fe(const gc_orca_params *p, const gc_orca_agent *self,
                         size_t n, const gc_orca_segment *seg, size_t m,
                         gc_vec2 *out, gc_orca_report *rep, bool *feasible);
 
+/*
+ * gc_orca_grid_build in steps, so that parts of the agents can be taken
+ * by threads of their own (the simulation's workers): the bounds of each
+ * part (gc_orca_bounds_*, joined), then the shape for the whole
+ * (gc_orca_grid_shape: the buckets, and room for `parts` parts), then
+ * each part's count (gc_orca_grid_count, agents [lo, hi) as part
+ * `part`, the parts in index order and together all n), the offsets
+ * (gc_orca_grid_offsets, once all are counted), and each part's fill
+ * (gc_orca_grid_fill, the same ranges).  The index is the one
+ * gc_orca_grid_build makes, whatever the parts: a bucket holds its
+ * agents in index order, part 0's first.  gc_orca_grid_shape returns
+ * GC_EINVAL (the index left empty when a position was not finite) or
+ * GC_ENOMEM; the steps after it cannot fail.
+ */
+typedef struct gc_orca_bounds {
+    float x0, y0, x1, y1;
+    bool finite; /* every position added was finite */
+} gc_orca_bounds;
+void gc_orca_bounds_init(gc_orca_bounds *b);
+void gc_orca_bounds_add(gc_orca_bounds *b, const float *x, const float *y,
+                        size_t lo, size_t hi);
+void gc_orca_bounds_join(gc_orca_bounds *b, const gc_orca_bounds *o);
+int gc_orca_grid_shape(gc_orca_grid *g, const gc_orca_bounds *b, size_t n,
+                       float cell, size_t parts);
+void gc_orca_grid_count(gc_orca_grid *g, const float *x, const float *y,
+                        size_t lo, size_t hi, size_t part);
+void gc_orca_grid_offsets(gc_orca_grid *g);
+void gc_orca_grid_fill(gc_orca_grid *g, const float *x, const float *y,
+                       size_t lo, size_t hi, size_t part);
+
 static inline float
 gc_maxf(float a, float b)
 {

@@ -120,8 +120,9 @@ gc_sim_crowd_init(gc_sim *s)
     s->contact_next = calloc(n, sizeof *s->contact_next);
     s->contact_mark = calloc(n, sizeof *s->contact_mark);
     s->contact_slack = calloc(n, sizeof *s->contact_slack);
+    s->prep = calloc(gc_sim_prep_chunks(n), sizeof *s->prep);
     if (!s->px || !s->py || !s->vx || !s->vy || !s->body || !s->walls ||
-        !s->ix || !s->iy ||
+        !s->ix || !s->iy || !s->prep ||
         !s->live_slot || !s->slot_live || !s->st || !s->pr || !s->nbr ||
         !s->nbr_n || !s->near || !s->near_n || !s->near_r || !s->near_x ||
         !s->near_y || !s->near_t || !s->blk_speed || !s->blk_pref ||
@@ -172,6 +173,7 @@ gc_sim_crowd_free(gc_sim *s)
     free(s->contact_next);
     free(s->contact_mark);
     free(s->contact_slack);
+    free(s->prep);
 }
 
 int

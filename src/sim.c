@@ -9,8 +9,10 @@
  * the others' (sim-crowd.c).
  * A tick is one phase of a gate (a mutex, two condition variables, and
  * atomic phase and done counters that a worker spins on briefly before
- * sleeping: run_workers): the loop bumps the phase and wakes the workers,
+ * sleeping: gc_sim_run): the loop bumps the phase and wakes the workers,
  * runs worker 0's share, and waits until the others have reported done.
+ * (With bodies, large crowds take up to three phases more before the
+ * tick: gc_sim_crowd_prepare's parts.)
  * Between ticks the workers are parked on the gate, so the loop may read
  * every agent, read the workers' counters and change the grid; the gate
  * gives the happens-before edges both ways (release and acquire on the
@@ -167,7 +169,7 @@ worker_main(void *arg)
         pthread_mutex_unlock(&s->gate_mu);
         if (quit)
             return NULL;
-        worker_tick(w);
+        s->job(w);
         if (atomic_fetch_add_explicit(&s->done, 1, memory_order_acq_rel) + 1 ==
             (uint64_t)s->nworkers - 1) {
             pthread_mutex_lock(&s->gate_mu);
@@ -177,10 +179,10 @@ worker_main(void *arg)
     }
 }
 
-/* The loop: run a tick on every worker, itself being worker 0. */
-static void
-run_workers(gc_sim *s)
+void
+gc_sim_run(gc_sim *s, void (*job)(gc_sim_worker *w))
 {
+    s->job = job;
     if (s->nworkers > 1) {
         atomic_store_explicit(&s->done, 0, memory_order_relaxed);
         pthread_mutex_lock(&s->gate_mu);
@@ -188,7 +190,7 @@ run_workers(gc_sim *s)
         pthread_cond_broadcast(&s->gate_go);
         pthread_mutex_unlock(&s->gate_mu);
     }
-    worker_tick(&s->workers[0]);
+    job(&s->workers[0]);
     if (s->nworkers == 1)
         return;
     uint64_t want = (uint64_t)s->nworkers - 1, done;
@@ -449,7 +451,7 @@ gc_sim_tick(gc_sim *s)
         if (rc != GC_OK)
             return rc;
     }
-    run_workers(s);
+    gc_sim_run(s, worker_tick);
     s->ticks++;
     if (gc_sim_bodies(s))
         gc_sim_crowd_after(s);

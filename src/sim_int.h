@@ -17,6 +17,7 @@
 #include <gridcrowd/sim.h>
 
 #include "astar_int.h" /* gc_nav, gc_nav_clear_at, gc_grid_cell_of */
+#include "orca_int.h"  /* gc_orca_bounds */
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -260,6 +261,10 @@ struct gc_sim {
     bool gate;
     _Atomic uint64_t phase;
     _Atomic uint64_t done; /* workers other than 0 done with the tick */
+    /* What a phase of the gate runs on every worker: the tick, or a
+     * part of the loop's work between ticks (gc_sim_run).  Set by the
+     * loop before it opens the gate. */
+    void (*job)(gc_sim_worker *w);
     bool quit;
     uint64_t ticks; /* finished ticks; written by the loop only */
     /* Avoidance (avoid ORCA).  px..vy: every agent's position and
@@ -273,8 +278,22 @@ struct gc_sim {
     /* With free slots below n, the index holds the live agents only:
      * ix, iy their positions and live_slot[k] the slot of entry k (in
      * slot order, so ties between neighbours still go by slot index).
-     * Written by the loop before the gate opens. */
+     * Written by the loop before the gate opens.  indexed: how many the
+     * index holds (n, or the live ones); prep_parts: into how many parts
+     * gc_sim_crowd_prepare shares its work (1, or one a worker). */
     bool holes;
+    uint32_t indexed;
+    int prep_parts;
+    /* The start-of-tick copy in chunks of GC_SIM_PREP_CHUNK slots, taken
+     * by the workers through prep_next: what each chunk found (the
+     * furthest any agent moved, squared; whether one was added or
+     * removed; the bounds of the positions copied). */
+    struct gc_sim_prep {
+        float moved2;
+        bool changed;
+        gc_orca_bounds box;
+    } *prep;
+    atomic_uint prep_next;
     float rmax; /* the largest body radius ever alive (loop only) */
     float *ix, *iy;
     uint32_t *live_slot, *slot_live;
@@ -415,6 +434,20 @@ void gc_sim_crowd_free(gc_sim *s);
 int gc_sim_inflate(gc_sim *s);
 /* The loop's part of a tick, before the gate opens: snapshot and index. */
 int gc_sim_crowd_prepare(gc_sim *s);
+#define GC_SIM_PREP_CHUNK 4096u
+static inline size_t
+gc_sim_prep_chunks(size_t n)
+{
+    return (n + GC_SIM_PREP_CHUNK - 1) / GC_SIM_PREP_CHUNK;
+}
+/* From how many slots gc_sim_crowd_prepare shares its work among the
+ * workers (tests lower it, before any simulation runs, to have small
+ * crowds take the shared path too). */
+extern unsigned gc_sim_prep_shared;
+/* Run job on every worker (worker 0 on the caller's thread) and wait for
+ * them all: one phase of the gate.  Between ticks, from the loop. */
+void gc_sim_run(gc_sim *s, void (*job)(gc_sim_worker *w));
+
 /* The loop's part after the tick: the tick's figures. */
 void gc_sim_crowd_after(gc_sim *s);
 /* A worker's part of a tick after planning: avoid, move, measure. */

@@ -1565,6 +1565,107 @@ test_threads_identical_turning(void **state)
     assert_memory_equal(h1, h3, sizeof h1);
 }
 
+/* The same with the start-of-tick copy and the index shared out among
+ * the workers however few the agents (gc_sim_prep_shared lowered): the
+ * runs for 1, 2 and 3 workers are bit-identical to each other and to the
+ * loop's thread doing it all. */
+static void
+test_threads_identical_shared_prepare(void **state)
+{
+    (void)state;
+    enum { N = 60 };
+    float p0[2 * N], p1[2 * N], p2[2 * N], p3[2 * N];
+    run_for_threads(2, p0, N, NULL);
+    unsigned keep = gc_sim_prep_shared;
+    gc_sim_prep_shared = 1;
+    run_for_threads(1, p1, N, NULL);
+    run_for_threads(2, p2, N, NULL);
+    run_for_threads(3, p3, N, NULL);
+    gc_sim_prep_shared = keep;
+    assert_memory_equal(p0, p1, sizeof p0);
+    assert_memory_equal(p0, p2, sizeof p0);
+    assert_memory_equal(p0, p3, sizeof p0);
+}
+
+/* The index built in parts (gc_orca_grid_shape, _count, _offsets, _fill:
+ * as gc_sim_crowd_prepare shares it out) answers every query as
+ * gc_orca_grid_build's does, to the bit and in the same order, whatever
+ * the parts; on piles of agents at one point too (ties by index).  A
+ * position that is not finite leaves it empty, with GC_EINVAL. */
+static void
+test_index_in_parts(void **state)
+{
+    (void)state;
+    enum { N = 3000 };
+    static float x[N], y[N];
+    uint32_t seed = 12345;
+    gc_orca_grid *whole, *parts;
+    assert_int_equal(gc_orca_grid_new(&whole), GC_OK);
+    assert_int_equal(gc_orca_grid_new(&parts), GC_OK);
+    for (size_t round = 0; round < 8; round++) {
+        size_t n = round == 0 ? 1 : N / (8 - round) - round;
+        for (size_t i = 0; i < n; i++) {
+            seed = seed * 1664525u + 1013904223u;
+            float u = (float)(seed >> 8) / 16777216.0f;
+            seed = seed * 1664525u + 1013904223u;
+            float v = (float)(seed >> 8) / 16777216.0f;
+            /* Every third round on whole numbers: many at one point. */
+            x[i] = round % 3 ? 300.0f * u : floorf(20.0f * u);
+            y[i] = round % 3 ? 200.0f * v : floorf(20.0f * v);
+        }
+        float cell = round % 2 ? 7.5f : 2.0f;
+        assert_int_equal(gc_orca_grid_build(whole, x, y, n, cell), GC_OK);
+        size_t k = 1 + round % 4; /* 1 to 4 parts, of uneven sizes */
+        gc_orca_bounds b, pb[4];
+        gc_orca_bounds_init(&b);
+        size_t cut[5] = {0};
+        for (size_t p = 1; p < k; p++)
+            cut[p] = n * p / k + (p == 1 && n > 2 ? 1 : 0);
+        cut[k] = n;
+        for (size_t p = 0; p < k; p++) {
+            gc_orca_bounds_init(&pb[p]);
+            gc_orca_bounds_add(&pb[p], x, y, cut[p], cut[p + 1]);
+        }
+        for (size_t p = k; p-- > 0;) /* joined in any order */
+            gc_orca_bounds_join(&b, &pb[p]);
+        assert_int_equal(gc_orca_grid_shape(parts, &b, n, cell, k), GC_OK);
+        for (size_t p = k; p-- > 0;) /* counted in any order */
+            gc_orca_grid_count(parts, x, y, cut[p], cut[p + 1], p);
+        gc_orca_grid_offsets(parts);
+        for (size_t p = 0; p < k; p++)
+            gc_orca_grid_fill(parts, x, y, cut[p], cut[p + 1], p);
+        size_t found = 0;
+        for (size_t i = 0; i < n; i++) {
+            uint32_t a[24], c[24];
+            float ad[24], cd[24];
+            gc_vec2 q = {x[i], y[i]};
+            size_t na = gc_orca_grid_nearest(whole, q, i, 24, 9.0f, a, ad);
+            size_t nc = gc_orca_grid_nearest(parts, q, i, 24, 9.0f, c, cd);
+            assert_int_equal(na, nc);
+            found += na;
+            assert_memory_equal(a, c, na * sizeof *a);
+            assert_memory_equal(ad, cd, na * sizeof *ad);
+        }
+        /* Not empty answers: the piles fill nearly all 24. */
+        if (round > 0)
+            assert_true(found >= (round % 3 ? n : 20 * n));
+    }
+    x[7] = NAN;
+    gc_orca_bounds b;
+    gc_orca_bounds_init(&b);
+    gc_orca_bounds_add(&b, x, y, 0, 100);
+    assert_false(b.finite);
+    assert_int_equal(gc_orca_grid_shape(parts, &b, 100, 2.0f, 2), GC_EINVAL);
+    uint32_t ids[4];
+    float d2[4];
+    assert_int_equal(
+        gc_orca_grid_nearest(parts, (gc_vec2){x[0], y[0]}, SIZE_MAX, 4, 50.0f,
+                             ids, d2),
+        0);
+    gc_orca_grid_free(whole);
+    gc_orca_grid_free(parts);
+}
+
 /* ---- neighbour candidate lists ----------------------------------------- */
 
 /* Agent i's neighbours as the tick that just ran found them (s->nbr),
@@ -2028,6 +2129,8 @@ main(void)
         cmocka_unit_test(test_wall_segments_kept),
         cmocka_unit_test(test_threads_identical),
         cmocka_unit_test(test_threads_identical_turning),
+        cmocka_unit_test(test_threads_identical_shared_prepare),
+        cmocka_unit_test(test_index_in_parts),
         cmocka_unit_test(test_turn_back_orca),
         cmocka_unit_test(test_turn_back_slow_orca),
         cmocka_unit_test(test_turn_groups_orca),
