@@ -581,4 +581,3 @@ gc_sim_wall_segments_kept(const gc_sim_edges *e, float cs, gc_vec2 p,
     }
     return m;
 }
-

@@ -127,7 +127,7 @@ prep_copy(gc_sim_worker *w)
          * free ones (then the loop packs the live ones and takes their
          * bounds). */
         gc_orca_bounds_init(&r->box);
-        if (s->live == s->n)
+        if (!s->holes)
             gc_orca_bounds_add(&r->box, s->px, s->py, lo, hi);
     }
 }
@@ -163,12 +163,13 @@ int
 gc_sim_crowd_prepare(gc_sim *s)
 {
     uint64_t t0 = gc_clock_ns();
+    s->prep_parts = s->n >= gc_sim_prep_shared ? s->nworkers : 1;
+    s->holes = s->live < s->n;
+    atomic_store_explicit(&s->prep_next, 0, memory_order_relaxed);
+    prep_run(s, prep_copy);
     /* The furthest any agent moved since the last tick started (by
      * walking or by being put somewhere), and whether one was added or
      * removed: what the candidate lists need (sim-crowd-near.c). */
-    s->prep_parts = s->n >= gc_sim_prep_shared ? s->nworkers : 1;
-    atomic_store_explicit(&s->prep_next, 0, memory_order_relaxed);
-    prep_run(s, prep_copy);
     float moved = 0.0f;
     bool changed = false;
     gc_orca_bounds box;
@@ -185,7 +186,6 @@ gc_sim_crowd_prepare(gc_sim *s)
         for (uint32_t i = 0; i < s->n; i++)
             s->near_r[i] = -1.0f;
     uint32_t m = s->n;
-    s->holes = s->live < s->n;
     if (s->holes) {
         /* Free slots must not be anybody's neighbour: index the live. */
         m = 0;
