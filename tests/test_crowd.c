@@ -1711,32 +1711,54 @@ assert_neighbours_exact(const gc_sim *s, uint32_t i, int tick)
                      tick, i, c, got[c], want[c]);
 }
 
+/* Agent i's candidate list holds at most near_cap distinct slots, none
+ * its own. */
+static void
+assert_list_sound(const gc_sim *s, uint32_t i, int tick)
+{
+    const uint32_t *list = s->near + (size_t)i * s->near_cap;
+    if (s->near_n[i] > s->near_cap)
+        fail_msg("tick %d, agent %u: %u candidates, room for %u", tick, i,
+                 s->near_n[i], s->near_cap);
+    for (uint32_t c = 0; c < s->near_n[i]; c++) {
+        if (list[c] == i || list[c] >= s->n)
+            fail_msg("tick %d, agent %u: candidate %u is slot %u", tick, i, c,
+                     list[c]);
+        for (uint32_t d = 0; d < c; d++)
+            if (list[d] == list[c])
+                fail_msg("tick %d, agent %u: slot %u is candidate %u and %u",
+                         tick, i, list[c], d, c);
+    }
+}
+
 /*
  * The candidate lists (sim-crowd-near.c) answer exactly as the index:
- * 150 wanderers in a 20 x 20 room, every agent's neighbours checked
- * against brute force after every tick, while agents are removed, spawned
- * (in nobody's list yet) and put elsewhere (further than any walk).  And
- * lists do carry over between ticks, or this would test nothing.
+ * wanderers in a 20 x 20 room, every agent's neighbours checked against
+ * brute force after every tick, while agents are removed, spawned (in
+ * nobody's list yet) and put elsewhere (further than any walk).  Lists
+ * do carry over between ticks, or this would test nothing.  Returns how
+ * many of the lists seen after a tick were full (near_cap candidates:
+ * complete only to the furthest one's distance).
  */
-static void
-test_neighbour_lists_exact(void **state)
+static long
+lists_exact(uint32_t n, float nd)
 {
-    (void)state;
     gc_grid *g = open_grid(20, 20);
     gc_sim_config c;
-    crowd_config(&c, 150, 0.3f);
-    c.max_agents = 160;
+    crowd_config(&c, n, 0.3f);
+    c.max_agents = n + 10;
+    c.neighbour_dist = nd;
     c.threads = 2;
     gc_sim *s;
     gc_error err;
     assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_OK);
-    int kept = 0;
+    long kept = 0, full = 0;
     for (int t = 1; t <= 300; t++) {
         /* One out, at ticks 40, 80, ...; one in, 20 ticks later, into
          * the slot it left (a slot free when the tick started); one
          * put across the room at 10, 50, ...; and at 150 one out and
          * one in between the same two ticks. */
-        uint32_t gone = (uint32_t)(t / 40) * 7u % 150u;
+        uint32_t gone = (uint32_t)(t / 40) * 7u % n;
         if ((t % 40 == 0 || t == 150) &&
             gc_sim_resolve(s, gc_sim_handle(s, gone), NULL) == GC_OK)
             assert_int_equal(gc_sim_remove(s, gc_sim_handle(s, gone), &err),
@@ -1751,7 +1773,7 @@ test_neighbour_lists_exact(void **state)
                 break;
         }
         if (t % 40 == 10) {
-            uint32_t far = (uint32_t)(t / 40) * 11u % 150u + 1u;
+            uint32_t far = (uint32_t)(t / 40) * 11u % n + 1u;
             gc_vec2 p = s->agents[far].pos;
             s->agents[far].pos = (gc_vec2){20.0f - p.x, 20.0f - p.y};
         }
@@ -1760,12 +1782,41 @@ test_neighbour_lists_exact(void **state)
             if (s->st[i] == GC_SIM_ST_FREE)
                 continue;
             assert_neighbours_exact(s, i, t);
+            assert_list_sound(s, i, t);
             kept += s->near_r[i] > 0.0f && s->near_t[i] < s->travel;
+            full += s->near_n[i] == s->near_cap;
         }
     }
-    assert_true(kept > 150 * 300 / 2);
+    assert_true(kept > (long)n * 300 / 2);
     gc_sim_free(s);
     gc_grid_free(g);
+    return full;
+}
+
+/* 150 wanderers at the default neighbour distance (short lists). */
+static void
+test_neighbour_lists_exact(void **state)
+{
+    (void)state;
+    lists_exact(150, 0.0f);
+}
+
+/*
+ * 200 wanderers looking 12 cells out: lists that fill (near_cap), cut to
+ * the nearest at the draw and complete only to the furthest kept, and
+ * then put in order behind the agent's last neighbours.  The short lists
+ * above never fill.
+ */
+static void
+test_neighbour_lists_exact_full(void **state)
+{
+    (void)state;
+    assert_true(lists_exact(200, 12.0f) > 200L * 300 / 2);
+    /* 34 agents (33 while one is out), each seeing the whole room:
+     * nearly every list is full, everyone else or all but the furthest.
+     * A draw that wrote one entry past its own list, into the next
+     * agent's (which then missed its nearest), failed only here. */
+    assert_true(lists_exact(34, 100.0f) > 34L * 300 * 9 / 10);
 }
 
 /* ---- turn rates under avoidance ---------------------------------------- */
@@ -2135,6 +2186,7 @@ main(void)
         cmocka_unit_test(test_turn_back_slow_orca),
         cmocka_unit_test(test_turn_groups_orca),
         cmocka_unit_test(test_neighbour_lists_exact),
+        cmocka_unit_test(test_neighbour_lists_exact_full),
         cmocka_unit_test(test_follow),
         cmocka_unit_test(test_circle),
         cmocka_unit_test(test_corridor),
