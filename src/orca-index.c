@@ -130,6 +130,17 @@ gc_orca_bounds_join(gc_orca_bounds *b, const gc_orca_bounds *o)
     b->y1 = gc_maxf(b->y1, o->y1);
 }
 
+/* realloc(p, bytes), or p when that fails (clearing *ok): an array
+ * that cannot grow is kept as it was. */
+static void *
+resize(void *p, size_t bytes, bool *ok)
+{
+    void *q = realloc(p, bytes);
+    if (!q)
+        *ok = false;
+    return q ? q : p;
+}
+
 /* Grow the array *p to hold at least `need` (*cap counts its room).
  * False when out of memory (*p is kept). */
 static bool
@@ -138,12 +149,11 @@ grow_u32(uint32_t **p, size_t *cap, size_t need)
     if (need <= *cap)
         return true;
     size_t c = need + need / 2 + 16;
-    uint32_t *q = realloc(*p, c * sizeof *q);
-    if (!q)
-        return false;
-    *p = q;
-    *cap = c;
-    return true;
+    bool ok = true;
+    *p = resize(*p, c * sizeof **p, &ok);
+    if (ok)
+        *cap = c;
+    return ok;
 }
 
 /* Room for n agents in the four per-agent arrays, which share one
@@ -154,22 +164,14 @@ grow_agents(gc_orca_grid *g, size_t n)
     if (n <= g->cap_n)
         return true;
     size_t cap = n + n / 2 + 16;
-    uint32_t *idx = realloc(g->idx, cap * sizeof *idx);
-    if (idx)
-        g->idx = idx;
-    float *sx = realloc(g->sx, cap * sizeof *sx);
-    if (sx)
-        g->sx = sx;
-    float *sy = realloc(g->sy, cap * sizeof *sy);
-    if (sy)
-        g->sy = sy;
-    uint32_t *co = realloc(g->cellof, cap * sizeof *co);
-    if (co)
-        g->cellof = co;
-    if (!idx || !sx || !sy || !co)
-        return false;
-    g->cap_n = cap;
-    return true;
+    bool ok = true;
+    g->idx = resize(g->idx, cap * sizeof *g->idx, &ok);
+    g->sx = resize(g->sx, cap * sizeof *g->sx, &ok);
+    g->sy = resize(g->sy, cap * sizeof *g->sy, &ok);
+    g->cellof = resize(g->cellof, cap * sizeof *g->cellof, &ok);
+    if (ok)
+        g->cap_n = cap;
+    return ok;
 }
 
 int
