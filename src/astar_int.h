@@ -68,13 +68,18 @@ gc_nav_clear_prefetch(const gc_nav *n, gc_cell c)
 /* A lower bound of gc_nav_clearance, within a quarter cell below 63.75
  * cells: for the crowd step's shortcuts, each of which only ever skips
  * work that would find nothing. */
+static inline uint8_t
+gc_nav_clear4(const gc_nav *n, gc_cell c)
+{
+    if (c.x < 0 || c.y < 0 || c.x >= n->width || c.y >= n->height)
+        return 0;
+    return n->clear4[(size_t)c.y * (size_t)n->width + (size_t)c.x];
+}
+
 static inline float
 gc_nav_clear_low(const gc_nav *n, gc_cell c)
 {
-    if (c.x < 0 || c.y < 0 || c.x >= n->width || c.y >= n->height)
-        return 0.0f;
-    return 0.25f *
-           (float)n->clear4[(size_t)c.y * (size_t)n->width + (size_t)c.x];
+    return 0.25f * (float)gc_nav_clear4(n, c);
 }
 
 /*

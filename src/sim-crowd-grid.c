@@ -90,6 +90,8 @@ gc_sim_crowd_init(gc_sim *s)
     s->walls = aligned_alloc(64, n * sizeof *s->walls);
     if (s->walls != NULL) /* gen 0: none kept */
         memset(s->walls, 0, n * sizeof *s->walls);
+    s->spot_kept = calloc(n, sizeof *s->spot_kept); /* gen 0: none kept */
+    s->clear_gen = 1;
     s->ix = calloc(n, sizeof *s->ix);
     s->iy = calloc(n, sizeof *s->iy);
     s->live_slot = calloc(n, sizeof *s->live_slot);
@@ -122,7 +124,7 @@ gc_sim_crowd_init(gc_sim *s)
     s->contact_slack = calloc(n, sizeof *s->contact_slack);
     s->prep = calloc(gc_sim_prep_chunks(n), sizeof *s->prep);
     if (!s->px || !s->py || !s->vx || !s->vy || !s->body || !s->walls ||
-        !s->ix || !s->iy || !s->prep ||
+        !s->spot_kept || !s->ix || !s->iy || !s->prep ||
         !s->live_slot || !s->slot_live || !s->st || !s->pr || !s->nbr ||
         !s->nbr_n || !s->near || !s->near_n || !s->near_r || !s->near_x ||
         !s->near_y || !s->near_t || !s->blk_speed || !s->blk_pref ||
@@ -150,6 +152,7 @@ gc_sim_crowd_free(gc_sim *s)
     free(s->vy);
     free(s->body);
     free(s->walls);
+    free(s->spot_kept);
     free(s->ix);
     free(s->iy);
     free(s->live_slot);
@@ -365,7 +368,7 @@ gc_sim_visible(const gc_grid *g, gc_vec2 a, gc_vec2 b, int64_t max_steps)
  */
 bool
 gc_sim_visible_fast(const gc_nav *n, const gc_grid *g, gc_vec2 a, gc_vec2 b,
-                    int64_t max_steps)
+                    int64_t max_steps, float room_low)
 {
     float cs = g->cell_size;
     float dx = b.x - a.x, dy = b.y - a.y;
@@ -376,6 +379,12 @@ gc_sim_visible_fast(const gc_nav *n, const gc_grid *g, gc_vec2 a, gc_vec2 b,
         if (walk < need)
             need = walk;
     }
+    /* The loop's first disc is at a, at least room_low wide: when that
+     * covers the stretch, so does the disc the loop would read, and the
+     * read (a miss each, with 100,000 agents on a large map: a fifth of
+     * circle 100,000's tick) is not needed. */
+    if (room_low > 0.25f * cs && room_low >= need)
+        return true;
     /* A ray along a wall advances by the wall's distance each step:
      * 32 steps of at least a quarter cell cover the 16-cell check near
      * any wall a body can walk beside, for far less than the walk. */

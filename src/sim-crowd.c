@@ -117,21 +117,32 @@ wall_range(const gc_sim *s, uint32_t i)
            gc_sim_body_radius(s, i);
 }
 
-/* Where an agent at p stands, from its cell (gc_grid_cell_of(p), which
- * step_chunk computes a pass ahead to prefetch what this reads), looking
- * for walls within `range`. */
+/* Whether agent i's kept clearance bytes are for `cell` now. */
+static inline bool
+spot_kept_at(const gc_sim *s, uint32_t i, gc_cell cell)
+{
+    const gc_sim_spot_kept *k = &s->spot_kept[i];
+    return k->gen == s->clear_gen && k->x == cell.x && k->y == cell.y;
+}
+
+/* Where agent i stands, from its cell (gc_grid_cell_of of its position,
+ * which step_chunk computes a pass ahead to prefetch what this reads:
+ * the clearance maps, when the bytes it keeps are not that cell's),
+ * looking for walls within `range`. */
 static struct gc_sim_spot
-spot_at(const gc_sim *s, gc_cell cell, float range)
+spot_at(gc_sim *s, uint32_t i, gc_cell cell, float range)
 {
     struct gc_sim_spot at;
     const gc_nav *wn = s->wnav != NULL ? s->wnav : s->nav;
+    gc_sim_spot_kept *k = &s->spot_kept[i];
+    if (!spot_kept_at(s, i, cell))
+        gc_sim_spot_read(k, s->clear_gen, wn, s->nav, cell);
     float cs = s->grid->cell_size;
     at.cell = cell;
-    at.clear_wall = gc_nav_clear_low(wn, at.cell);
+    at.clear_wall = 0.25f * (float)k->wall4; /* gc_nav_clear_low */
     at.room_wall = (at.clear_wall - 0.92f) * cs;
-    at.room_plan = wn == s->nav
-                       ? at.room_wall
-                       : (gc_nav_clear_low(s->nav, at.cell) - 0.92f) * cs;
+    at.room_plan = wn == s->nav ? at.room_wall
+                                : (0.25f * (float)k->plan4 - 0.92f) * cs;
     /* In open ground that saves a scan of every cell around the agent. */
     at.walls = at.clear_wall - 0.75f <= range / cs;
     return at;
@@ -496,13 +507,16 @@ step_chunk(gc_sim_worker *w, gc_sim_crowd_scratch *c, uint32_t m,
     uint64_t now = s->ticks + 1; /* this tick */
     uint64_t t0 = gc_clock_ns();
     /* The cells first, and the clearance bytes spot_at() will read of
-     * them fetched meanwhile (with 100,000 agents on a large map each
+     * them fetched meanwhile, for the agents that have left the cell
+     * whose bytes they keep (with 100,000 agents on a large map each
      * was a miss, two fifths of this pass's time outside the lists). */
     const gc_nav *wn = s->wnav != NULL ? s->wnav : s->nav;
     for (uint32_t j = 0; j < m; j++) {
         uint32_t i = c->who[j];
         gc_cell cell = gc_grid_cell_of(s->grid, (gc_vec2){s->px[i], s->py[i]});
         c->at[j].cell = cell;
+        if (gc_sim_spot_moved(&s->spot_kept[i], s->clear_gen, cell))
+            continue;
         gc_nav_clear_prefetch(wn, cell);
         if (wn != s->nav)
             gc_nav_clear_prefetch(s->nav, cell);
@@ -512,7 +526,7 @@ step_chunk(gc_sim_worker *w, gc_sim_crowd_scratch *c, uint32_t m,
         gc_vec2 p0 = {s->px[i], s->py[i]};
         c->n[j] = (uint32_t)gc_sim_crowd_neighbours(
             s, i, p0, k, nd, c->ids + j * k, c->d2 + j * k);
-        c->at[j] = spot_at(s, c->at[j].cell, wall_range(s, i));
+        c->at[j] = spot_at(s, i, c->at[j].cell, wall_range(s, i));
         /* The walls it kept, read two passes on (with 100,000 agents a
          * miss each, when not fetched now). */
         if (c->at[j].walls) {

@@ -523,6 +523,9 @@ gc_sim_grid_changed(gc_sim *s, const gc_cell *cells, size_t n)
      * inflation marks every planning cell it changed, and the clearing
      * below covers them. */
     gc_sim_jam_drop(s);
+    /* Whatever follows changes, no clearance byte kept from before is
+     * trusted again. */
+    s->clear_gen = s->clear_gen + 1 != 0 ? s->clear_gen + 1 : 1;
     rc = gc_sim_inflate(s);
     if (rc == GC_OK && s->edges.hk != NULL)
         rc = gc_sim_edges_build(&s->edges, s->grid);

@@ -32,6 +32,55 @@ struct gc_sim_spot {
                    the first pass prefetches what it kept of them */
 };
 
+/* k := the clearance bytes of `cell` in the walls' map wn and the
+ * planning grid's pn, maps of generation gen. */
+static inline void
+gc_sim_spot_read(gc_sim_spot_kept *k, uint32_t gen, const gc_nav *wn,
+                 const gc_nav *pn, gc_cell cell)
+{
+    k->x = cell.x;
+    k->y = cell.y;
+    k->gen = gen;
+    k->wall4 = gc_nav_clear4(wn, cell);
+    k->plan4 = wn == pn ? k->wall4 : gc_nav_clear4(pn, cell);
+}
+
+/*
+ * The agent whose bytes k are has moved to `cell` (maps of generation
+ * gen): keep bounds for it without reading the maps when it can, and say
+ * whether it did.  The clearance is the exact distance from a cell's
+ * centre to the nearest blocked cell's (less half a cell), which changes
+ * by at most the distance between two centres: 1 cell, or sqrt 2
+ * diagonally, 4 or 5.66 quarter cells, so a byte (floor of 4 clearance,
+ * at most the clearance) less 5 or 6 bounds the next cell's from below,
+ * with room to spare for the float rounding.  Only far from walls
+ * (GC_SIM_SPOT_DERIVE cells and more after the step): a bound too low to
+ * skip the work its uses skip (the wall scan within a couple of cells,
+ * steering's visibility check, about 26 cells: gc_sim_visible_fast) would
+ * cost more than the read.
+ */
+#define GC_SIM_SPOT_DERIVE 28 /* cells */
+static inline bool
+gc_sim_spot_moved(gc_sim_spot_kept *k, uint32_t gen, gc_cell cell)
+{
+    if (k->gen != gen)
+        return false;
+    int32_t dx = cell.x - k->x, dy = cell.y - k->y;
+    if (dx == 0 && dy == 0)
+        return true;
+    if (dx < -1 || dx > 1 || dy < -1 || dy > 1)
+        return false;
+    int drop = dx != 0 && dy != 0 ? 6 : 5;
+    if (k->wall4 < 4 * GC_SIM_SPOT_DERIVE + drop ||
+        k->plan4 < 4 * GC_SIM_SPOT_DERIVE + drop)
+        return false;
+    k->wall4 = (uint8_t)(k->wall4 - drop);
+    k->plan4 = (uint8_t)(k->plan4 - drop);
+    k->x = cell.x;
+    k->y = cell.y;
+    return true;
+}
+
 /*
  * atan2f(dy, dx) of a move (dx, dy) not (0, 0), within 3.5e-7 rad of
  * the exact angle (libm's atan2f: 2.6e-7; tests/test_crowd.c measures

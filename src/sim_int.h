@@ -210,6 +210,23 @@ typedef struct gc_sim_walls {
 } gc_sim_walls;
 _Static_assert(sizeof(gc_sim_walls) == 192, "three cache lines a record");
 
+/*
+ * One agent's clearance bytes (gc_nav_clear4) at its cell (x, y), in the
+ * walls' map (wall4) and the planning grid's (plan4), or lower bounds of
+ * them (far from walls, carried from the cell before: sim-crowd.c),
+ * from the clearance maps of generation `gen` (gc_sim.clear_gen; 0: none
+ * kept).  Every use of them only skips work that would find nothing.
+ * An agent crosses a cell boundary every few ticks, and with 100,000
+ * agents on a large map each read of the maps was a miss (two, with
+ * bodies: a seventh of circle 100,000's tick); the records are read in
+ * slot order.  Agent i's worker's in the tick, as the agent.
+ */
+typedef struct gc_sim_spot_kept {
+    int32_t x, y;
+    uint32_t gen;
+    uint8_t wall4, plan4;
+} gc_sim_spot_kept;
+
 struct gc_sim {
     gc_grid *grid; /* the real cells: walls for bodies, avoidance */
     /* The planning grid: `grid` itself for points, else `inflated`, the
@@ -324,6 +341,11 @@ struct gc_sim {
     double travel;
     gc_sim_body *body; /* as the agents */
     gc_sim_walls *walls; /* as the agents: their last wall segments */
+    gc_sim_spot_kept *spot_kept; /* as the agents: their clearance bytes */
+    /* Moves on (never to 0) at every change of the grid, before its
+     * clearance maps change: what a gc_sim_spot_kept was read from.
+     * Loop only, between ticks. */
+    uint32_t clear_gen;
     /* The jam grid (sim-jam.c): pgrid with the cells of agents stalled
      * for a few seconds blocked, and its navigation data (both owned).
      * Read-only in ticks; used only while jam_active.  The next one
@@ -470,9 +492,11 @@ gc_vec2 gc_sim_clamp_move(const gc_grid *g, gc_vec2 from, gc_vec2 to, float r,
  * most max_steps cells)? */
 bool gc_sim_visible(const gc_grid *g, gc_vec2 a, gc_vec2 b, int64_t max_steps);
 /* gc_sim_visible's answer, found by the clearance map n of g first
- * (defined after gc_sim_wall_room, below). */
+ * (defined after gc_sim_wall_room, below).  room_low is at most
+ * gc_sim_wall_room(n, g, a) (0 when not known): when it covers the walk,
+ * the map is not read. */
 bool gc_sim_visible_fast(const gc_nav *n, const gc_grid *g, gc_vec2 a,
-                         gc_vec2 b, int64_t max_steps);
+                         gc_vec2 b, int64_t max_steps, float room_low);
 /* Build (or rebuild, reusing the memory) e for g.  GC_ENOMEM (e keeps
  * what it had). */
 int gc_sim_edges_build(gc_sim_edges *e, const gc_grid *g);

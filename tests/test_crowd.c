@@ -1297,34 +1297,63 @@ test_squeeze_posts(void **state)
 /*
  * Steering's visibility by the clearance map (gc_sim_visible_fast) gives
  * the cell walk's answer (gc_sim_visible) exactly: 20,000 segments of
- * every length on the rooms map, from anywhere (inside walls too), with
- * and without a step limit.  Both answers occur in thousands.
+ * every length on the rooms map and on an open field with posts, from
+ * anywhere (inside walls too), with and without a step limit, and
+ * without or with the byte map's lower bound of the room at the start
+ * (as steering passes it).  Both answers occur in hundreds or
+ * thousands, and the bound alone decides thousands on the field.
  */
+static void
+visible_fast_exact(gc_grid *g, int32_t w, int32_t h, int each_min,
+                   int shortcut_min)
+{
+    gc_nav *n;
+    assert_int_equal(gc_nav_new(&n, g), GC_OK);
+    uint64_t seed = 12345;
+    int seen[2] = {0, 0}, shortcut = 0;
+    float cs = g->cell_size;
+    for (int k = 0; k < 20000; k++) {
+        float v[4];
+        for (int j = 0; j < 4; j++)
+            v[j] = (float)(gc_sim_splitmix(&seed) % 100000) / 100000.0f *
+                   (float)(j % 2 ? h : w);
+        gc_vec2 a = {v[0], v[1]}, b = {v[2], v[3]};
+        int64_t steps = k % 2 ? INT64_MAX : 1 + (int64_t)(k % 17);
+        bool want = gc_sim_visible(g, a, b, steps);
+        float low = (gc_nav_clear_low(n, gc_grid_cell_of(g, a)) - 0.92f) * cs;
+        if (gc_sim_visible_fast(n, g, a, b, steps, 0.0f) != want ||
+            gc_sim_visible_fast(n, g, a, b, steps, low) != want)
+            fail_msg("(%f, %f) -> (%f, %f), %lld steps: walk says %d", a.x, a.y,
+                     b.x, b.y, (long long)steps, want);
+        float dx = b.x - a.x, dy = b.y - a.y;
+        float need = sqrtf(dx * dx + dy * dy);
+        if (steps < INT64_MAX / 2 &&
+            ((float)steps + 2.0f) * 1.4142136f * cs < need)
+            need = ((float)steps + 2.0f) * 1.4142136f * cs;
+        shortcut += low > 0.25f * cs && low >= need;
+        seen[want]++;
+    }
+    printf("# visible %d, not %d, by the bound alone %d\n", seen[1], seen[0],
+           shortcut);
+    assert_true(seen[0] > each_min && seen[1] > each_min);
+    assert_true(shortcut >= shortcut_min);
+    gc_nav_free(n);
+}
+
 static void
 test_visible_fast_exact(void **state)
 {
     (void)state;
     gc_grid *g = grid_from(rooms, 32, 13);
-    gc_nav *n;
-    assert_int_equal(gc_nav_new(&n, g), GC_OK);
-    uint64_t seed = 12345;
-    int seen[2] = {0, 0};
-    for (int k = 0; k < 20000; k++) {
-        float v[4];
-        for (int j = 0; j < 4; j++)
-            v[j] = (float)(gc_sim_splitmix(&seed) % 100000) / 100000.0f *
-                   (j % 2 ? 13.0f : 32.0f);
-        gc_vec2 a = {v[0], v[1]}, b = {v[2], v[3]};
-        int64_t steps = k % 2 ? INT64_MAX : 1 + (int64_t)(k % 17);
-        bool want = gc_sim_visible(g, a, b, steps);
-        if (gc_sim_visible_fast(n, g, a, b, steps) != want)
-            fail_msg("(%f, %f) -> (%f, %f), %lld steps: walk says %d", a.x, a.y,
-                     b.x, b.y, (long long)steps, want);
-        seen[want]++;
-    }
-    printf("# visible %d, not %d\n", seen[1], seen[0]);
-    assert_true(seen[0] > 1000 && seen[1] > 1000);
-    gc_nav_free(n);
+    visible_fast_exact(g, 32, 13, 1000, 50);
+    gc_grid_free(g);
+    /* An open field 90 cells square with a post every 30 cells: rooms
+     * as wide as the bound's reach. */
+    assert_int_equal(gc_grid_new(&g, 90, 90), GC_OK);
+    for (int32_t y = 15; y < 90; y += 30)
+        for (int32_t x = 15; x < 90; x += 30)
+            gc_grid_set(g, x, y, GC_CELL_OBSTACLE);
+    visible_fast_exact(g, 90, 90, 500, 1000);
     gc_grid_free(g);
 }
 
@@ -1436,6 +1465,90 @@ test_wall_segments_exact(void **state)
  * each with ranges of its own that change now and then, caps that cut
  * the list short, and the grid changed and its edges rebuilt between
  * rounds (what they kept must then be scanned again). */
+/*
+ * The clearance bytes an agent keeps (gc_sim_spot_moved, carried from
+ * cell to cell far from walls; gc_sim_spot_read) never exceed the maps'
+ * at its cell: 200 walkers, 1,500 steps each to a neighbouring cell (now
+ * and then a jump), over a field with walls and a planning grid with
+ * more, the walls' map and the planning grid's apart and the same, and
+ * across grid changes (a new generation).  Most steps are carried, and
+ * many carried bytes are below the maps' (the bound is not the map).
+ */
+static void
+spot_kept_bounds(bool same_maps)
+{
+    enum { W = 240, WALKERS = 200, STEPS = 1500 };
+    gc_grid *g, *pg;
+    assert_int_equal(gc_grid_new(&g, W, W), GC_OK);
+    for (int32_t x = 20; x < 140; x++)
+        gc_grid_set(g, x, 40, GC_CELL_OBSTACLE);
+    gc_grid_set(g, 100, 110, GC_CELL_OBSTACLE);
+    assert_int_equal(gc_grid_clone(&pg, g), GC_OK);
+    for (int32_t y = 80; y < 130; y++)
+        gc_grid_set(pg, 30, y, GC_CELL_OBSTACLE);
+    gc_nav *wn, *pn;
+    assert_int_equal(gc_nav_new(&wn, g), GC_OK);
+    assert_int_equal(gc_nav_new(&pn, pg), GC_OK);
+    if (same_maps)
+        pn = wn;
+    uint64_t seed = 777;
+    gc_sim_spot_kept kept[WALKERS];
+    gc_cell at[WALKERS];
+    memset(kept, 0, sizeof kept);
+    for (int w = 0; w < WALKERS; w++)
+        at[w] = (gc_cell){(int32_t)(gc_sim_splitmix(&seed) % W),
+                          (int32_t)(gc_sim_splitmix(&seed) % W)};
+    size_t steps = 0, carried = 0, below = 0;
+    uint32_t gen = 1;
+    for (int round = 0; round < 3; round++, gen++) {
+        for (int t = 0; t < STEPS; t++)
+            for (int w = 0; w < WALKERS; w++) {
+                uint64_t r = gc_sim_splitmix(&seed);
+                int32_t jump = r % 53 == 0 ? 3 : 1;
+                at[w].x += jump * ((int32_t)((r >> 8) % 3) - 1);
+                at[w].y += jump * ((int32_t)((r >> 24) % 3) - 1);
+                at[w].x = at[w].x < -2 ? -2 : at[w].x > W + 1 ? W + 1 : at[w].x;
+                at[w].y = at[w].y < -2 ? -2 : at[w].y > W + 1 ? W + 1 : at[w].y;
+                gc_sim_spot_kept *k = &kept[w];
+                bool moved = k->gen == gen && (k->x != at[w].x || k->y != at[w].y);
+                if (gc_sim_spot_moved(k, gen, at[w]))
+                    carried += moved;
+                else
+                    gc_sim_spot_read(k, gen, wn, pn, at[w]);
+                uint8_t ww = gc_nav_clear4(wn, at[w]), pp = gc_nav_clear4(pn, at[w]);
+                if (k->x != at[w].x || k->y != at[w].y || k->gen != gen ||
+                    k->wall4 > ww || k->plan4 > pp)
+                    fail_msg("round %d step %d walker %d at (%d, %d): kept %u "
+                             "and %u at (%d, %d), the maps %u and %u",
+                             round, t, w, at[w].x, at[w].y, k->wall4, k->plan4,
+                             k->x, k->y, ww, pp);
+                below += k->wall4 < ww;
+                steps++;
+            }
+        /* A change: a wall into the field, where walkers are. */
+        for (int32_t y = 100; y < 240; y++)
+            gc_grid_set(g, 120 + 30 * round, y, GC_CELL_OBSTACLE);
+        assert_int_equal(gc_nav_update(wn, g), GC_OK);
+    }
+    printf("# %zu steps, %zu carried, %zu below the map\n", steps, carried,
+           below);
+    assert_true(carried > steps / 10);
+    assert_true(below > carried / 4);
+    gc_nav_free(wn);
+    if (!same_maps)
+        gc_nav_free(pn);
+    gc_grid_free(g);
+    gc_grid_free(pg);
+}
+
+static void
+test_spot_kept_bounds(void **state)
+{
+    (void)state;
+    spot_kept_bounds(false);
+    spot_kept_bounds(true);
+}
+
 static void
 test_wall_segments_kept(void **state)
 {
@@ -2178,6 +2291,7 @@ main(void)
         cmocka_unit_test(test_visible_fast_exact),
         cmocka_unit_test(test_wall_segments_exact),
         cmocka_unit_test(test_wall_segments_kept),
+        cmocka_unit_test(test_spot_kept_bounds),
         cmocka_unit_test(test_threads_identical),
         cmocka_unit_test(test_threads_identical_turning),
         cmocka_unit_test(test_threads_identical_shared_prepare),
