@@ -32,9 +32,10 @@
  * deepest overlap as a fraction of 2r, agents arrived, the tick when all had
  * arrived (- when not), stalled agents at the end, the longest any agent went
  * without progress (sampled once a simulated second), mean speed / preferred
- * speed, and the CPU time of a tick (all threads; the ticks after the
+ * speed, the CPU time of a tick (all threads; the ticks after the
  * first, which plans every agent: the figure to compare versions by on a
- * shared, noisy machine).
+ * shared, noisy machine), and the path searches after the first tick
+ * (replans: none in circle's first minutes).
  * --no-smooth plans without smoothing: the first tick of corridor 100,000
  * (paths 20,000 cells long) otherwise spends minutes smoothing, and in a
  * straight corridor the agents steer to the furthest visible waypoint
@@ -400,13 +401,18 @@ main(int argc, char **argv)
     uint64_t t = 0, all_at = 0;
     double stall_max = 0.0; /* the longest stall seen, s */
     double cpu0 = 0.0;      /* CPU time at the end of the first tick */
+    uint64_t searches0 = 0; /* searches in the first tick */
     while (t < max_ticks) {
         uint64_t t0 = gc_clock_ns();
         if (gc_sim_tick(s) != GC_OK)
             die("tick failed");
         ms[t++] = (double)(gc_clock_ns() - t0) / 1e6;
-        if (t == 1)
+        if (t == 1) {
+            gc_sim_stats w;
+            gc_sim_stats_total(s, &w);
+            searches0 = w.searches;
             cpu0 = cpu_ms();
+        }
         /* Once a simulated second: the longest stall so far. */
         if (t % (uint64_t)c.hz == 0) {
             gc_sim_stats w;
@@ -443,7 +449,8 @@ main(int argc, char **argv)
            "1 s  avoid %.3f ms  "
            "overlaps/tick %.3f (%.4f%% of N) max %llu  deepest %.3f of 2r  "
            "in walls %llu  arrived %llu/%zu  all at tick %s  stalled %llu  "
-           "longest stall %.1f s  speed %.2f  ticks %llu  cpu/tick %.3f ms\n",
+           "longest stall %.1f s  speed %.2f  ticks %llu  cpu/tick %.3f ms  "
+           "searches after the first tick %llu\n",
            scenario, gc_sim_agent_count(s), threads, sum / (double)(t ? t : 1),
            p95, late_max, st.avoid_ms_mean, st.overlaps_mean,
            100.0 * st.overlaps_mean / (double)gc_sim_agent_count(s),
@@ -452,7 +459,8 @@ main(int argc, char **argv)
            (unsigned long long)st.by_state[GC_AGENT_ARRIVED],
            gc_sim_agent_count(s), all, (unsigned long long)st.stalled,
            stall_max, st.speed_ratio, (unsigned long long)t,
-           t > 1 ? (cpu_ms() - cpu0) / (double)(t - 1) : 0.0);
+           t > 1 ? (cpu_ms() - cpu0) / (double)(t - 1) : 0.0,
+           (unsigned long long)(st.searches - searches0));
     /* The first `show` agents that have not arrived: where they stand,
      * where they go, how fast: what a deadlock hunt starts from. */
     for (size_t i = 0, shown = 0; i < gc_sim_agent_count(s) && shown < show;
