@@ -398,6 +398,10 @@ struct gc_sim {
 
 uint64_t gc_sim_splitmix(uint64_t *s);
 uint32_t gc_sim_rand_below(uint64_t *s, uint32_t n);
+/* The distance along a Hilbert curve filling the square of side 2^bits
+ * (1 to 16) of cell (x, y) (both below 2^bits): the order the agents a
+ * simulation places get their slots in. */
+uint64_t gc_sim_hilbert_index(unsigned bits, uint32_t x, uint32_t y);
 /* Group the passable cells by component (GC_ENOMEM). */
 int gc_sim_build_components(gc_sim *s);
 /* A random cell of c's component (c itself when it has none). */

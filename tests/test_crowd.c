@@ -941,6 +941,9 @@ steer_setup(gc_sim **out, gc_grid **gout, gc_vec2 p, gc_cell goal, gc_vec2 v,
     assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_OK);
     s->ticks = 6000;
     s->agents[1].pos = (gc_vec2){18.5f, 5.5f};
+    /* Nobody stalled since tick 0: the jam grid (built at this tick)
+     * would block their start cells, wherever the placement put them. */
+    s->body[0].progress_tick = s->body[1].progress_tick = s->ticks;
     assert_int_equal(gc_sim_tick(s), GC_OK); /* its own first goal */
     gc_agent *a = &s->agents[0];
     gc_agent_clear_path(a);
@@ -1465,6 +1468,31 @@ test_wall_segments_exact(void **state)
  * each with ranges of its own that change now and then, caps that cut
  * the list short, and the grid changed and its edges rebuilt between
  * rounds (what they kept must then be scanned again). */
+/* The placement order's curve (gc_sim_hilbert_index) visits every cell
+ * of a 64 x 64 square once, each step to a side neighbour: a Hilbert
+ * curve, whose runs of indices stay in small squares. */
+static void
+test_hilbert_curve(void **state)
+{
+    (void)state;
+    enum { B = 6, S = 1 << B };
+    int32_t at_x[S * S], at_y[S * S];
+    memset(at_x, 0xff, sizeof at_x);
+    for (uint32_t y = 0; y < S; y++)
+        for (uint32_t x = 0; x < S; x++) {
+            uint64_t d = gc_sim_hilbert_index(B, x, y);
+            assert_true(d < S * S);
+            assert_int_equal(at_x[d], -1); /* once each */
+            at_x[d] = (int32_t)x;
+            at_y[d] = (int32_t)y;
+        }
+    for (int d = 1; d < S * S; d++)
+        assert_int_equal(abs(at_x[d] - at_x[d - 1]) + abs(at_y[d] - at_y[d - 1]),
+                         1);
+    assert_true(gc_sim_hilbert_index(1, 0, 0) == 0);
+    assert_true(gc_sim_hilbert_index(16, 65535, 0) == 65536ull * 65536ull - 1);
+}
+
 /*
  * The clearance bytes an agent keeps (gc_sim_spot_moved, carried from
  * cell to cell far from walls; gc_sim_spot_read) never exceed the maps'
@@ -2292,6 +2320,7 @@ main(void)
         cmocka_unit_test(test_wall_segments_exact),
         cmocka_unit_test(test_wall_segments_kept),
         cmocka_unit_test(test_spot_kept_bounds),
+        cmocka_unit_test(test_hilbert_curve),
         cmocka_unit_test(test_threads_identical),
         cmocka_unit_test(test_threads_identical_turning),
         cmocka_unit_test(test_threads_identical_shared_prepare),
