@@ -170,7 +170,7 @@ gc_grid_legal_dirs(const uint8_t *cells, const float *lut, int32_t w, int32_t h,
 typedef struct gc_ray {
     gc_cell c, end;
     int sx, sy;
-    double tdx, tdy, tmx, tmy, len;
+    double tdx, tdy, tmx, tmy;
     int64_t steps;
 } gc_ray;
 
@@ -181,7 +181,6 @@ gc_ray_init(gc_ray *r, double cs, gc_vec2 p, gc_vec2 q)
     r->c = (gc_cell){(int32_t)floor(px), (int32_t)floor(py)};
     r->end = (gc_cell){(int32_t)floor(qx), (int32_t)floor(qy)};
     double dx = qx - px, dy = qy - py;
-    r->len = hypot(dx, dy);
     r->sx = dx > 0 ? 1 : (dx < 0 ? -1 : 0);
     r->sy = dy > 0 ? 1 : (dy < 0 ? -1 : 0);
     r->tdx = r->sx ? 1.0 / fabs(dx) : INFINITY;

@@ -403,7 +403,10 @@ static bool
 stretch_touched(const gc_sim *s, gc_vec2 p, gc_vec2 q)
 {
     gc_ray r;
-    gc_ray_init(&r, s->grid->cell_size, p, q);
+    double cs = s->grid->cell_size;
+    gc_ray_init(&r, cs, p, q);
+    /* The segment's length in cells (gc_ray_init's own arithmetic). */
+    double len = hypot(q.x / cs - p.x / cs, q.y / cs - p.y / cs);
     for (int64_t k = 0; k <= r.steps; k++) {
         if (changed_at(s, r.c))
             return true;
@@ -411,7 +414,7 @@ stretch_touched(const gc_sim *s, gc_vec2 p, gc_vec2 q)
             break;
         /* Through a corner, or within float noise (a ten-thousandth of a
          * cell) of one: the cells on both sides count. */
-        bool corner = gc_ray_corner(&r, 1e-4 / r.len);
+        bool corner = gc_ray_corner(&r, 1e-4 / len);
         if (corner && (changed_at(s, (gc_cell){r.c.x + r.sx, r.c.y}) ||
                        changed_at(s, (gc_cell){r.c.x, r.c.y + r.sy})))
             return true;
