@@ -1302,8 +1302,8 @@ test_squeeze_posts(void **state)
  * the cell walk's answer (gc_sim_visible) exactly: 20,000 segments of
  * every length on the rooms map and on an open field with posts, from
  * anywhere (inside walls too), with and without a step limit, and
- * without or with the byte map's lower bound of the room at the start
- * (as steering passes it).  Both answers occur in hundreds or
+ * without or with the byte map's room at the start (as steering passes
+ * it), or a bound lower still (as steering carries it far from walls).  Both answers occur in hundreds or
  * thousands, and the bound alone decides thousands on the field.
  */
 static void
@@ -1324,8 +1324,9 @@ visible_fast_exact(gc_grid *g, int32_t w, int32_t h, int each_min,
         int64_t steps = k % 2 ? INT64_MAX : 1 + (int64_t)(k % 17);
         bool want = gc_sim_visible(g, a, b, steps);
         float low = (gc_nav_clear_low(n, gc_grid_cell_of(g, a)) - 0.92f) * cs;
-        if (gc_sim_visible_fast(n, g, a, b, steps, 0.0f) != want ||
-            gc_sim_visible_fast(n, g, a, b, steps, low) != want)
+        if (gc_sim_visible_fast(n, g, a, b, steps, -INFINITY) != want ||
+            gc_sim_visible_fast(n, g, a, b, steps, low) != want ||
+            gc_sim_visible_fast(n, g, a, b, steps, low - 3.0f * cs) != want)
             fail_msg("(%f, %f) -> (%f, %f), %lld steps: walk says %d", a.x, a.y,
                      b.x, b.y, (long long)steps, want);
         float dx = b.x - a.x, dy = b.y - a.y;
