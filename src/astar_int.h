@@ -65,9 +65,7 @@ gc_nav_clear_prefetch(const gc_nav *n, gc_cell c)
             &n->clear4[(size_t)c.y * (size_t)n->width + (size_t)c.x]);
 }
 
-/* A lower bound of gc_nav_clearance, within a quarter cell below 63.75
- * cells: for the crowd step's shortcuts, each of which only ever skips
- * work that would find nothing. */
+/* The byte of c in clear4 (0 off the map). */
 static inline uint8_t
 gc_nav_clear4(const gc_nav *n, gc_cell c)
 {
@@ -76,6 +74,9 @@ gc_nav_clear4(const gc_nav *n, gc_cell c)
     return n->clear4[(size_t)c.y * (size_t)n->width + (size_t)c.x];
 }
 
+/* A lower bound of gc_nav_clearance, within a quarter cell below 63.75
+ * cells: for the crowd step's shortcuts, each of which only ever skips
+ * work that would find nothing. */
 static inline float
 gc_nav_clear_low(const gc_nav *n, gc_cell c)
 {

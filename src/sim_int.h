@@ -497,8 +497,8 @@ gc_vec2 gc_sim_clamp_move(const gc_grid *g, gc_vec2 from, gc_vec2 to, float r,
 bool gc_sim_visible(const gc_grid *g, gc_vec2 a, gc_vec2 b, int64_t max_steps);
 /* gc_sim_visible's answer, found by the clearance map n of g first
  * (defined after gc_sim_wall_room, below).  room_low is at most
- * (gc_nav_clear_low(n, a's cell) - 0.92) cells, the byte map's room at a
- * (-INFINITY when not known): the map is not read there. */
+ * (gc_nav_clear_low(n, a's cell) - 0.92) times the cell size, the byte
+ * map's room at a (-INFINITY when not known): the map is not read there. */
 bool gc_sim_visible_fast(const gc_nav *n, const gc_grid *g, gc_vec2 a,
                          gc_vec2 b, int64_t max_steps, float room_low);
 /* Build (or rebuild, reusing the memory) e for g.  GC_ENOMEM (e keeps
