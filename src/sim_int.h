@@ -213,9 +213,9 @@ _Static_assert(sizeof(gc_sim_walls) == 192, "three cache lines a record");
 /*
  * One agent's clearance bytes (gc_nav_clear4) at its cell (x, y), in the
  * walls' map (wall4) and the planning grid's (plan4), or lower bounds of
- * them (far from walls, carried from the cell before: sim-crowd.c),
- * from the clearance maps of generation `gen` (gc_sim.clear_gen; 0: none
- * kept).  Every use of them only skips work that would find nothing.
+ * them (far from walls, carried from the cell before: gc_sim_spot_moved,
+ * sim_crowd_int.h), from the clearance maps of generation `gen`
+ * (gc_sim.clear_gen; 0: none kept).  Every use of them only skips work that would find nothing.
  * An agent crosses a cell boundary every few ticks, and with 100,000
  * agents on a large map each read of the maps was a miss (two, with
  * bodies: a seventh of circle 100,000's tick); the records are read in
