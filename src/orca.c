@@ -348,6 +348,73 @@ agent_lines(const gc_orca_agent *a, const gc_orca_agent *o, size_t n,
         out[i] = agent_line(a, &o[i], inv_tau, inv_dt);
 }
 
+/* The squared distance from the origin to segment (a, b) (relative to
+ * the agent). */
+static inline float
+segment_dist2(gc_vec2 a, gc_vec2 ab)
+{
+    float l2 = dot(ab, ab);
+    float s = l2 > 0 ? gc_minf(gc_maxf(-dot(a, ab) / l2, 0.0f), 1.0f) : 0;
+    gc_vec2 c = add(a, scale(s, ab));
+    return dot(c, c);
+}
+
+/*
+ * The order of the segments seg[0 .. m) round `pos`, nearest first, ties
+ * by index, into order[0 .. m).  Each segment's place is its rank: how
+ * many come before it (key: the distance's bits, which order as the
+ * distances do, being non-negative, then the index; distinct, so the
+ * ranks are a permutation whatever the input).  Without a branch per
+ * comparison: the insertion sort this replaced mispredicted on every
+ * other one, a third of the wall lines' time on a town.  The distances
+ * are computed four at a time where SSE2 is there, with segment_dist2's
+ * operations lane by lane.
+ */
+static void
+wall_order(gc_vec2 pos, const gc_orca_segment *seg, size_t m, uint8_t *order)
+{
+    float dist[GC_ORCA_MAX_SEGMENTS];
+    size_t i = 0;
+#if defined(ORCA_SSE2)
+    const __m128 zero = _mm_setzero_ps(), one = _mm_set1_ps(1.0f);
+    const __m128 px = _mm_set1_ps(pos.x), py = _mm_set1_ps(pos.y);
+    for (; i + 4 <= m; i += 4) {
+        /* Four segments, a row each, turned into four columns. */
+        __m128 ax = _mm_loadu_ps(&seg[i].a.x),
+               ay = _mm_loadu_ps(&seg[i + 1].a.x),
+               bx = _mm_loadu_ps(&seg[i + 2].a.x),
+               by = _mm_loadu_ps(&seg[i + 3].a.x);
+        _MM_TRANSPOSE4_PS(ax, ay, bx, by);
+        __m128 abx = _mm_sub_ps(bx, ax), aby = _mm_sub_ps(by, ay);
+        ax = _mm_sub_ps(ax, px);
+        ay = _mm_sub_ps(ay, py);
+        __m128 l2 = _mm_add_ps(_mm_mul_ps(abx, abx), _mm_mul_ps(aby, aby));
+        __m128 d = _mm_add_ps(_mm_mul_ps(ax, abx), _mm_mul_ps(ay, aby));
+        __m128 q = _mm_div_ps(_mm_xor_ps(d, _mm_set1_ps(-0.0f)), l2);
+        q = _mm_min_ps(_mm_max_ps(q, zero), one);
+        q = _mm_and_ps(_mm_cmpgt_ps(l2, zero), q);
+        __m128 cx = _mm_add_ps(ax, _mm_mul_ps(q, abx)),
+               cy = _mm_add_ps(ay, _mm_mul_ps(q, aby));
+        _mm_storeu_ps(dist + i,
+                      _mm_add_ps(_mm_mul_ps(cx, cx), _mm_mul_ps(cy, cy)));
+    }
+#endif
+    for (; i < m; i++)
+        dist[i] = segment_dist2(sub(seg[i].a, pos), sub(seg[i].b, seg[i].a));
+    uint64_t key[GC_ORCA_MAX_SEGMENTS];
+    for (i = 0; i < m; i++) {
+        uint32_t bits;
+        memcpy(&bits, &dist[i], sizeof bits);
+        key[i] = (uint64_t)bits << 32 | i;
+    }
+    for (i = 0; i < m; i++) {
+        size_t r = 0;
+        for (size_t j = 0; j < m; j++)
+            r += key[j] < key[i];
+        order[r] = (uint8_t)i;
+    }
+}
+
 int
 gc_orca_lines(const gc_orca_params *p, const gc_orca_agent *self,
               const gc_orca_agent *nb, size_t n, const gc_orca_segment *seg,
@@ -360,26 +427,10 @@ gc_orca_lines(const gc_orca_params *p, const gc_orca_agent *self,
 
     size_t k = 0;
     if (m > 0) {
-        /* Nearest first, ties by index (insertion sort: m is small), so
-         * that the near wall's line can cover the ones behind it. */
+        /* Nearest first, ties by index, so that the near wall's line can
+         * cover the ones behind it (wall_order). */
         uint8_t order[GC_ORCA_MAX_SEGMENTS];
-        float dist[GC_ORCA_MAX_SEGMENTS];
-        for (size_t i = 0; i < m; i++) {
-            gc_vec2 a = sub(seg[i].a, self->pos), ab = sub(seg[i].b, seg[i].a);
-            float l2 = dot(ab, ab);
-            float s =
-                l2 > 0 ? gc_minf(gc_maxf(-dot(a, ab) / l2, 0.0f), 1.0f) : 0;
-            gc_vec2 c = add(a, scale(s, ab));
-            float dd = dot(c, c);
-            size_t j = i;
-            while (j > 0 && dist[j - 1] > dd) {
-                dist[j] = dist[j - 1];
-                order[j] = order[j - 1];
-                j--;
-            }
-            dist[j] = dd;
-            order[j] = (uint8_t)i;
-        }
+        wall_order(self->pos, seg, m, order);
         float inv = 1.0f / p->time_horizon_obst;
         float rho = self->radius * inv;
         for (size_t i = 0; i < m; i++) {

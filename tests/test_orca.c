@@ -1369,6 +1369,114 @@ test_step_split_same_bits(void **state)
     gc_orca_grid_free(c.g);
 }
 
+/* The squared distance from p to segment s, as gc_orca_lines sorts by it
+ * (the reference below). */
+static float
+seg_dist2(gc_vec2 p, const gc_orca_segment *s)
+{
+    float ax = s->a.x - p.x, ay = s->a.y - p.y;
+    float abx = s->b.x - s->a.x, aby = s->b.y - s->a.y;
+    float l2 = abx * abx + aby * aby;
+    float t = 0;
+    if (l2 > 0) {
+        t = -(ax * abx + ay * aby) / l2;
+        t = t > 0.0f ? t : 0.0f;
+        t = t < 1.0f ? t : 1.0f;
+    }
+    float cx = ax + t * abx, cy = ay + t * aby;
+    return cx * cx + cy * cy;
+}
+
+/* The wall lines are taken nearest segment first, ties by index: the
+ * lines of a shuffled set are those of the same set put in that order
+ * by a plain insertion sort, bit for bit.  Segments on a coarse lattice,
+ * so that many lie at one distance (ties), from 1 to 64 of them, walls'
+ * lines covering others. */
+static void
+test_wall_order_nearest_first(void **state)
+{
+    (void)state;
+    gc_orca_params p;
+    gc_orca_params_default(&p);
+    p.time_horizon_obst = 2.0f;
+    int ties = 0, covered = 0;
+    uint64_t keep = rng_state; /* the later tests' draws stay theirs */
+    for (int it = 0; it < 4000; it++) {
+        size_t m = 1 + rng() % (it % 4 == 0 ? GC_ORCA_MAX_SEGMENTS : 12);
+        gc_orca_segment seg[GC_ORCA_MAX_SEGMENTS], sorted[GC_ORCA_MAX_SEGMENTS];
+        for (size_t i = 0; i < m; i++) {
+            float x = (float)((int)(rng() % 9) - 4), y = (float)((int)(rng() % 9) - 4);
+            float len = (float)(1 + rng() % 3);
+            seg[i].a = (gc_vec2){x, y};
+            seg[i].b = rng() % 2 ? (gc_vec2){x + len, y} : (gc_vec2){x, y + len};
+        }
+        gc_orca_agent self = {{(float)urand(-0.4, 0.4), (float)urand(-0.4, 0.4)},
+                              {(float)urand(-1, 1), (float)urand(-1, 1)},
+                              0.3f};
+        if (it % 2) {
+            /* At the origin, with segments in mirror pairs (x to -x):
+             * each pair ties, and their lines differ. */
+            self.pos = (gc_vec2){0.0f, 0.0f};
+            for (size_t i = 1; i < m; i += 2) {
+                seg[i].a = (gc_vec2){-seg[i - 1].a.x, seg[i - 1].a.y};
+                seg[i].b = (gc_vec2){-seg[i - 1].b.x, seg[i - 1].b.y};
+            }
+        }
+        /* The reference: a stable insertion sort by distance. */
+        float d[GC_ORCA_MAX_SEGMENTS];
+        for (size_t i = 0; i < m; i++) {
+            float di = seg_dist2(self.pos, &seg[i]);
+            size_t j = i;
+            while (j > 0 && d[j - 1] > di) {
+                d[j] = d[j - 1];
+                sorted[j] = sorted[j - 1];
+                j--;
+            }
+            ties += j > 0 && d[j - 1] == di;
+            d[j] = di;
+            sorted[j] = seg[i];
+        }
+        /* Then the documented rule in that order: a segment whose
+         * scaled capsule lies wholly on the forbidden side of a line
+         * already taken is covered; any other adds its own line (its
+         * line alone, which no order can change). */
+        gc_orca_line got[GC_ORCA_MAX_LINES], want[GC_ORCA_MAX_LINES];
+        size_t nw = 0, ng;
+        float inv = 1.0f / p.time_horizon_obst, rho = self.radius * inv;
+        for (size_t i = 0; i < m; i++) {
+            gc_vec2 A = {inv * (sorted[i].a.x - self.pos.x),
+                         inv * (sorted[i].a.y - self.pos.y)};
+            gc_vec2 B = {inv * (sorted[i].b.x - self.pos.x),
+                         inv * (sorted[i].b.y - self.pos.y)};
+            bool cov = false;
+            for (size_t j = 0; j < nw && !cov; j++) {
+                const gc_orca_line *l = &want[j];
+                float sa = l->dir.x * (A.y - l->point.y) -
+                           l->dir.y * (A.x - l->point.x);
+                float sb = l->dir.x * (B.y - l->point.y) -
+                           l->dir.y * (B.x - l->point.x);
+                cov = sa <= -rho + 1e-5f && sb <= -rho + 1e-5f;
+            }
+            size_t one;
+            if (!cov)
+                nw += (size_t)gc_orca_lines(&p, &self, NULL, 0, &sorted[i], 1,
+                                            &want[nw], &one);
+        }
+        int kg = gc_orca_lines(&p, &self, NULL, 0, seg, m, got, &ng);
+        assert_int_equal(kg, (int)nw);
+        assert_int_equal(ng, nw);
+        if (memcmp(got, want, nw * sizeof *got) != 0)
+            fail_msg("case %d: %zu segments, the wall lines differ from the "
+                     "nearest-first order's", it, m);
+        covered += nw < m;
+    }
+    printf("# 4000 sets: %d ties in distance, %d with covered segments\n",
+           ties, covered);
+    rng_state = keep;
+    assert_true(ties > 1000);
+    assert_true(covered > 1000);
+}
+
 int
 main(void)
 {
@@ -1376,6 +1484,7 @@ main(void)
         cmocka_unit_test(test_agent_lines_match_model),
         cmocka_unit_test(test_agent_lines_batch_bitwise),
         cmocka_unit_test(test_wall_lines_match_model),
+        cmocka_unit_test(test_wall_order_nearest_first),
         cmocka_unit_test(test_velocity_against_brute_force),
         cmocka_unit_test(test_velocity_adaptive),
         cmocka_unit_test(test_velocity_avoids_reciprocally),
