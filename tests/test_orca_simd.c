@@ -201,6 +201,58 @@ same_bits(bool four)
     assert_true(with_walls > 500);
 }
 
+/*
+ * The linear programs alone, on lines made to meet their corner cases:
+ * directions from a few (the axes, the diagonals, each both ways, so
+ * lines are often exactly parallel or opposite) and points on a coarse
+ * lattice or at the origin (as a wall's line is when a body touches it),
+ * so that bounds come out as exact zeros of either sign.  The four lines
+ * at a time of lp1 must give the scalar code's answer here too.
+ */
+static void
+test_solve_same_bits_degenerate(void **state)
+{
+    (void)state;
+    const float h = 0.70710678f;
+    const gc_vec2 dirs[8] = {{1, 0}, {-1, 0}, {0, 1},  {0, -1},
+                             {h, h}, {-h, -h}, {h, -h}, {-h, h}};
+    int parallel_fail = 0, feasible = 0;
+    for (int it = 0; it < 40000; it++) {
+        size_t n = 4 + rng() % 20;
+        gc_orca_line lines[GC_ORCA_MAX_LINES];
+        for (size_t j = 0; j < n; j++) {
+            lines[j].dir = dirs[rng() % 8];
+            lines[j].point =
+                rng() % 3 == 0
+                    ? (gc_vec2){0.0f, 0.0f}
+                    : (gc_vec2){(float)((int)(rng() % 5) - 2) * 0.5f,
+                                (float)((int)(rng() % 5) - 2) * 0.5f};
+            if (rng() % 8 == 0) /* -0 in a point */
+                lines[j].point.x = -0.0f;
+        }
+        size_t n_obst = rng() % 3 == 0 ? rng() % (n + 1) : 0;
+        gc_vec2 pref = rng() % 4 == 0 ? (gc_vec2){0.0f, 0.0f} : rvec(2.0f);
+        float vmax = rng() % 4 == 0 ? 1.0f : urand(0.1f, 2.0f);
+        gc_vec2 want, got;
+        gc_orca_report rw, rg;
+        int cw = scalar_solve(lines, n, n_obst, pref, vmax, &want, &rw);
+        int cg = gc_orca_solve(lines, n, n_obst, pref, vmax, &got, &rg);
+        assert_int_equal(cg, cw);
+        if (memcmp(&got, &want, sizeof got) != 0 || !same_report(&rg, &rw))
+            fail_msg("case %d (%zu lines, %zu hard): (%.9g, %.9g) where the "
+                     "scalar code gives (%.9g, %.9g), or the reports differ",
+                     it, n, n_obst, (double)got.x, (double)got.y,
+                     (double)want.x, (double)want.y);
+        feasible += rw.feasible;
+        parallel_fail += !rw.feasible && rw.first_failed >= 4;
+    }
+    printf("# 40000 programs the same, %d feasible, %d failing at line 4 or "
+           "later\n",
+           feasible, parallel_fail);
+    assert_true(feasible > 2000);
+    assert_true(parallel_fail > 2000);
+}
+
 /* The library's choice: eight lanes where the CPU has AVX, else four. */
 static void
 test_velocity_same_bits(void **state)
@@ -231,6 +283,7 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_velocity_same_bits),
         cmocka_unit_test(test_velocity_same_bits_four),
+        cmocka_unit_test(test_solve_same_bits_degenerate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
