@@ -394,7 +394,12 @@ gc_sim_crowd_steer(gc_sim *s, uint32_t i, const struct gc_sim_spot *at,
         uint64_t hz = (uint64_t)lroundf(1.0f / s->dt);
         if (hz == 0)
             hz = 1;
-        uint64_t cyc = (now - b->progress_tick) % (uint64_t)(STALL_CYCLE * hz);
+        /* (A 64-bit division only past the first cycle: most agents
+         * made progress within it, and the division was an eighth of
+         * the steering's samples on the town.) */
+        uint64_t since = now - b->progress_tick,
+                 cycle = (uint64_t)(STALL_CYCLE * hz);
+        uint64_t cyc = since < cycle ? since : since % cycle;
         if (now > b->progress_tick && cyc == (uint64_t)(STALL_REPLAN * hz)) {
             /* Walks on along its path until the new one lands: stopping
              * would put it in WAITING, which restarts the stall clock,
