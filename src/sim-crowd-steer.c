@@ -135,12 +135,15 @@ gc_sim_crowd_remaining(gc_sim *s, uint32_t i, gc_vec2 p)
  * centre of the agent's cell, which the agent heads past at once: the
  * measure starts as if it did (straight to the second waypoint), else the
  * first step would shorten the walk by the detour and count as progress,
- * and every replan of a blocked agent would restart its stall clock. */
+ * and every replan of a blocked agent would restart its stall clock.
+ * Also keeps the path's last waypoint (gc_sim_body.end), which arrival
+ * checks every tick. */
 void
 gc_sim_body_reset(gc_sim *s, uint32_t i)
 {
     gc_sim_body *b = &s->body[i];
     const gc_agent *a = &s->agents[i];
+    b->end = a->wp_len > 0 ? a->wp[a->wp_len - 1] : a->pos;
     b->suffix_wp = UINT32_MAX;
     b->best_rem = gc_sim_crowd_remaining(s, i, a->pos);
     if (a->wp_next + 1 < a->wp_len) {
@@ -163,7 +166,7 @@ preferred(gc_sim *s, uint32_t i, const struct gc_sim_spot *at, gc_vec2 *pref)
          * speed, so that arrived agents settle near their own spots and
          * leave the others' free; within a cell, no preference, so that
          * agents passing through can push them aside. */
-        gc_vec2 t = a->wp[a->wp_len - 1];
+        gc_vec2 t = s->body[i].end; /* a->wp[a->wp_len - 1] */
         float dx = t.x - a->pos.x, dy = t.y - a->pos.y;
         float d = sqrtf(dx * dx + dy * dy), r = gc_sim_body_radius(s, i);
         if (d > r) {

@@ -408,7 +408,7 @@ progress(gc_sim_worker *w, uint32_t i, float walked, uint64_t now,
     /* Or near it (NEAR_GOAL cells) for NEAR_TIME seconds: the crowd
      * already standing on and around the goal lets it come no nearer,
      * and pushing on would only shove them. */
-    gc_vec2 gl = a->wp[a->wp_len - 1];
+    gc_vec2 gl = b->end; /* a->wp[a->wp_len - 1] */
     float dgx = gl.x - to.x, dgy = gl.y - to.y;
     float near = NEAR_GOAL * cs + r;
     if (dgx * dgx + dgy * dgy > near * near)
@@ -533,13 +533,6 @@ step_chunk(gc_sim_worker *w, gc_sim_crowd_scratch *c, uint32_t m,
             __builtin_prefetch(&s->walls[i]);
             __builtin_prefetch((const char *)&s->walls[i] + 64);
         }
-        /* progress() checks arrival against the path's last waypoint, far
-         * from the one the agent walks to: fetched now, it is in cache
-         * by the last pass (with 100,000 agents this miss was 40% of
-         * the motion's time). */
-        const gc_agent *a = &s->agents[i];
-        if (a->wp_len > 0)
-            __builtin_prefetch(&a->wp[a->wp_len - 1]);
     }
     uint64_t t1 = gc_clock_ns();
     for (uint32_t j = 0; j < m; j++) {

@@ -126,6 +126,9 @@ typedef struct gc_sim_body {
     int horizon_step;       /* ORCA's horizon last tick, in steps of
                                GC_ORCA_SHORTEN (0: its own): where this
                                tick's search starts */
+    gc_vec2 end;            /* the path's last waypoint, as the path was
+                               set (gc_sim_body_reset): read every tick,
+                               where the path's own is a cache miss */
 } gc_sim_body;
 
 /* One worker thread.  Everything in it is written by that worker during a
