@@ -371,6 +371,19 @@ gc_sim_visible(const gc_grid *g, gc_vec2 a, gc_vec2 b, int64_t max_steps)
  * steering's time there); smaller discs only ever send more checks to
  * the walk.
  */
+/* The cell holding p, for cells 1 / inv wide (gc_grid_cell_of with a
+ * product for its quotient; clamped as it is). */
+static inline gc_cell
+cell_at(gc_vec2 p, float inv)
+{
+    float fx = floorf(p.x * inv), fy = floorf(p.y * inv);
+    fx = fx > -2147483648.0f ? fx : -2147483648.0f;
+    fx = fx < 2147483520.0f ? fx : 2147483520.0f;
+    fy = fy > -2147483648.0f ? fy : -2147483648.0f;
+    fy = fy < 2147483520.0f ? fy : 2147483520.0f;
+    return (gc_cell){(int32_t)fx, (int32_t)fy};
+}
+
 bool
 gc_sim_visible_fast(const gc_nav *n, const gc_grid *g, gc_vec2 a, gc_vec2 b,
                     int64_t max_steps, float room_low)
@@ -391,14 +404,20 @@ gc_sim_visible_fast(const gc_nav *n, const gc_grid *g, gc_vec2 a, gc_vec2 b,
      * read the bytes of a's cell: with 100,000 agents on a large map
      * each read of the map is a miss, and an agent beside a wall goes
      * to the walk without one). */
+    /* The march's steps without a division: along the unit direction,
+     * cells by the reciprocal of their size (three divisions a step, each
+     * on the chain from one read to the next, were most of a corridor's
+     * steering).  Rounding may put a point on a cell's edge in the cell
+     * beside it, whose bound holds there as well (the edge is in both). */
+    float ux = len > 0.0f ? dx / len : 0.0f, uy = len > 0.0f ? dy / len : 0.0f;
+    float inv = 1.0f / cs;
     float t = 0.0f;
     for (int k = 0; k < 32; k++) {
-        float f = len > 0.0f ? t / len : 0.0f;
-        gc_vec2 p = {a.x + dx * f, a.y + dy * f};
+        gc_vec2 p = {a.x + ux * t, a.y + uy * t};
         float room =
             k == 0 && room_low > -INFINITY
                 ? room_low
-                : (gc_nav_clear_low(n, gc_grid_cell_of(g, p)) - 0.92f) * cs;
+                : (gc_nav_clear_low(n, cell_at(p, inv)) - 0.92f) * cs;
         if (room <= 0.25f * cs)
             break;
         t += room;
