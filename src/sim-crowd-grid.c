@@ -248,10 +248,10 @@ static float
 wall_depth(const gc_grid *g, gc_vec2 p, float r, gc_vec2 *push)
 {
     float cs = g->cell_size;
-    int32_t x0 = (int32_t)floorf((p.x - r) / cs);
-    int32_t x1 = (int32_t)floorf((p.x + r) / cs);
-    int32_t y0 = (int32_t)floorf((p.y - r) / cs);
-    int32_t y1 = (int32_t)floorf((p.y + r) / cs);
+    int32_t x0 = gc_ifloor((p.x - r) / cs);
+    int32_t x1 = gc_ifloor((p.x + r) / cs);
+    int32_t y0 = gc_ifloor((p.y - r) / cs);
+    int32_t y1 = gc_ifloor((p.y + r) / cs);
     float deepest = 0.0f;
     gc_vec2 sum = {0.0f, 0.0f};
     for (int32_t y = y0; y <= y1; y++)
@@ -544,10 +544,10 @@ struct box {
 static inline struct box
 box_of(float cs, gc_vec2 p, float range)
 {
-    struct box b = {(int32_t)floorf((p.x - range) / cs),
-                    (int32_t)floorf((p.y - range) / cs),
-                    (int32_t)floorf((p.x + range) / cs),
-                    (int32_t)floorf((p.y + range) / cs)};
+    struct box b = {gc_ifloor((p.x - range) / cs),
+                    gc_ifloor((p.y - range) / cs),
+                    gc_ifloor((p.x + range) / cs),
+                    gc_ifloor((p.y + range) / cs)};
     return b;
 }
 
