@@ -394,9 +394,7 @@ gc_sim_crowd_steer(gc_sim *s, uint32_t i, const struct gc_sim_spot *at,
         make_way(s, i, ids, nd2, n, &pref);
     /* The deadlock rule (see the note at the top). */
     if (a->state == GC_AGENT_MOVING) {
-        uint64_t hz = (uint64_t)lroundf(1.0f / s->dt);
-        if (hz == 0)
-            hz = 1;
+        uint64_t hz = s->hz;
         /* (A 64-bit division only past the first cycle: most agents
          * made progress within it, and the division was an eighth of
          * the steering's samples on the town.) */

@@ -279,6 +279,9 @@ gc_sim_new(gc_sim **out, gc_grid *g, const gc_sim_config *cfg, gc_error *err)
     s->grid = g;
     s->cfg = *cfg;
     s->dt = (float)(1.0 / cfg->hz);
+    s->hz = (uint64_t)lroundf(1.0f / s->dt);
+    if (s->hz == 0)
+        s->hz = 1;
     /* World units from here on: the defaults are in cells, and this is
      * the one place they are converted (a radius the caller gave is in
      * world units already and is never scaled). */

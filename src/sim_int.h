@@ -248,6 +248,7 @@ struct gc_sim {
     gc_sim_edges edges; /* grid's wall edges (avoidance only) */
     gc_sim_config cfg;  /* motion defaults resolved to world units */
     float dt;
+    uint64_t hz;        /* ticks a second, lroundf(1 / dt), at least 1 */
     /* Slots.  cap: the arrays below hold cap agents; n: slots ever used
      * (the ones loops scan, free ones among them flagged GC_SIM_F_FREE);
      * live: agents alive.  Loop only, between ticks. */
