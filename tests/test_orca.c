@@ -1387,11 +1387,13 @@ seg_dist2(gc_vec2 p, const gc_orca_segment *s)
     return cx * cx + cy * cy;
 }
 
-/* The wall lines are taken nearest segment first, ties by index: the
- * lines of a shuffled set are those of the same set put in that order
- * by a plain insertion sort, bit for bit.  Segments on a coarse lattice,
- * so that many lie at one distance (ties), from 1 to 64 of them, walls'
- * lines covering others. */
+/* The wall lines are taken nearest segment first, ties by index: a
+ * set's lines are those of the documented rule applied here in the
+ * order a plain insertion sort gives (each segment's own line, unless a
+ * line taken before covers its capsule), bit for bit.  Segments on a
+ * coarse lattice, from 1 to 64 of them, half the sets in mirror pairs
+ * about the agent (exact ties whose lines differ); walls' lines cover
+ * others. */
 static void
 test_wall_order_nearest_first(void **state)
 {
