@@ -353,6 +353,21 @@ gc_sim_visible(const gc_grid *g, gc_vec2 a, gc_vec2 b, int64_t max_steps)
     return !leaving;
 }
 
+/* The cell holding p, for cells 1 / inv wide, or (-1, -1) off the map's
+ * near edges (and far beyond its far ones, or not a number): off the map
+ * either way, where the clearance is 0.  gc_grid_cell_of with a product
+ * for its quotient, and a truncation for its floor, which are the same
+ * from 0 up: without SSE4.1 a floor is a dozen instructions, on the
+ * chain from one read of the map to the next. */
+static inline gc_cell
+cell_at(gc_vec2 p, float inv)
+{
+    float fx = p.x * inv, fy = p.y * inv;
+    bool in = fx >= 0.0f && fx < 2147483520.0f && fy >= 0.0f &&
+              fy < 2147483520.0f;
+    return in ? (gc_cell){(int32_t)fx, (int32_t)fy} : (gc_cell){-1, -1};
+}
+
 /*
  * Visibility by the clearance map first.  n's clearance bounds the distance
  * from a point to the nearest blocked cell of g (gc_sim_wall_room), so the
@@ -371,21 +386,6 @@ gc_sim_visible(const gc_grid *g, gc_vec2 a, gc_vec2 b, int64_t max_steps)
  * steering's time there); smaller discs only ever send more checks to
  * the walk.
  */
-/* The cell holding p, for cells 1 / inv wide, or (-1, -1) off the map's
- * near edges (and far beyond its far ones, or not a number): off the map
- * either way, where the clearance is 0.  gc_grid_cell_of with a product
- * for its quotient, and a truncation for its floor, which are the same
- * from 0 up: without SSE4.1 a floor is a dozen instructions, on the
- * chain from one read of the map to the next. */
-static inline gc_cell
-cell_at(gc_vec2 p, float inv)
-{
-    float fx = p.x * inv, fy = p.y * inv;
-    bool in = fx >= 0.0f && fx < 2147483520.0f && fy >= 0.0f &&
-              fy < 2147483520.0f;
-    return in ? (gc_cell){(int32_t)fx, (int32_t)fy} : (gc_cell){-1, -1};
-}
-
 bool
 gc_sim_visible_fast(const gc_nav *n, const gc_grid *g, gc_vec2 a, gc_vec2 b,
                     int64_t max_steps, float room_low)
