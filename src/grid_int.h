@@ -13,14 +13,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* (int32_t)floorf(q): from 0 up by a truncation, which is the floor
- * there (without SSE4.1 floorf is a dozen instructions). */
+/* floor(q) as an int32_t, clamped to its range (not a number: the least).
+ * From 0 up by a truncation, which is the floor there: without SSE4.1
+ * floor is a dozen instructions, and the crowd takes several a tick for
+ * every agent (an eighth of the crowd step's own samples in circle 1,000
+ * went to gc_grid_cell_of's).  A float argument is exact in double. */
 static inline int32_t
-gc_ifloor(float q)
+gc_ifloor(double q)
 {
-    if (q >= 0.0f && q < 2147483520.0f)
+    if (q >= 0.0 && q < 2147483520.0)
         return (int32_t)q;
-    return (int32_t)floorf(q);
+    /* Clamp before converting: a value beyond int32 range is undefined
+     * behaviour to convert.  Anything this far out is outside the map. */
+    double f = floor(q);
+    if (!(f > -2147483648.0))
+        f = -2147483648.0;
+    if (!(f < 2147483520.0))
+        f = 2147483520.0;
+    return (int32_t)f;
 }
 
 /* gc_grid_world_to_cell, inline: the crowd step asks it of every agent
@@ -28,26 +38,7 @@ gc_ifloor(float q)
 static inline gc_cell
 gc_grid_cell_of(const gc_grid *g, gc_vec2 p)
 {
-    float qx = p.x / g->cell_size, qy = p.y / g->cell_size;
-    /* From 0 up a truncation is the floor: without SSE4.1 floorf is a
-     * dozen instructions (an eighth of the crowd step's own samples in
-     * circle 1,000 were this function's).  Below 0, beyond int32, or not
-     * a number: the floor and the clamps, as before. */
-    if (qx >= 0.0f && qx < 2147483520.0f && qy >= 0.0f &&
-        qy < 2147483520.0f)
-        return (gc_cell){(int32_t)qx, (int32_t)qy};
-    float fx = floorf(qx), fy = floorf(qy);
-    /* Clamp before converting: a float beyond int32 range is undefined
-     * behaviour to convert.  Anything this far out is outside the map. */
-    if (!(fx > -2147483648.0f))
-        fx = -2147483648.0f;
-    if (!(fx < 2147483520.0f))
-        fx = 2147483520.0f;
-    if (!(fy > -2147483648.0f))
-        fy = -2147483648.0f;
-    if (!(fy < 2147483520.0f))
-        fy = 2147483520.0f;
-    gc_cell c = {(int32_t)fx, (int32_t)fy};
+    gc_cell c = {gc_ifloor(p.x / g->cell_size), gc_ifloor(p.y / g->cell_size)};
     return c;
 }
 
@@ -197,15 +188,8 @@ static inline void
 gc_ray_init(gc_ray *r, double cs, gc_vec2 p, gc_vec2 q)
 {
     double px = p.x / cs, py = p.y / cs, qx = q.x / cs, qy = q.y / cs;
-    /* (From 0 up a truncation is the floor, as gc_ifloor.) */
-    r->c = (gc_cell){px >= 0.0 && px < 2147483520.0 ? (int32_t)px
-                                                    : (int32_t)floor(px),
-                     py >= 0.0 && py < 2147483520.0 ? (int32_t)py
-                                                    : (int32_t)floor(py)};
-    r->end = (gc_cell){qx >= 0.0 && qx < 2147483520.0 ? (int32_t)qx
-                                                      : (int32_t)floor(qx),
-                       qy >= 0.0 && qy < 2147483520.0 ? (int32_t)qy
-                                                      : (int32_t)floor(qy)};
+    r->c = (gc_cell){gc_ifloor(px), gc_ifloor(py)};
+    r->end = (gc_cell){gc_ifloor(qx), gc_ifloor(qy)};
     double dx = qx - px, dy = qy - py;
     r->sx = dx > 0 ? 1 : (dx < 0 ? -1 : 0);
     r->sy = dy > 0 ? 1 : (dy < 0 ? -1 : 0);

@@ -353,19 +353,13 @@ gc_sim_visible(const gc_grid *g, gc_vec2 a, gc_vec2 b, int64_t max_steps)
     return !leaving;
 }
 
-/* The cell holding p, for cells 1 / inv wide, or (-1, -1) off the map's
- * near edges (and far beyond its far ones, or not a number): off the map
- * either way, where the clearance is 0.  gc_grid_cell_of with a product
- * for its quotient, and a truncation for its floor, which are the same
- * from 0 up: without SSE4.1 a floor is a dozen instructions, on the
- * chain from one read of the map to the next. */
+/* The cell holding p, for cells 1 / inv wide: gc_grid_cell_of with a
+ * product for its quotient (the march's division a step was on the
+ * chain from one read of the map to the next). */
 static inline gc_cell
 cell_at(gc_vec2 p, float inv)
 {
-    float fx = p.x * inv, fy = p.y * inv;
-    bool in = fx >= 0.0f && fx < 2147483520.0f && fy >= 0.0f &&
-              fy < 2147483520.0f;
-    return in ? (gc_cell){(int32_t)fx, (int32_t)fy} : (gc_cell){-1, -1};
+    return (gc_cell){gc_ifloor(p.x * inv), gc_ifloor(p.y * inv)};
 }
 
 /*

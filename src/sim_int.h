@@ -222,7 +222,8 @@ _Static_assert(sizeof(gc_sim_walls) == 256, "four cache lines a record");
  * walls' map (wall4) and the planning grid's (plan4), or lower bounds of
  * them (far from walls, carried from the cell before: gc_sim_spot_moved,
  * sim_crowd_int.h), from the clearance maps of generation `gen`
- * (gc_sim.clear_gen; 0: none kept).  Every use of them only skips work that would find nothing.
+ * (gc_sim.clear_gen; 0: none kept).  Every use of them only skips work
+ * that would find nothing.
  * An agent crosses a cell boundary every few ticks, and with 100,000
  * agents on a large map each read of the maps was a miss (two, with
  * bodies: a seventh of circle 100,000's tick); the records are read in
