@@ -2,8 +2,8 @@
  * orca-index.c: the ORCA neighbour index (agents bucketed on a uniform
  * grid, K-nearest queries) and gc_orca_step, one tick of avoidance over a
  * range of agents.  The half-planes and the linear programs it calls are
- * in orca.c; agent_line() and the vector helpers come inline from
- * orca_int.h.
+ * in orca.c and orca-solve.c; agent_line() and the vector helpers come
+ * inline from orca_int.h.
  *
  * Rules kept:
  *   - No randomness and no order-dependent state: a query returns the

@@ -1,10 +1,11 @@
 /*
- * orca_int.h: what the two halves of the ORCA module share (orca.c, the
- * half-planes and linear programs; orca-index.c, the neighbour index and
- * the tick).  Everything here is static inline: the vector helpers and
- * agent_line() run once per neighbour in gc_orca_step's inner loop, and a
- * call across files (there is no LTO) would cost the inlining they get
- * when both halves were one file.  Included only by orca*.c.
+ * orca_int.h: what the files of the ORCA module share (orca.c, the
+ * half-planes; orca-solve.c, the linear programs; orca-index.c, the
+ * neighbour index and the tick): their internal calls, and, static
+ * inline, the vector helpers and agent_line(), which run once per
+ * neighbour in gc_orca_step's inner loop, where a call across files
+ * (there is no LTO) would cost the inlining they get in one file.
+ * Included only by orca*.c.
  */
 #ifndef GRIDCROWD_ORCA_INT_H
 #define GRIDCROWD_ORCA_INT_H
@@ -19,6 +20,17 @@
 /* Tests set it, before any thread runs, to hold the neighbours' lines to
  * four at a time where the CPU could take eight (orca.c). */
 extern bool gc_orca_lanes_four;
+
+/* The tolerance of parallel-line and constraint tests (orca.c,
+ * orca-solve.c). */
+#define GC_ORCA_EPS 1e-5f
+
+/* The lines of neighbours o[0 .. n) for agent a at horizon 1 / inv_tau,
+ * overlaps parted within 1 / inv_dt (agent_line()'s, eight or four at a
+ * time where the CPU allows: orca.c). */
+void gc_orca_agent_lines(const gc_orca_agent *a, const gc_orca_agent *o,
+                         size_t n, float inv_tau, float inv_dt,
+                         gc_orca_line *out);
 
 /* gc_orca_velocity, telling also whether the program was feasible (the
  * report's `feasible`) when `feasible` is not NULL: what the crowd step

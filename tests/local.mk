@@ -32,7 +32,8 @@ unit_tests += %reldir%/test_sim_agents
 %canon_reldir%_test_sim_agents_SOURCES = %reldir%/test_sim_agents.c
 %canon_reldir%_test_sim_agents_CFLAGS = $(test_cflags)
 %canon_reldir%_test_sim_agents_LDADD = $(test_ldadd)
-# ORCA's SSE2 paths against src/orca.c built scalar into the test.
+# ORCA's SSE2 paths against src/orca.c and src/orca-solve.c built scalar
+# into the test.
 unit_tests += %reldir%/test_orca_simd
 %canon_reldir%_test_orca_simd_SOURCES = %reldir%/test_orca_simd.c
 %canon_reldir%_test_orca_simd_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src

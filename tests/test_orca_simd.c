@@ -3,9 +3,10 @@
  * half-planes, agent_lines4 in src/orca.c) against the scalar code it
  * replaces, to the bit, inside whole steps.
  *
- * This file builds src/orca.c a second time with GC_ORCA_SCALAR, which
- * leaves only the scalar code, its public functions renamed scalar_*,
- * and calls both that build and the library's on the same random input:
+ * This file builds src/orca.c and src/orca-solve.c a second time with
+ * GC_ORCA_SCALAR, which leaves only the scalar code, its public
+ * functions renamed scalar_*, and calls both that build and the
+ * library's on the same random input:
  * every velocity and every report must be equal bit for bit.  So the
  * SIMD path is held to the scalar code itself, not to a tolerance (the
  * crowd's results, which runs and tests compare across thread counts,
@@ -29,7 +30,7 @@
 #include <string.h>
 
 /* The scalar build, renamed (the prototypes first: the library's header
- * is already included, so src/orca.c's include of it adds none). */
+ * is already included, so the sources' include of it adds none). */
 void scalar_params_default(gc_orca_params *p);
 int scalar_lines(const gc_orca_params *p, const gc_orca_agent *self,
                  const gc_orca_agent *nb, size_t n, const gc_orca_segment *seg,
@@ -54,13 +55,16 @@ int scalar_velocity_adaptive(const gc_orca_params *p,
 #define gc_orca_velocity scalar_velocity
 #define gc_orca_velocity_adaptive scalar_velocity_adaptive
 #define gc_orca_velocity_fe scalar_velocity_fe
+#define gc_orca_agent_lines scalar_agent_lines
 #include "orca.c"
+#include "orca-solve.c"
 #undef gc_orca_params_default
 #undef gc_orca_lines
 #undef gc_orca_solve
 #undef gc_orca_velocity
 #undef gc_orca_velocity_adaptive
 #undef gc_orca_velocity_fe
+#undef gc_orca_agent_lines
 
 /* The library's own (orca_int.h, included above under the scalar name;
  * gc_orca_lanes_four is declared there and defined by the library). */
