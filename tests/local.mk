@@ -24,7 +24,8 @@ unit_tests = %reldir%/test_grid %reldir%/test_astar %reldir%/test_astar_props \
 	%reldir%/test_crowd %reldir%/test_follow
 # Path queries on a live world against the Dijkstra of dijkstra.h.
 unit_tests += %reldir%/test_query
-%canon_reldir%_test_query_SOURCES = %reldir%/test_query.c %reldir%/dijkstra.h
+%canon_reldir%_test_query_SOURCES = %reldir%/test_query.c %reldir%/dijkstra.h \
+	%reldir%/test_rng.h
 %canon_reldir%_test_query_CFLAGS = $(test_cflags)
 %canon_reldir%_test_query_LDADD = $(test_ldadd)
 # Agents driven from outside: spawn, remove, goals, handles.
@@ -57,7 +58,7 @@ TESTS += $(unit_tests)
 %canon_reldir%_test_astar_LDADD = libgridcrowd_core.la $(CMOCKA_LIBS) -lm
 
 %canon_reldir%_test_astar_props_SOURCES = %reldir%/test_astar_props.c \
-	%reldir%/dijkstra.h
+	%reldir%/dijkstra.h %reldir%/test_rng.h
 %canon_reldir%_test_astar_props_CFLAGS = $(test_cflags)
 %canon_reldir%_test_astar_props_LDADD = $(test_ldadd)
 

@@ -32,6 +32,7 @@
 #include <gridcrowd/astar.h>
 
 #include "dijkstra.h"
+#include "test_rng.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -41,29 +42,6 @@
 #define SEED UINT64_C(0x9E3779B97F4A7C15)
 #define MAXSIDE 64
 
-static uint64_t rng_state;
-
-static uint64_t
-rng(void)
-{
-    /* splitmix64 */
-    uint64_t z = (rng_state += UINT64_C(0x9E3779B97F4A7C15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-    return z ^ (z >> 31);
-}
-
-static int
-rnd(int n)
-{
-    return (int)(rng() % (uint64_t)n);
-}
-
-static double
-rndf(void)
-{
-    return (double)(rng() >> 11) / 9007199254740992.0;
-}
 
 static int grid_no;      /* for failure messages */
 static const char *what; /* ditto */
@@ -208,41 +186,6 @@ uniform_present(const gc_grid *g)
 }
 
 /* ---- random grids -------------------------------------------------------- */
-
-static void
-random_grid(gc_grid *g)
-{
-    int w = g->width, h = g->height;
-    double wall = rndf() * 0.45;
-    double high = rnd(3) == 0 ? 0.0 : rndf() * 0.3;
-    double low = rnd(3) == 0 ? 0.0 : rndf() * 0.3;
-    for (int y = 0; y < h; y++)
-        for (int x = 0; x < w; x++) {
-            double r = rndf();
-            int t = r < wall                ? GC_CELL_OBSTACLE
-                    : r < wall + high       ? GC_CELL_HIGH
-                    : r < wall + high + low ? GC_CELL_LOW
-                                            : GC_CELL_WALKABLE;
-            gc_grid_set(g, x, y, t);
-        }
-    /* Default costs, uniform costs, or a random table. */
-    for (int t = 0; t < GC_CELL_NTYPES; t++)
-        if (t != GC_CELL_OBSTACLE)
-            gc_grid_set_cost(g, t, gc_cell_default_cost(t));
-    switch (rnd(4)) {
-    case 0:
-        gc_grid_set_uniform(g);
-        break;
-    case 1:
-        gc_grid_set_cost(g, GC_CELL_WALKABLE, (float)(0.2 + 3 * rndf()));
-        gc_grid_set_cost(g, GC_CELL_HIGH, (float)(0.2 + 5 * rndf()));
-        gc_grid_set_cost(g, GC_CELL_LOW, (float)(0.1 + 2 * rndf()));
-        break;
-    default:
-        break;
-    }
-    g->cell_size = rnd(4) == 0 ? (float)(0.5 + 2 * rndf()) : 1.0f;
-}
 
 /* A random cell, open if there is one after a few tries. */
 static gc_cell

@@ -23,6 +23,7 @@
 #include <gridcrowd/world.h>
 
 #include "dijkstra.h"
+#include "test_rng.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -32,24 +33,6 @@
 
 #define W 41
 #define H 29
-
-static uint64_t rng_state = UINT64_C(0x5DEECE66D);
-
-static uint64_t
-rng(void)
-{
-    /* splitmix64 */
-    uint64_t z = (rng_state += UINT64_C(0x9E3779B97F4A7C15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-    return z ^ (z >> 31);
-}
-
-static int
-rnd(int n)
-{
-    return (int)(rng() % (uint64_t)n);
-}
 
 static const float costs[GC_CELL_NTYPES] = {1.0f, INFINITY, 3.5f, 0.25f};
 
@@ -526,6 +509,7 @@ test_astar_next_step(void **state)
 int
 main(void)
 {
+    rng_state = UINT64_C(0x5DEECE66D);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_query_against_dijkstra),
         cmocka_unit_test(test_query_sees_edits),
