@@ -49,13 +49,25 @@
  * planned again after every grid change (a wall beside its path may now
  * be too near for its body).  The common case, one radius for all, pays
  * nothing for this.
+ *
+ * Goals in straight sight.  With smoothing on, a plan whose goal the
+ * agent can walk to in a straight line over cells of the map's cheapest
+ * type (gc_straight_best: open for its body all the way, no corner cut)
+ * is that line, without a search: nothing can cost less, and smoothing
+ * pulls most such paths straight anyway.  Most of a wanderer's goals
+ * (within --wander-radius of it) are in sight on open ground, where the
+ * jump point search's scans run to the map's edge: on a 1,024-cell open
+ * map with 100,000 wanderers the searches were a fifth of the CPU.  It
+ * is counted as a search that expanded nothing.  Without smoothing the
+ * paths stay the grid's, as asked; a traced agent's plan is searched.
  */
 #include "config.h"
 
 #include <gridcrowd/util.h>
 
-#include "sim_int.h"
+#include "astar_int.h"
 #include "grid_int.h"
+#include "sim_int.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -298,8 +310,27 @@ plan(gc_sim *s, gc_sim_worker *w, uint32_t i)
     s->flags[i] &= (uint8_t)~GC_SIM_F_REUSE;
     if (follow)
         (joined ? &w->win.follow_reused : &w->win.follow_full)[0]++;
-    if (!joined)
-        rc = gc_astar_find(w->astar, pg, start, a->goal, &o, &w->path, &st);
+    if (!joined) {
+        /* The goal in straight sight (see the top), the check's time
+         * counted in the search's either way. */
+        uint64_t t0 = gc_clock_ns();
+        bool straight =
+            s->cfg.smooth && !traced &&
+            gc_straight_best(pg, pn, rad_cells, o.diag, start, a->goal) &&
+            gc_path_reserve(&w->path, 2) == GC_OK;
+        uint64_t seen = gc_clock_ns() - t0;
+        if (straight) {
+            w->path.cells[0] = start;
+            w->path.cells[1] = a->goal;
+            w->path.len = 2;
+            st = (gc_astar_stats){.status = GC_OK, .found = true};
+            rc = GC_OK;
+        } else {
+            rc = gc_astar_find(w->astar, pg, start, a->goal, &o, &w->path,
+                               &st);
+        }
+        st.ns += seen;
+    }
     /* What gc_astar_find does with o.smooth set, on the path it returns. */
     uint64_t smooth_ns = 0;
     if (s->cfg.smooth && w->path.len > 0) {

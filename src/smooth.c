@@ -151,6 +151,27 @@ gc_pricer_polyline(const gc_pricer *pr, gc_diag_rule rule, const gc_path *p)
     return sum;
 }
 
+bool
+gc_straight_best(const gc_grid *g, const gc_nav *nav, float radius_cells,
+                 gc_diag_rule rule, gc_cell a, gc_cell b)
+{
+    if (g == NULL || (a.x == b.x && a.y == b.y))
+        return false;
+    gc_pricer pr;
+    gc_pricer_init(&pr, g, nav, radius_cells);
+    if (blocked(&pr, a.x, a.y))
+        return false;
+    double maxc;
+    if (!isfinite(gc_pricer_piece(&pr, a, b, rule, &maxc)))
+        return false;
+    /* The cheapest type on the map (any type, without its nav data). */
+    float least = INFINITY;
+    for (int t = 0; t < GC_CELL_NTYPES; t++)
+        if (nav == NULL || (nav->present >> t & 1u))
+            least = pr.lut[t] < least ? pr.lut[t] : least;
+    return maxc <= (double)least;
+}
+
 double
 gc_path_cost(const gc_grid *g, const gc_path *p, gc_diag_rule rule)
 {

@@ -57,6 +57,14 @@ TESTS += $(unit_tests)
 %canon_reldir%_test_astar_CFLAGS = $(test_cflags)
 %canon_reldir%_test_astar_LDADD = libgridcrowd_core.la $(CMOCKA_LIBS) -lm
 
+# Plans without a search, against dijkstra.h (gc_straight_best is
+# internal: the library's objects linked statically, as test_astar).
+unit_tests += %reldir%/test_straight
+%canon_reldir%_test_straight_SOURCES = %reldir%/test_straight.c \
+	%reldir%/dijkstra.h %reldir%/test_rng.h
+%canon_reldir%_test_straight_CFLAGS = $(test_cflags)
+%canon_reldir%_test_straight_LDADD = libgridcrowd_core.la $(CMOCKA_LIBS) -lm
+
 %canon_reldir%_test_astar_props_SOURCES = %reldir%/test_astar_props.c \
 	%reldir%/dijkstra.h %reldir%/test_rng.h
 %canon_reldir%_test_astar_props_CFLAGS = $(test_cflags)
