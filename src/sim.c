@@ -204,6 +204,22 @@ gc_sim_run(gc_sim *s, void (*job)(gc_sim_worker *w))
     pthread_mutex_unlock(&s->gate_mu);
 }
 
+static void
+parallel_job(gc_sim_worker *w)
+{
+    gc_sim *s = w->sim;
+    s->par_fn(s->par_ctx, (unsigned)w->id, (unsigned)s->nworkers);
+}
+
+void
+gc_sim_parallel(gc_sim *s, void (*fn)(void *ctx, unsigned part, unsigned parts),
+                void *ctx)
+{
+    s->par_fn = fn;
+    s->par_ctx = ctx;
+    gc_sim_run(s, parallel_job);
+}
+
 /* ---- life cycle ------------------------------------------------------------
  */
 

@@ -291,6 +291,9 @@ struct gc_sim {
      * part of the loop's work between ticks (gc_sim_run).  Set by the
      * loop before it opens the gate. */
     void (*job)(gc_sim_worker *w);
+    /* gc_sim_parallel's function and its argument, for its job. */
+    void (*par_fn)(void *ctx, unsigned part, unsigned parts);
+    void *par_ctx;
     bool quit;
     uint64_t ticks; /* finished ticks; written by the loop only */
     /* Avoidance (avoid ORCA).  px..vy: every agent's position and
@@ -482,6 +485,14 @@ extern unsigned gc_sim_prep_shared;
 /* Run job on every worker (worker 0 on the caller's thread) and wait for
  * them all: one phase of the gate.  Between ticks, from the loop. */
 void gc_sim_run(gc_sim *s, void (*job)(gc_sim_worker *w));
+
+/* fn(ctx, part, parts) on every worker, part its index (0 on the
+ * caller's thread) and parts the number of workers, and wait for them
+ * all: the loop's own work between ticks shared out, for the host
+ * (host.c) as for the sim.  The parts must touch nothing in common. */
+void gc_sim_parallel(gc_sim *s, void (*fn)(void *ctx, unsigned part,
+                                           unsigned parts),
+                     void *ctx);
 
 /* The loop's part after the tick: the tick's figures. */
 void gc_sim_crowd_after(gc_sim *s);

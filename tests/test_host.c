@@ -6,7 +6,8 @@
  * cells.  Also: a queue someone shrank is made again and reported; a host
  * without a sim publishes the records it is given; the whole path of the
  * agent the trace request names goes to the world's path section, however
- * long (the records hold 8 waypoints).
+ * long (the records hold 8 waypoints); the records of a large crowd,
+ * written by the sim's workers, are the ones one thread writes.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -28,20 +29,28 @@
 
 static char name[64];
 
+/* A world of w x h cells (21 x 10 unless given) with room for `agents`
+ * records. */
 static gc_world *
-make_world(uint32_t agents)
+make_world_sized(uint32_t agents, int32_t w, int32_t h)
 {
     snprintf(name, sizeof name, "gct%d-host", (int)getpid());
     gc_world_config wc;
     memset(&wc, 0, sizeof wc);
     wc.name = name;
-    wc.width = 21;
-    wc.height = 10;
+    wc.width = w;
+    wc.height = h;
     wc.agent_capacity = agents;
-    gc_world *w;
+    gc_world *wo;
     gc_error err;
-    assert_int_equal(gc_world_create(&w, &wc, NULL, &err), GC_OK);
-    return w;
+    assert_int_equal(gc_world_create(&wo, &wc, NULL, &err), GC_OK);
+    return wo;
+}
+
+static gc_world *
+make_world(uint32_t agents)
+{
+    return make_world_sized(agents, 21, 10);
 }
 
 typedef struct said {
@@ -55,6 +64,16 @@ on_report(void *arg, const char *line)
     said *s = arg;
     s->n++;
     snprintf(s->last, sizeof s->last, "%s", line);
+}
+
+/* A host of sim on grid in w, without a report function. */
+static gc_host *
+quiet_host(gc_world *w, gc_grid *grid, gc_sim *sim)
+{
+    gc_host_config hc = {w, grid, sim, NULL, NULL, NULL, NULL};
+    gc_host *h;
+    assert_int_equal(gc_host_new(&h, &hc), GC_OK);
+    return h;
 }
 
 static void
@@ -327,9 +346,7 @@ test_whole_path_of_requested_agent(void **state)
     gc_sim *sim;
     gc_error err;
     assert_int_equal(gc_sim_new(&sim, grid, &c, &err), GC_OK);
-    gc_host_config hc = {w, grid, sim, NULL, NULL, NULL, NULL};
-    gc_host *h;
-    assert_int_equal(gc_host_new(&h, &hc), GC_OK);
+    gc_host *h = quiet_host(w, grid, sim);
     gc_world *r;
     assert_int_equal(gc_world_attach(&r, name, 0, &err), GC_OK);
 
@@ -401,6 +418,78 @@ test_whole_path_of_requested_agent(void **state)
     gc_world_destroy(w);
 }
 
+/*
+ * From gc_sim_prep_shared (8,192) slots up the sim's workers write the
+ * records, each a part of the slots.  9,000 agents on three workers,
+ * with free slots in the first and the last part and none in the middle:
+ * the records are the live agents in slot order, each as the sim has it;
+ * and a world with room for fewer holds the first of them.
+ */
+static void
+test_records_shared_out(void **state)
+{
+    (void)state;
+    enum { N = 9000, W = 200, H = 100 };
+    static const uint32_t rooms[] = {N, N - 800};
+    gc_world_agent *recs = malloc(N * sizeof *recs);
+    assert_non_null(recs);
+    for (size_t k = 0; k < 2; k++) {
+        gc_world *w = make_world_sized(rooms[k], W, H);
+        gc_grid *map, *grid;
+        assert_int_equal(gc_grid_new(&map, W, H), GC_OK);
+        assert_int_equal(gc_host_grid(w, map, &grid), GC_OK);
+        gc_sim_config c;
+        gc_sim_config_init(&c);
+        c.agents = N;
+        c.threads = 3;
+        c.avoid = GC_AVOID_NONE;
+        c.seed = 5;
+        gc_sim *sim;
+        gc_error err;
+        assert_int_equal(gc_sim_new(&sim, grid, &c, &err), GC_OK);
+        gc_host *h = quiet_host(w, grid, sim);
+        for (int t = 0; t < 3; t++)
+            assert_int_equal(gc_host_tick(h), GC_OK);
+        static const size_t gone[] = {0, 7, 1200, 8998};
+        for (size_t j = 0; j < 4; j++)
+            assert_int_equal(
+                gc_sim_remove(sim, gc_sim_handle(sim, gone[j]), &err), GC_OK);
+        assert_int_equal(gc_host_tick(h), GC_OK);
+        gc_host_publish_agents(h);
+
+        size_t n = 0;
+        assert_int_equal(gc_world_read_agents(w, recs, N, &n, NULL), GC_OK);
+        assert_int_equal(n, rooms[k] < N - 4 ? rooms[k] : N - 4);
+        size_t r = 0;
+        for (size_t i = 0; i < gc_sim_agent_count(sim) && r < n; i++) {
+            const gc_agent *a = gc_sim_agent(sim, i);
+            if (a == NULL)
+                continue;
+            const gc_world_agent *g = &recs[r++];
+            if (g->id != i || g->x != a->pos.x || g->y != a->pos.y ||
+                g->state != a->state || g->path_len != gc_agent_remaining(a) ||
+                g->salt != gc_agent_handle_salt(gc_sim_handle(sim, i)))
+                fail_msg("world %zu: record %zu is slot %u at (%g, %g), "
+                         "want slot %zu at (%g, %g)",
+                         k, r - 1, g->id, (double)g->x, (double)g->y, i,
+                         (double)a->pos.x, (double)a->pos.y);
+            uint32_t m = g->path_len < GC_WORLD_PATH_POINTS
+                             ? g->path_len
+                             : GC_WORLD_PATH_POINTS;
+            for (uint32_t q = 0; q < m; q++)
+                assert_true(g->path[q].x == a->wp[a->wp_next + q].x &&
+                            g->path[q].y == a->wp[a->wp_next + q].y);
+        }
+        assert_int_equal(r, n);
+        gc_host_free(h);
+        gc_sim_free(sim);
+        gc_grid_free(grid);
+        gc_grid_free(map);
+        gc_world_destroy(w);
+    }
+    free(recs);
+}
+
 int
 main(void)
 {
@@ -409,6 +498,7 @@ main(void)
         cmocka_unit_test(test_records_without_sim),
         cmocka_unit_test(test_edit_hook),
         cmocka_unit_test(test_whole_path_of_requested_agent),
+        cmocka_unit_test(test_records_shared_out),
     };
     return cmocka_run_group_tests_name("host", tests, NULL, NULL);
 }
