@@ -170,10 +170,10 @@ double gc_pricer_polyline(const gc_pricer *pr, gc_diag_rule rule,
  * b for a body of radius_cells on g: one the pricer accepts (every cell it
  * touches open, no corner cut: gc_pricer_piece), entering only cells of
  * the cheapest passable type on the map (of the types nav, which
- * describes g, says are there; all types when nav is NULL).  No path of steps and segments can then
- * cost less (each piece costs at least its length times that cost, and
- * none is shorter than the straight line), so a search and its smoothing
- * could only match it.
+ * describes g, says are there; all types when nav is NULL).  No path of
+ * steps and segments can then cost less (each piece costs at least its
+ * length times that cost, and none is shorter than the straight line), so
+ * a search and its smoothing could only match it.
  */
 bool gc_straight_best(const gc_grid *g, const gc_nav *nav, float radius_cells,
                       gc_diag_rule rule, gc_cell a, gc_cell b);

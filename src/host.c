@@ -402,7 +402,7 @@ struct publish {
     const gc_sim *sim;
     gc_world_snap *snap;
     uint32_t cap;
-    size_t n; /* slots */
+    size_t n, live; /* slots; agents alive */
 };
 
 /* One worker's share of the records: a contiguous part of the slots,
@@ -414,7 +414,7 @@ publish_part(void *arg, unsigned part, unsigned parts)
     const struct publish *p = arg;
     size_t lo = p->n * part / parts, hi = p->n * (part + 1) / parts;
     size_t at = lo;
-    if (gc_sim_live_count(p->sim) < p->n) {
+    if (p->live < p->n) {
         at = 0;
         for (size_t i = 0; i < lo; i++)
             at += gc_sim_agent(p->sim, i) != NULL;
@@ -441,7 +441,7 @@ gc_host_publish_agents(gc_host *h)
         return;
     size_t n = gc_sim_agent_count(h->sim), live = gc_sim_live_count(h->sim);
     uint32_t cap = gc_world_agent_capacity(h->world);
-    struct publish p = {h->sim, snap, cap, n};
+    struct publish p = {h->sim, snap, cap, n, live};
     if (n >= gc_sim_prep_shared)
         gc_sim_parallel(h->sim, publish_part, &p);
     else

@@ -42,7 +42,6 @@
 #define SEED UINT64_C(0x9E3779B97F4A7C15)
 #define MAXSIDE 64
 
-
 static int grid_no;      /* for failure messages */
 static const char *what; /* ditto */
 
@@ -164,25 +163,6 @@ check_smoothed(const model *m, const gc_path *p, gc_cell s, gc_cell t,
             CHECK(box_open(m, px, py, 0.002));
         }
     }
-}
-
-/* True when every passable type present in g costs the same: when AUTO
- * must choose JPS (given the other conditions), worked out from the cells
- * here rather than from the library's presence mask. */
-static bool
-uniform_present(const gc_grid *g)
-{
-    float c = 0.0f;
-    for (int y = 0; y < g->height; y++)
-        for (int x = 0; x < g->width; x++) {
-            float v = gc_grid_cell_cost(g, x, y);
-            if (!isfinite(v))
-                continue;
-            if (c != 0.0f && v != c)
-                return false;
-            c = v;
-        }
-    return true;
 }
 
 /* ---- random grids -------------------------------------------------------- */

@@ -1,13 +1,16 @@
 /*
  * tests/test_rng.h: the random numbers of the property tests (splitmix64:
  * the same sequence on every platform, from the seed each test sets in
- * rng_state), and the random grids they search.  Header-only, all static.
+ * rng_state), the random grids they search, and whether a grid's costs
+ * are one.  Header-only, all static.
  */
 #ifndef GC_TESTS_TEST_RNG_H
 #define GC_TESTS_TEST_RNG_H
 
 #include <gridcrowd/grid.h>
 
+#include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 static uint64_t rng_state;
@@ -70,6 +73,24 @@ random_grid(gc_grid *g)
         break;
     }
     g->cell_size = rnd(4) == 0 ? (float)(0.5 + 2 * rndf()) : 1.0f;
+}
+
+/* True when every passable cell of g costs the same (worked out from the
+ * cells, not from the library's presence mask). */
+static inline bool
+uniform_present(const gc_grid *g)
+{
+    float c = 0.0f;
+    for (int y = 0; y < g->height; y++)
+        for (int x = 0; x < g->width; x++) {
+            float v = gc_grid_cell_cost(g, x, y);
+            if (!isfinite(v))
+                continue;
+            if (c != 0.0f && v != c)
+                return false;
+            c = v;
+        }
+    return true;
 }
 
 #endif

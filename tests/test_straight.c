@@ -33,23 +33,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-
-/* Whether every passable cell of g costs the same. */
-static bool
-one_cost(const gc_grid *g)
-{
-    float lo = INFINITY, hi = 0.0f;
-    for (int y = 0; y < g->height; y++)
-        for (int x = 0; x < g->width; x++) {
-            float c = gc_grid_cell_cost(g, x, y);
-            if (isfinite(c)) {
-                lo = c < lo ? c : lo;
-                hi = c > hi ? c : hi;
-            }
-        }
-    return lo == hi;
-}
-
 static void
 test_straight_against_dijkstra(void **state)
 {
@@ -67,7 +50,7 @@ test_straight_against_dijkstra(void **state)
         gc_grid *g;
         assert_int_equal(gc_grid_new(&g, w, h), GC_OK);
         random_grid(g);
-        bool uniform = one_cost(g);
+        bool uniform = uniform_present(g);
         gc_nav *nav;
         assert_int_equal(gc_nav_new(&nav, g), GC_OK);
         float rc = k % 3 == 0 ? (float)(rnd(15) / 10.0) : 0.0f;
@@ -109,28 +92,29 @@ test_straight_against_dijkstra(void **state)
     gc_grid_set(g, 5, 5, GC_CELL_OBSTACLE);
     gc_cell c = {1, 1};
     assert_false(gc_straight_best(g, NULL, 0.0f, GC_DIAG_ALWAYS, c, c));
-    assert_false(gc_straight_best(g, NULL, 0.0f, GC_DIAG_ALWAYS, c,
-                                  (gc_cell){8, 1}));
-    assert_false(gc_straight_best(g, NULL, 0.0f, GC_DIAG_ALWAYS, c,
-                                  (gc_cell){5, 5}));
-    assert_false(gc_straight_best(g, NULL, 0.0f, GC_DIAG_ALWAYS,
-                                  (gc_cell){5, 5}, c));
+    assert_false(
+        gc_straight_best(g, NULL, 0.0f, GC_DIAG_ALWAYS, c, (gc_cell){8, 1}));
+    assert_false(
+        gc_straight_best(g, NULL, 0.0f, GC_DIAG_ALWAYS, c, (gc_cell){5, 5}));
+    assert_false(
+        gc_straight_best(g, NULL, 0.0f, GC_DIAG_ALWAYS, (gc_cell){5, 5}, c));
     /* In sight: yes with the nav data, which says no road is on the
      * map; without it, a road (cost 0.5) might be, and the answer is
      * no. */
     gc_nav *nav;
     assert_int_equal(gc_nav_new(&nav, g), GC_OK);
-    assert_true(gc_straight_best(g, nav, 0.0f, GC_DIAG_ALWAYS, c,
-                                 (gc_cell){6, 2}));
-    assert_false(gc_straight_best(g, NULL, 0.0f, GC_DIAG_ALWAYS, c,
-                                  (gc_cell){6, 2}));
+    assert_true(
+        gc_straight_best(g, nav, 0.0f, GC_DIAG_ALWAYS, c, (gc_cell){6, 2}));
+    assert_false(
+        gc_straight_best(g, NULL, 0.0f, GC_DIAG_ALWAYS, c, (gc_cell){6, 2}));
     gc_nav_free(nav);
     gc_grid_free(g);
     free(dist);
     free(heap);
 }
 
-/* ---- the planner ---------------------------------------------------------- */
+/* ---- the planner ----------------------------------------------------------
+ */
 
 /* One agent at (2.5, 2.5) with the goal cell (30, 14) on a 40 x 20 map of
  * open ground, `mark` (a glyph) at (mx, my) unless 0, one tick planned:
