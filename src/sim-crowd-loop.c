@@ -55,8 +55,9 @@ gc_sim_crowd_after(gc_sim *s)
  * than they save (circle, two threads, the copy and index: 3,000 agents
  * 25 us alone against 33-36 shared; 10,000: 71-86 against 60-71;
  * 100,000: 1.39-1.76 ms against 0.76-1.19).  The copy goes by chunks of
- * GC_SIM_PREP_CHUNK slots, taken as they come, so that a worker still
- * waking up is not waited for; the index's count and fill by one
+ * GC_SIM_PREP_CHUNK slots, each worker's share of them first, as the
+ * step's blocks go (gc_sim_take: it then steps what it copied), and
+ * a worker still waking up is not waited for; the index's count and fill by one
  * contiguous part of the indexed agents a worker, in index order.  What
  * the chunks find (the furthest move, whether the live set changed, the
  * bounds) is joined by max, or and min, and the index answers the same
@@ -92,12 +93,8 @@ static void
 prep_copy(gc_sim_worker *w)
 {
     gc_sim *s = w->sim;
-    size_t chunks = gc_sim_prep_chunks(s->n);
-    for (;;) {
-        size_t c = atomic_fetch_add_explicit(&s->prep_next, 1,
-                                             memory_order_relaxed);
-        if (c >= chunks)
-            break;
+    size_t chunks = gc_sim_prep_chunks(s->n), c;
+    for (uint32_t o = 0; gc_sim_take(s, w, chunks, &o, &c);) {
         uint32_t lo = (uint32_t)(c * GC_SIM_PREP_CHUNK);
         uint32_t hi = s->n - lo > GC_SIM_PREP_CHUNK ? lo + GC_SIM_PREP_CHUNK
                                                      : s->n;
@@ -165,7 +162,7 @@ gc_sim_crowd_prepare(gc_sim *s)
     uint64_t t0 = gc_clock_ns();
     s->prep_parts = s->n >= gc_sim_prep_shared ? s->nworkers : 1;
     s->holes = s->live < s->n;
-    atomic_store_explicit(&s->prep_next, 0, memory_order_relaxed);
+    gc_sim_take_reset(s);
     prep_run(s, prep_copy);
     /* The furthest any agent moved since the last tick started (by
      * walking or by being put somewhere), and whether one was added or
@@ -210,8 +207,7 @@ gc_sim_crowd_prepare(gc_sim *s)
     /* The blocks to share out, and which of them hold agents that may
      * plan in this tick (every urgent request, and the budget's worth of
      * the queue: a time budget only plans fewer). */
-    for (int k = 0; k < s->nworkers; k++)
-        atomic_store_explicit(&s->workers[k].next, 0, memory_order_relaxed);
+    gc_sim_take_reset(s);
     atomic_store_explicit(&s->planned, 0, memory_order_relaxed);
     memset(s->blk_plan, 0, gc_sim_blocks(s->n));
     for (int k = 0; k < s->nworkers; k++) {

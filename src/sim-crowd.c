@@ -5,8 +5,10 @@
  *
  * A tick with avoidance.  Before the gate opens the loop copies every
  * agent's position and velocity into flat arrays and indexes them
- * (gc_orca_grid; sim-crowd-loop.c, which also sums the figures after).  The workers then take blocks of GC_SIM_CHUNK slots in
- * turn (gc_sim_crowd_step) and, for each agent of a block: measure the
+ * (gc_orca_grid; sim-crowd-loop.c, which also sums the figures after).
+ * The workers then take blocks of GC_SIM_CHUNK slots, each its share
+ * first (gc_sim_take, gc_sim_crowd_step), and, for each agent of a
+ * block: measure the
  * figures on those start positions; pick a preferred velocity towards
  * the furthest waypoint it can see (at most LOOKAHEAD ahead, a straight
  * line through cells open in the planning grid, as DetourCrowd's
@@ -604,10 +606,9 @@ step_block(gc_sim_worker *w, uint32_t b, uint64_t *avoid_ns)
 }
 
 /*
- * The worker's share: its own blocks (gc_sim_owner), then the blocks of
- * others that they have not taken yet, each taken through the owner's
- * counter (gc_sim_worker.next).  An agent's step must see the
- * plan it gets in this tick, which its own worker makes (gc_sim_plan_queued,
+ * The worker's blocks: its share, then the blocks of others' shares that
+ * they have not taken yet (gc_sim_take).  An agent's step must see the
+ * plan it gets in this tick, which its owner makes (gc_sim_plan_queued,
  * before this): a block holding an agent that may plan now (blk_plan) is
  * put aside while any worker is still planning, and stepped at the end,
  * once all have planned (spinning, yielding when that takes long).  So a
@@ -622,22 +623,15 @@ gc_sim_crowd_step(gc_sim_worker *w)
     w->tick_overlaps = 0;
     w->tick_moved2 = 0.0f;
     atomic_fetch_add_explicit(&s->planned, 1, memory_order_acq_rel);
-    uint32_t later = 0, nw = (uint32_t)s->nworkers;
-    /* Its own blocks first, then the others' that are left. */
-    for (uint32_t o = 0; o < nw; o++) {
-        uint32_t k = ((uint32_t)w->id + o) % nw;
-        for (;;) {
-            uint32_t j = atomic_fetch_add_explicit(&s->workers[k].next, 1,
-                                                   memory_order_relaxed);
-            uint64_t first = gc_sim_owned_block(s, k, j);
-            if (first >= s->n)
-                break;
-            uint32_t b = (uint32_t)first;
-            if (s->blk_plan[b / GC_SIM_CHUNK] && !all_planned(s))
-                c->later[later++] = b;
-            else
-                step_block(w, b, &avoid_ns);
-        }
+    uint32_t later = 0;
+    size_t u;
+    /* Its own share first, then the others' that are left. */
+    for (uint32_t o = 0; gc_sim_take(s, w, gc_sim_blocks(s->n), &o, &u);) {
+        uint32_t b = (uint32_t)u * GC_SIM_CHUNK;
+        if (s->blk_plan[u] && !all_planned(s))
+            c->later[later++] = b;
+        else
+            step_block(w, b, &avoid_ns);
     }
     for (unsigned spins = 0; later > 0 && !all_planned(s); spins++) {
         gc_sim_cpu_relax();

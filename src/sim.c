@@ -5,8 +5,8 @@
  * - 1 more workers have threads of their own.  Each worker owns blocks of
  * GC_SIM_CHUNK agents dealt round the workers (gc_sim_owner: it plans
  * them), one A* context and one path buffer; path followers move their
- * own agents, and the crowd step steps its own blocks, then helps with
- * the others' (sim-crowd.c).
+ * own agents, and the crowd step steps its share, one contiguous run of
+ * blocks, then helps with the others' (gc_sim_take, sim-crowd.c).
  * A tick is one phase of a gate (a mutex, two condition variables, and
  * atomic phase and done counters that a worker spins on briefly before
  * sleeping: gc_sim_run): the loop bumps the phase and wakes the workers,

@@ -176,9 +176,10 @@ typedef struct gc_sim_worker {
     /* The furthest, squared, any agent it stepped moved in this tick
      * (for the contacts pass after the tick). */
     float tick_moved2;
-    /* The crowd step: how many of this worker's own blocks have been
-     * taken, by it or, once others are done with theirs, by them. */
-    atomic_uint next;
+    /* The crowd's copy, then its step: how many units of this worker's
+     * share have been taken, by it or, once others are done with
+     * theirs, by them (gc_sim_take). */
+    atomic_size_t next;
     gc_sim_crowd_scratch *crowd; /* owned */
 } gc_sim_worker;
 
@@ -314,7 +315,7 @@ struct gc_sim {
     uint32_t indexed;
     int prep_parts;
     /* The start-of-tick copy in chunks of GC_SIM_PREP_CHUNK slots, taken
-     * by the workers through prep_next: what each chunk found (the
+     * by the workers through gc_sim_take: what each chunk found (the
      * furthest any agent moved, squared; whether one was added or
      * removed; the bounds of the positions copied). */
     struct gc_sim_prep {
@@ -322,7 +323,6 @@ struct gc_sim {
         bool changed;
         gc_orca_bounds box;
     } *prep;
-    atomic_uint prep_next;
     float rmax; /* the largest body radius ever alive (loop only) */
     float *ix, *iy;
     uint32_t *live_slot, *slot_live;
@@ -378,9 +378,8 @@ struct gc_sim {
     uint64_t win_tick0; /* s->ticks at the last window (loop only) */
     uint64_t index_ns;  /* the last index build's time (loop only) */
     /* Sharing the crowd step out (sim-crowd.c): each worker steps its
-     * own blocks of GC_SIM_CHUNK slots (gc_sim_owner), then takes the
-     * ones others have not reached yet (gc_sim_worker.next), so one that
-     * is slow (planning, or off its core) leaves its share to the others.  A
+     * share of the blocks of GC_SIM_CHUNK slots, then takes the ones
+     * others have not reached yet (gc_sim_take).  A
      * block's figures that are sums of floats go to blk_speed, blk_pref
      * (added up in block order after the tick, so they do not depend on
      * who took which block), and its agents' plan requests are flagged
@@ -586,8 +585,7 @@ bool gc_sim_jam_route(gc_sim *s, uint32_t i, gc_cell *start);
 
 /* The worker that owns agent i (plans it; moves it, for path
  * followers): blocks of GC_SIM_CHUNK slots dealt round the workers, so
- * that a worker steps, in the crowd, the agents it has just planned
- * (their fresh paths are in its cache). */
+ * that a burst of plans in one region of the crowd is shared out. */
 static inline uint32_t
 gc_sim_owner(const gc_sim *s, uint32_t i)
 {
@@ -602,6 +600,50 @@ static inline uint64_t
 gc_sim_owned_block(const gc_sim *s, uint32_t k, uint32_t j)
 {
     return ((uint64_t)j * (uint64_t)s->nworkers + k) * GC_SIM_CHUNK;
+}
+
+/*
+ * The crowd's work between and in its ticks (the start-of-tick copy by
+ * chunks, the step by blocks) goes by shares: worker k's share of
+ * `units` is the contiguous [units * k / nw, units * (k + 1) / nw).
+ * Slots are in spatial order (placement's Hilbert curve), so a share is
+ * one region of the crowd, and a worker reads mostly what it wrote
+ * itself: its agents' records, their start-of-tick copies, and most of
+ * their neighbours'.  Dealt round by blocks, half of what each read had
+ * been written by the other core, and two threads spent a third more
+ * CPU on the same step than one (circle 100,000).
+ *
+ * Worker w's next unit: from its own share first, then from each other
+ * worker's in turn, each taken through that worker's `next` (reset to 0
+ * by the loop before each use), so a worker that is slow (planning, off
+ * its core, woken late) leaves the rest of its share to the others.
+ * *o is the share being taken from, counted from w's own (0 to start).
+ * False when every unit is taken.
+ */
+static inline bool
+gc_sim_take(gc_sim *s, const gc_sim_worker *w, size_t units, uint32_t *o,
+            size_t *unit)
+{
+    size_t nw = (size_t)s->nworkers;
+    for (; *o < nw; (*o)++) {
+        size_t k = ((size_t)w->id + *o) % nw;
+        size_t j = atomic_fetch_add_explicit(&s->workers[k].next, 1,
+                                             memory_order_relaxed);
+        size_t lo = units * k / nw, hi = units * (k + 1) / nw;
+        if (j < hi - lo) {
+            *unit = lo + j;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Before a use of gc_sim_take (the loop's, between phases). */
+static inline void
+gc_sim_take_reset(gc_sim *s)
+{
+    for (int k = 0; k < s->nworkers; k++)
+        atomic_store_explicit(&s->workers[k].next, 0, memory_order_relaxed);
 }
 
 /* A spinning thread's pause: kinder to the other hyperthread. */
