@@ -208,8 +208,8 @@ preferred(gc_sim *s, uint32_t i, const struct gc_sim_spot *at, gc_vec2 *pref)
             steps = 2 * (int64_t)VIS_RANGE;
         }
         if ((proom > 0.0f && dx * dx + dy * dy < proom * proom) ||
-            gc_sim_visible_fast(s->nav, s->pgrid, a->pos, a->wp[k], steps,
-                                proom))
+            gc_sim_visible_kept(s->nav, s->pgrid, a->pos, a->wp[k], steps,
+                                proom, &s->body[i].sight, s->clear_gen))
             break;
     }
     if (k == UINT32_MAX || k < a->wp_next)

@@ -113,6 +113,16 @@ typedef struct gc_sim_counters {
  * own worker during a tick (and by plan() in that worker), read by the
  * loop between ticks.
  */
+/* An agent's last proof that it could see a waypoint, good while it stays
+ * near where it stood (gc_sim_visible_kept). */
+typedef struct gc_sim_sight {
+    gc_vec2 at;   /* where it stood */
+    gc_vec2 wp;   /* the waypoint it saw */
+    float cap;    /* the length its check covers at most (walk_cap) */
+    uint32_t gen; /* the clearance maps' generation (gc_sim.clear_gen; 0:
+                     none kept) */
+} gc_sim_sight;
+
 typedef struct gc_sim_body {
     float vx, vy;           /* velocity chosen this tick */
     float best_rem;         /* shortest remaining walk seen on this path */
@@ -129,6 +139,7 @@ typedef struct gc_sim_body {
     gc_vec2 end;            /* the path's last waypoint, as the path was
                                set (gc_sim_body_reset): read every tick,
                                where the path's own is a cache miss */
+    gc_sim_sight sight;     /* steering's last proof of sight */
 } gc_sim_body;
 
 /* One worker thread.  Everything in it is written by that worker during a
@@ -520,6 +531,14 @@ bool gc_sim_visible(const gc_grid *g, gc_vec2 a, gc_vec2 b, int64_t max_steps);
  * map's room at a (-INFINITY when not known): the map is not read there. */
 bool gc_sim_visible_fast(const gc_nav *n, const gc_grid *g, gc_vec2 a,
                          gc_vec2 b, int64_t max_steps, float room_low);
+/* gc_sim_visible_fast's answer, with a proof kept from tick to tick: true
+ * at once while `kept` (of maps of generation gen) holds for b from a point
+ * within GC_SIM_SIGHT_SLACK cells of a, else as gc_sim_visible_fast, and
+ * kept is renewed when its march can prove sight from the whole disc. */
+bool gc_sim_visible_kept(const gc_nav *n, const gc_grid *g, gc_vec2 a,
+                         gc_vec2 b, int64_t max_steps, float room_low,
+                         gc_sim_sight *kept, uint32_t gen);
+#define GC_SIM_SIGHT_SLACK 0.25f
 /* Build (or rebuild, reusing the memory) e for g.  GC_ENOMEM (e keeps
  * what it had). */
 int gc_sim_edges_build(gc_sim_edges *e, const gc_grid *g);

@@ -1303,18 +1303,21 @@ test_squeeze_posts(void **state)
  * every length on the rooms map and on an open field with posts, from
  * anywhere (inside walls too), with and without a step limit, and
  * without or with the byte map's room at the start (as steering passes
- * it), or a bound lower still (as steering carries it far from walls).  Both answers occur in hundreds or
- * thousands, and the bound alone decides thousands on the field.
+ * it), or a bound lower still (as steering carries it far from walls).  Both
+ * answers occur in hundreds or thousands, and the bound alone decides thousands
+ * on the field.
  */
 static void
 visible_fast_exact(gc_grid *g, int32_t w, int32_t h, int each_min,
-                   int shortcut_min)
+                   int shortcut_min, int proofs_min)
 {
     gc_nav *n;
     assert_int_equal(gc_nav_new(&n, g), GC_OK);
     uint64_t seed = 12345;
-    int seen[2] = {0, 0}, shortcut = 0;
-    float cs = g->cell_size;
+    int seen[2] = {0, 0}, shortcut = 0, proofs = 0, used = 0;
+    float cs = g->cell_size, slack = GC_SIM_SIGHT_SLACK * cs;
+    /* Carried from each segment to the next. */
+    gc_sim_sight kept = {{0, 0}, {0, 0}, 0, 0};
     for (int k = 0; k < 20000; k++) {
         float v[4];
         for (int j = 0; j < 4; j++)
@@ -1329,6 +1332,57 @@ visible_fast_exact(gc_grid *g, int32_t w, int32_t h, int each_min,
             gc_sim_visible_fast(n, g, a, b, steps, low - 3.0f * cs) != want)
             fail_msg("(%f, %f) -> (%f, %f), %lld steps: walk says %d", a.x, a.y,
                      b.x, b.y, (long long)steps, want);
+        /* Kept sight: the walk's answer, whatever proof it holds (one for
+         * another segment, from the iterations before, must not apply);
+         * a proof it keeps holds from anywhere within the slack, the rim
+         * included, as the walk says and as the kept answer says, and not
+         * for another waypoint, step limit or generation of the maps.
+         * (The discs are smaller than the walk's room by most of a cell,
+         * so the walk alone would not notice a proof that carried a
+         * quarter cell further than the narrowed march showed.) */
+        gc_sim_sight before = kept;
+        if (gc_sim_visible_kept(n, g, a, b, steps, low, &kept, 1) != want)
+            fail_msg("kept: (%f, %f) -> (%f, %f), %lld steps: walk says %d",
+                     a.x, a.y, b.x, b.y, (long long)steps, want);
+        if (memcmp(&kept, &before, sizeof kept) != 0) {
+            assert_true(want);
+            proofs++;
+            for (int j = 0; j < 16; j++) {
+                float ang =
+                    (float)(gc_sim_splitmix(&seed) % 3600) * 0.001745329f;
+                float u = (float)(gc_sim_splitmix(&seed) % 1000) / 1000.0f;
+                float rad = slack * sqrtf(0.98f) * 0.9999f * (j < 8 ? 1.0f : u);
+                gc_vec2 a2 = {a.x + rad * cosf(ang), a.y + rad * sinf(ang)};
+                gc_sim_sight held = kept;
+                if (!gc_sim_visible(g, a2, b, steps) ||
+                    !gc_sim_visible_kept(n, g, a2, b, steps, -INFINITY, &kept,
+                                         1))
+                    fail_msg("proof from (%f, %f) to (%f, %f), %lld steps, "
+                             "fails at (%f, %f)",
+                             a.x, a.y, b.x, b.y, (long long)steps, a2.x, a2.y);
+                used += memcmp(&kept, &held, sizeof kept) == 0;
+                /* Not for another waypoint, nor for another step limit. */
+                gc_vec2 b2 = {(float)(gc_sim_splitmix(&seed) % 100000) /
+                                  100000.0f * (float)w,
+                              (float)(gc_sim_splitmix(&seed) % 100000) /
+                                  100000.0f * (float)h};
+                int64_t other = steps == INT64_MAX ? 1 + j % 3 : INT64_MAX;
+                gc_sim_sight k2 = held, k3 = held;
+                if (gc_sim_visible_kept(n, g, a2, b2, steps, -INFINITY, &k2,
+                                        1) !=
+                        gc_sim_visible(g, a2, b2, steps) ||
+                    gc_sim_visible_kept(n, g, a2, b, other, -INFINITY, &k3,
+                                        1) != gc_sim_visible(g, a2, b, other))
+                    fail_msg("a proof from (%f, %f) to (%f, %f), %lld steps, "
+                             "misused",
+                             a.x, a.y, b.x, b.y, (long long)steps);
+                kept = held;
+            }
+            /* Not for the next generation of the maps. */
+            gc_sim_sight stale = kept;
+            (void)gc_sim_visible_kept(n, g, a, b, steps, low, &stale, 2);
+            assert_int_equal(stale.gen, 2);
+        }
         float dx = b.x - a.x, dy = b.y - a.y;
         float need = sqrtf(dx * dx + dy * dy);
         if (steps < INT64_MAX / 2 &&
@@ -1337,10 +1391,13 @@ visible_fast_exact(gc_grid *g, int32_t w, int32_t h, int each_min,
         shortcut += low > 0.25f * cs && low >= need;
         seen[want]++;
     }
-    printf("# visible %d, not %d, by the bound alone %d\n", seen[1], seen[0],
-           shortcut);
+    printf("# visible %d, not %d, by the bound alone %d; %d proofs kept, "
+           "used %d times\n",
+           seen[1], seen[0], shortcut, proofs, used);
     assert_true(seen[0] > each_min && seen[1] > each_min);
     assert_true(shortcut >= shortcut_min);
+    assert_true(proofs >= proofs_min);
+    assert_true(used >= 8 * proofs);
     gc_nav_free(n);
 }
 
@@ -1349,7 +1406,7 @@ test_visible_fast_exact(void **state)
 {
     (void)state;
     gc_grid *g = grid_from(rooms, 32, 13);
-    visible_fast_exact(g, 32, 13, 1000, 50);
+    visible_fast_exact(g, 32, 13, 1000, 50, 1);
     gc_grid_free(g);
     /* An open field 90 cells square with a post every 30 cells: rooms
      * as wide as the bound's reach. */
@@ -1357,7 +1414,7 @@ test_visible_fast_exact(void **state)
     for (int32_t y = 15; y < 90; y += 30)
         for (int32_t x = 15; x < 90; x += 30)
             gc_grid_set(g, x, y, GC_CELL_OBSTACLE);
-    visible_fast_exact(g, 90, 90, 500, 1000);
+    visible_fast_exact(g, 90, 90, 500, 1000, 1000);
     gc_grid_free(g);
 }
 
