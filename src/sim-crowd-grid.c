@@ -391,11 +391,14 @@ walk_cap(float cs, int64_t max_steps)
 
 /*
  * The march from a along the unit vector u: 1 when its discs cover
- * [0, need], 2 when discs narrowed by `slack` cover [0, reach] (>= need),
- * else 0.  It narrows them while each is wider than slack and a quarter
- * cell, then goes on with whole discs.  With slack 0 it is the plain
- * march.  A point within slack of a narrowed disc is in the whole one,
- * which is what a kept proof rests on (gc_sim_visible_kept).
+ * [0, need], 2 when they also show sight from anywhere within `slack` of
+ * a (gc_sim_visible_kept), else 0.  The discs narrowed by the slack still
+ * cover the stretch while each is at least twice the slack wide: the
+ * narrowed disc at t reaches t + room - slack, and the next, at t + room,
+ * reaches back to t + room - room' + slack.  So while every disc is that
+ * wide it goes on past `need` until the narrowed discs reach `reach`; its
+ * steps are the plain march's (with slack 0 it is the plain march), and a
+ * check that proves nothing costs what it did.
  */
 static int
 march(const gc_nav *n, float cs, gc_vec2 a, gc_vec2 u, float need, float reach,
@@ -415,22 +418,25 @@ march(const gc_nav *n, float cs, gc_vec2 a, gc_vec2 u, float need, float reach,
      * beside it, whose bound holds there as well (the edge is in both). */
     float inv = 1.0f / cs;
     float t = 0.0f;
-    bool narrow = slack > 0.0f;
+    bool proof = slack > 0.0f; /* every disc so far 2 * slack wide */
     for (int k = 0; k < 32; k++) {
         gc_vec2 p = {a.x + u.x * t, a.y + u.y * t};
         float room = k == 0 && room_low > -INFINITY
                          ? room_low
                          : (gc_nav_clear_low(n, cell_at(p, inv)) - 0.92f) * cs;
-        if (narrow && room <= slack + 0.25f * cs) {
-            narrow = false;
-            if (k > 0 && t >= need)
+        proof = proof && room >= 2.0f * slack;
+        if (k > 0 && t >= need) {
+            /* Covered; on only for the proof. */
+            if (!proof || room <= 0.25f * cs)
                 return 1;
-        }
-        if (room <= 0.25f * cs)
+        } else if (room <= 0.25f * cs) {
             break;
-        t += narrow ? room - slack : room;
-        if (t >= (narrow ? reach : need))
-            return narrow ? 2 : 1;
+        }
+        t += room;
+        if (proof && t >= reach + slack)
+            return 2;
+        if (!proof && t >= need)
+            return 1;
     }
     return t > 0.0f && t >= need;
 }
@@ -449,18 +455,15 @@ gc_sim_visible_fast(const gc_nav *n, const gc_grid *g, gc_vec2 a, gc_vec2 b,
 }
 
 /*
- * Sight kept from tick to tick.  A waypoint b seen from a through narrowed
- * discs (march) is seen from any a2 within the slack of a, for the same
- * step limit: the point a fraction f along a2->b is within (1 - f)
- * |a2 - a| of the point f along a->b, which lies at most the slack past
- * the stretch a2's check needs (the two lengths differ by at most
- * |a2 - a|), so inside the narrowed discs, and the first point inside the
- * whole ones.  An agent walks that far in several ticks; in between, its
- * check is a comparison.  The answer is gc_sim_visible's all the same.
- * On the corridor (1,000 agents, 3,600 ticks) three in five checks were
- * answered so, and steering's march went from a fifth of the CPU to a
- * seventh; on the generated town most checks start too near a wall for
- * any disc and go to the walk, kept or not.
+ * Sight kept from tick to tick.  A waypoint b seen from a through discs
+ * that still cover the stretch when narrowed by the slack (march) is
+ * seen from any a2 within the slack of a, for the same step limit: the
+ * point a fraction f along a2->b is within (1 - f) |a2 - a| of the point
+ * f along a->b, which lies at most the slack past the stretch a2's check
+ * needs (the two lengths differ by at most |a2 - a|), so inside a
+ * narrowed disc, and the first point inside the whole one.  An agent
+ * walks that far in several ticks; in between, its check is a
+ * comparison.  The answer is gc_sim_visible's all the same.
  */
 bool
 gc_sim_visible_kept(const gc_nav *n, const gc_grid *g, gc_vec2 a, gc_vec2 b,
