@@ -362,24 +362,6 @@ cell_at(gc_vec2 p, float inv)
     return (gc_cell){gc_ifloor(p.x * inv), gc_ifloor(p.y * inv)};
 }
 
-/*
- * Visibility by the clearance map first.  n's clearance bounds the distance
- * from a point to the nearest blocked cell of g (gc_sim_wall_room), so the
- * disc of that radius holds none: march along a->b from disc to disc
- * (sphere tracing).  When the discs cover the stretch gc_sim_visible would
- * walk (the whole segment, or the first max_steps cells of it: at most
- * sqrt 2 cells of length each, and the cell it enters next), no cell it
- * would look at is blocked, nor either cell beside a corner, and the
- * answer is its answer, true, at a few lookups instead of a cell-by-cell
- * walk.  Otherwise (near a wall, or starting in the blocked band) the walk
- * decides.  So the result is gc_sim_visible's, bit for bit; in open ground
- * the cost of steering falls to almost nothing.  The discs are the byte
- * map's (gc_nav_clear_low, at most a quarter cell smaller): a quarter of
- * the float map's memory, and on the generated 1,024-cell town with
- * 100,000 agents the float map's reads missed the caches (a third of
- * steering's time there); smaller discs only ever send more checks to
- * the walk.
- */
 /* How far a walk of max_steps cells can look (INFINITY: no limit). */
 static float
 walk_cap(float cs, int64_t max_steps)
@@ -441,17 +423,46 @@ march(const gc_nav *n, float cs, gc_vec2 a, gc_vec2 u, float need, float reach,
     return t > 0.0f && t >= need;
 }
 
-bool
-gc_sim_visible_fast(const gc_nav *n, const gc_grid *g, gc_vec2 a, gc_vec2 b,
-                    int64_t max_steps, float room_low)
+/* gc_sim_visible's answer, the march's when it can give it; *got is the
+ * march's (2: sight from anywhere within `slack` of a). */
+static bool
+visible(const gc_nav *n, const gc_grid *g, gc_vec2 a, gc_vec2 b,
+        int64_t max_steps, float room_low, float slack, int *got)
 {
     float cs = g->cell_size;
     float dx = b.x - a.x, dy = b.y - a.y;
     float len = sqrtf(dx * dx + dy * dy), cap = walk_cap(cs, max_steps);
-    float need = len < cap ? len : cap;
+    float need = len < cap ? len : cap, reach = cap + slack;
+    reach = len < reach ? len : reach;
     gc_vec2 u = {len > 0.0f ? dx / len : 0.0f, len > 0.0f ? dy / len : 0.0f};
-    return march(n, cs, a, u, need, need, 0.0f, room_low) ||
-           gc_sim_visible(g, a, b, max_steps);
+    *got = march(n, cs, a, u, need, reach, slack, room_low);
+    return *got > 0 || gc_sim_visible(g, a, b, max_steps);
+}
+
+/*
+ * Visibility by the clearance map first.  n's clearance bounds the distance
+ * from a point to the nearest blocked cell of g (gc_sim_wall_room), so the
+ * disc of that radius holds none: march along a->b from disc to disc
+ * (sphere tracing).  When the discs cover the stretch gc_sim_visible would
+ * walk (the whole segment, or the first max_steps cells of it: at most
+ * sqrt 2 cells of length each, and the cell it enters next), no cell it
+ * would look at is blocked, nor either cell beside a corner, and the
+ * answer is its answer, true, at a few lookups instead of a cell-by-cell
+ * walk.  Otherwise (near a wall, or starting in the blocked band) the walk
+ * decides.  So the result is gc_sim_visible's, bit for bit; in open ground
+ * the cost of steering falls to almost nothing.  The discs are the byte
+ * map's (gc_nav_clear_low, at most a quarter cell smaller): a quarter of
+ * the float map's memory, and on the generated 1,024-cell town with
+ * 100,000 agents the float map's reads missed the caches (a third of
+ * steering's time there); smaller discs only ever send more checks to
+ * the walk.
+ */
+bool
+gc_sim_visible_fast(const gc_nav *n, const gc_grid *g, gc_vec2 a, gc_vec2 b,
+                    int64_t max_steps, float room_low)
+{
+    int got;
+    return visible(n, g, a, b, max_steps, room_low, 0.0f, &got);
 }
 
 /*
@@ -470,23 +481,19 @@ gc_sim_visible_kept(const gc_nav *n, const gc_grid *g, gc_vec2 a, gc_vec2 b,
                     int64_t max_steps, float room_low, gc_sim_sight *kept,
                     uint32_t gen)
 {
-    float cs = g->cell_size, slack = GC_SIM_SIGHT_SLACK * cs;
-    float cap = walk_cap(cs, max_steps);
+    float slack = GC_SIM_SIGHT_SLACK * g->cell_size;
+    float cap = walk_cap(g->cell_size, max_steps);
     float ox = a.x - kept->at.x, oy = a.y - kept->at.y;
     /* (A hair inside the slack, for the rounding of the distances.) */
     if (kept->gen == gen && gen != 0 && kept->wp.x == b.x &&
         kept->wp.y == b.y && kept->cap == cap &&
         ox * ox + oy * oy <= 0.98f * slack * slack)
         return true;
-    float dx = b.x - a.x, dy = b.y - a.y;
-    float len = sqrtf(dx * dx + dy * dy);
-    float need = len < cap ? len : cap, reach = cap + slack;
-    reach = len < reach ? len : reach;
-    gc_vec2 u = {len > 0.0f ? dx / len : 0.0f, len > 0.0f ? dy / len : 0.0f};
-    int got = march(n, cs, a, u, need, reach, slack, room_low);
+    int got;
+    bool seen = visible(n, g, a, b, max_steps, room_low, slack, &got);
     if (got == 2)
         *kept = (gc_sim_sight){a, b, cap, gen};
-    return got > 0 || gc_sim_visible(g, a, b, max_steps);
+    return seen;
 }
 
 /*

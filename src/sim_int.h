@@ -108,11 +108,6 @@ typedef struct gc_sim_counters {
     double speed_sum, pref_sum;
 } gc_sim_counters;
 
-/*
- * One agent's crowd state (avoid ORCA), beside gc_agent: written by its
- * own worker during a tick (and by plan() in that worker), read by the
- * loop between ticks.
- */
 /* An agent's last proof that it could see a waypoint, good while it stays
  * near where it stood (gc_sim_visible_kept). */
 typedef struct gc_sim_sight {
@@ -123,6 +118,11 @@ typedef struct gc_sim_sight {
                      none kept) */
 } gc_sim_sight;
 
+/*
+ * One agent's crowd state (avoid ORCA), beside gc_agent: written by its
+ * own worker during a tick (and by plan() in that worker), read by the
+ * loop between ticks.
+ */
 typedef struct gc_sim_body {
     float vx, vy;           /* velocity chosen this tick */
     float best_rem;         /* shortest remaining walk seen on this path */
