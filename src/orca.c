@@ -207,85 +207,30 @@ segment_line(gc_vec2 a, gc_vec2 b, float r, float inv_tau, gc_vec2 v,
 /* Four agents' pos.x, pos.y, vel.x, vel.y as four vectors; four lines
  * from their four coordinates' vectors. */
 #define LOAD4(o, A, B, C, D)                                                   \
-    do {                                                                       \
-        A = _mm_loadu_ps(&(o)[0].pos.x);                                       \
-        B = _mm_loadu_ps(&(o)[1].pos.x);                                       \
-        C = _mm_loadu_ps(&(o)[2].pos.x);                                       \
-        D = _mm_loadu_ps(&(o)[3].pos.x);                                       \
-        _MM_TRANSPOSE4_PS(A, B, C, D);                                         \
-    } while (0)
+    GC_LOAD4(&(o)[0].pos.x, &(o)[1].pos.x, &(o)[2].pos.x, &(o)[3].pos.x, A, B, \
+             C, D)
 #define STORE4(out, A, B, C, D)                                                \
-    do {                                                                       \
-        __m128 a_ = (A), b_ = (B), c_ = (C), d_ = (D);                         \
-        _MM_TRANSPOSE4_PS(a_, b_, c_, d_);                                     \
-        _mm_storeu_ps(&(out)[0].point.x, a_);                                  \
-        _mm_storeu_ps(&(out)[1].point.x, b_);                                  \
-        _mm_storeu_ps(&(out)[2].point.x, c_);                                  \
-        _mm_storeu_ps(&(out)[3].point.x, d_);                                  \
-    } while (0)
+    GC_STORE4(&(out)[0].point.x, &(out)[1].point.x, &(out)[2].point.x,         \
+              &(out)[3].point.x, A, B, C, D)
 
-#define LANES_FN agent_lines4
-#define LANES_ATTR
 #define LANES 4
-#define V __m128
-#define V_SET1 _mm_set1_ps
-#define V_ZERO _mm_setzero_ps
-#define V_ADD _mm_add_ps
-#define V_SUB _mm_sub_ps
-#define V_MUL _mm_mul_ps
-#define V_DIV _mm_div_ps
-#define V_SQRT _mm_sqrt_ps
-#define V_AND _mm_and_ps
-#define V_OR _mm_or_ps
-#define V_ANDNOT _mm_andnot_ps
-#define V_XOR _mm_xor_ps
-#define V_GT _mm_cmpgt_ps
-#define V_LT _mm_cmplt_ps
-#define V_EQ _mm_cmpeq_ps
-#define V_MOVEMASK _mm_movemask_ps
+#include "orca_width.h"
+#define LANES_FN agent_lines4
 #define V_LOAD(o, px, py, vx, vy) LOAD4(o, px, py, vx, vy)
 #define V_RADII(o) _mm_setr_ps(o[0].radius, o[1].radius, o[2].radius, o[3].radius)
 #define V_STORE(out, qx, qy, dx, dy) STORE4(out, qx, qy, dx, dy)
 #include "orca_lanes.h"
+#undef LANES
 #endif
 
 #if defined(ORCA_AVX)
-static inline __attribute__((target("avx"))) __m256
-join(__m128 lo, __m128 hi)
-{
-    return _mm256_insertf128_ps(_mm256_castps128_ps256(lo), hi, 1);
-}
-
-#define LANES_FN agent_lines8
-#define LANES_ATTR __attribute__((target("avx")))
 #define LANES 8
-#define V __m256
-#define V_SET1 _mm256_set1_ps
-#define V_ZERO _mm256_setzero_ps
-#define V_ADD _mm256_add_ps
-#define V_SUB _mm256_sub_ps
-#define V_MUL _mm256_mul_ps
-#define V_DIV _mm256_div_ps
-#define V_SQRT _mm256_sqrt_ps
-#define V_AND _mm256_and_ps
-#define V_OR _mm256_or_ps
-#define V_ANDNOT _mm256_andnot_ps
-#define V_XOR _mm256_xor_ps
-/* SSE's cmpgt, cmplt and cmpeq: ordered (false on a NaN), as here. */
-#define V_GT(a, b) _mm256_cmp_ps(a, b, _CMP_GT_OS)
-#define V_LT(a, b) _mm256_cmp_ps(a, b, _CMP_LT_OS)
-#define V_EQ(a, b) _mm256_cmp_ps(a, b, _CMP_EQ_OQ)
-#define V_MOVEMASK _mm256_movemask_ps
+#include "orca_width.h"
+#define LANES_FN agent_lines8
 #define V_LOAD(o, px, py, vx, vy)                                              \
-    do {                                                                       \
-        __m128 x0, y0, u0, w0, x1, y1, u1, w1;                                 \
-        LOAD4(o, x0, y0, u0, w0);                                              \
-        LOAD4((o) + 4, x1, y1, u1, w1);                                        \
-        px = join(x0, x1);                                                     \
-        py = join(y0, y1);                                                     \
-        vx = join(u0, u1);                                                     \
-        vy = join(w0, w1);                                                     \
-    } while (0)
+    GC_LOAD8(&(o)[0].pos.x, &(o)[1].pos.x, &(o)[2].pos.x, &(o)[3].pos.x,       \
+             &(o)[4].pos.x, &(o)[5].pos.x, &(o)[6].pos.x, &(o)[7].pos.x, px,   \
+             py, vx, vy)
 #define V_RADII(o)                                                             \
     _mm256_setr_ps(o[0].radius, o[1].radius, o[2].radius, o[3].radius,         \
                    o[4].radius, o[5].radius, o[6].radius, o[7].radius)
@@ -298,14 +243,7 @@ join(__m128 lo, __m128 hi)
                _mm256_extractf128_ps(dy, 1));                                  \
     } while (0)
 #include "orca_lanes.h"
-
-/* Whether to take eight at a time: the CPU has AVX, and no test asked
- * for four (gc_orca_lanes_four, orca_int.h). */
-static inline bool
-lanes_eight(void)
-{
-    return !gc_orca_lanes_four && __builtin_cpu_supports("avx");
-}
+#undef LANES
 #endif
 
 void
@@ -314,7 +252,7 @@ gc_orca_agent_lines(const gc_orca_agent *a, const gc_orca_agent *o, size_t n,
 {
     size_t i = 0;
 #if defined(ORCA_AVX)
-    if (n >= 8 && lanes_eight())
+    if (n >= 8 && gc_orca_lanes_eight())
         for (; i + 8 <= n; i += 8)
             agent_lines8(a, o + i, inv_tau, inv_dt, out + i);
 #endif

@@ -41,6 +41,32 @@ int gc_orca_velocity_fe(const gc_orca_params *p, const gc_orca_agent *self,
                         gc_vec2 *out, gc_orca_report *rep, bool *feasible);
 
 /*
+ * One agent's velocity program, for answering several at once: what
+ * gc_orca_velocity_fe takes, the lines made of it and its answer.  The
+ * caller fills self, pref, max_speed, nb and n_nb (the crowd builds its
+ * neighbours in place), then gc_orca_program_lines makes the lines
+ * (gc_orca_lines's codes; GC_EINVAL for a max_speed that is negative or
+ * not finite), and gc_orca_programs_solve answers programs pr[0 ..
+ * count) whose lines are made: out and feasible are, to the bit,
+ * gc_orca_velocity_fe's for the same input (orca-solve.c).
+ */
+#define GC_ORCA_LANES_MAX 8
+typedef struct gc_orca_program {
+    gc_orca_agent self;
+    gc_vec2 pref;
+    float max_speed;
+    size_t n_nb;
+    size_t n_lines, n_obst; /* the walls' lines [0, n_obst) first */
+    gc_vec2 out;
+    bool feasible;
+    gc_orca_agent nb[GC_ORCA_MAX_NEIGHBOURS];
+    gc_orca_line lines[GC_ORCA_MAX_LINES];
+} gc_orca_program;
+int gc_orca_program_lines(const gc_orca_params *p, gc_orca_program *pr,
+                          const gc_orca_segment *seg, size_t m);
+void gc_orca_programs_solve(gc_orca_program *const *pr, size_t count);
+
+/*
  * gc_orca_grid_build in steps, so that parts of the agents can be taken
  * by threads of their own (the simulation's workers): the bounds of each
  * part (gc_orca_bounds_*, joined), then the shape for the whole

@@ -1,20 +1,15 @@
 /*
  * orca_lanes.h: the neighbours' half-planes several at a time, one body
  * for every lane width.  src/orca.c includes it once per width, having
- * defined:
+ * included orca_width.h for that width (LANES, how many neighbours a
+ * call takes; V and its operations) and defined:
  *
  *   LANES_FN       the function's name (agent_lines4, agent_lines8)
- *   LANES_ATTR     its attributes (a target ISA, or nothing)
- *   LANES          how many neighbours a call takes
- *   V              the vector type; V_SET1(f), V_ZERO(), V_ADD, V_SUB,
- *                  V_MUL, V_DIV, V_SQRT, V_AND, V_OR, V_ANDNOT, V_XOR
- *                  (the ISA's, lane by lane), V_GT, V_LT, V_EQ (ordered
- *                  comparisons, all ones where true), V_MOVEMASK
  *   V_LOAD(o, px, py, vx, vy)      LANES agents' pos and vel as vectors
  *   V_RADII(o)                     their radii
  *   V_STORE(out, qx, qy, dx, dy)   LANES lines from vectors
  *
- * and undefines them all after.  Each lane does agent_line()'s
+ * and undefines those four after.  Each lane does agent_line()'s
  * arithmetic operation for operation, in its order, on the same
  * single-precision values; SSE's and AVX's arithmetic round exactly as
  * the scalar instructions they replace, and no fused multiply-add is
@@ -94,24 +89,6 @@ LANES_FN(const gc_orca_agent *a, const gc_orca_agent *o, float inv_tau,
 }
 
 #undef LANES_FN
-#undef LANES_ATTR
-#undef LANES
-#undef V
-#undef V_SET1
-#undef V_ZERO
-#undef V_ADD
-#undef V_SUB
-#undef V_MUL
-#undef V_DIV
-#undef V_SQRT
-#undef V_AND
-#undef V_OR
-#undef V_ANDNOT
-#undef V_XOR
-#undef V_GT
-#undef V_LT
-#undef V_EQ
-#undef V_MOVEMASK
 #undef V_LOAD
 #undef V_RADII
 #undef V_STORE

@@ -21,4 +21,57 @@
 #include <immintrin.h>
 #endif
 
+#if defined(ORCA_SSE2)
+/* Four records of four floats each (from a, b, c, d: an agent's pos and
+ * vel, a line's point and dir) as four vectors of one coordinate each,
+ * and back. */
+#define GC_LOAD4(a, b, c, d, A, B, C, D)                                       \
+    do {                                                                       \
+        A = _mm_loadu_ps(a);                                                   \
+        B = _mm_loadu_ps(b);                                                   \
+        C = _mm_loadu_ps(c);                                                   \
+        D = _mm_loadu_ps(d);                                                   \
+        _MM_TRANSPOSE4_PS(A, B, C, D);                                         \
+    } while (0)
+#define GC_STORE4(a, b, c, d, A, B, C, D)                                      \
+    do {                                                                       \
+        __m128 a_ = (A), b_ = (B), c_ = (C), d_ = (D);                         \
+        _MM_TRANSPOSE4_PS(a_, b_, c_, d_);                                     \
+        _mm_storeu_ps(a, a_);                                                  \
+        _mm_storeu_ps(b, b_);                                                  \
+        _mm_storeu_ps(c, c_);                                                  \
+        _mm_storeu_ps(d, d_);                                                  \
+    } while (0)
+#endif
+
+#if defined(ORCA_AVX)
+/* Two four-lane vectors as one of eight, lo in lanes 0 to 3. */
+static inline __attribute__((target("avx"))) __m256
+gc_join(__m128 lo, __m128 hi)
+{
+    return _mm256_insertf128_ps(_mm256_castps128_ps256(lo), hi, 1);
+}
+
+/* Eight records of four floats each (from a0 .. a7) as four vectors of
+ * one coordinate each. */
+#define GC_LOAD8(a0, a1, a2, a3, a4, a5, a6, a7, A, B, C, D)                   \
+    do {                                                                       \
+        __m128 x0_, y0_, u0_, w0_, x1_, y1_, u1_, w1_;                         \
+        GC_LOAD4(a0, a1, a2, a3, x0_, y0_, u0_, w0_);                          \
+        GC_LOAD4(a4, a5, a6, a7, x1_, y1_, u1_, w1_);                          \
+        A = gc_join(x0_, x1_);                                                 \
+        B = gc_join(y0_, y1_);                                                 \
+        C = gc_join(u0_, u1_);                                                 \
+        D = gc_join(w0_, w1_);                                                 \
+    } while (0)
+
+/* Whether to take eight at a time: the CPU has AVX, and no test asked
+ * for four (gc_orca_lanes_four, orca_int.h). */
+static inline bool
+gc_orca_lanes_eight(void)
+{
+    return !gc_orca_lanes_four && __builtin_cpu_supports("avx");
+}
+#endif
+
 #endif /* GRIDCROWD_ORCA_SIMD_H */

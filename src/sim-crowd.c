@@ -209,11 +209,29 @@ squeeze_velocity(const gc_orca_params *op, const gc_orca_agent *self,
     return gc_orca_solve(lines, (size_t)k, n_obst, pref, vmax, v, rep);
 }
 
-/* The new velocity: ORCA from pref against the n nearest neighbours ids
- * (squared distances nd2) and the walls near the agent. */
-static gc_vec2
+/* Marks agent i in contact when its program had no velocity that
+ * satisfied every line (or could not be made). */
+static void
+contact_unless(gc_sim *s, uint32_t i, bool feasible)
+{
+    if (!feasible) {
+        s->flags[i] |= GC_SIM_F_CONTACT;
+        s->blk_contact[i / GC_SIM_CHUNK] = 1;
+    }
+}
+
+/*
+ * The new velocity: ORCA from pref against the n nearest neighbours ids
+ * (squared distances nd2) and the walls near the agent.  The default
+ * model's answer is left to the program pr, which avoid() makes and
+ * step_chunk answers with the others of its group in lanes
+ * (gc_orca_programs_solve): then it returns true.  The other models,
+ * and a program that cannot be made, answer at once in *v.
+ */
+static bool
 avoid(gc_sim *s, uint32_t i, const struct gc_sim_spot *at, gc_vec2 pref,
-      const uint32_t *ids, const float *nd2, size_t n, uint64_t now)
+      const uint32_t *ids, const float *nd2, size_t n, uint64_t now,
+      gc_orca_program *pr, gc_vec2 *v)
 {
     const gc_orca_params *op = &s->orca;
     float r = gc_sim_body_radius(s, i), cs = s->grid->cell_size;
@@ -230,7 +248,7 @@ avoid(gc_sim *s, uint32_t i, const struct gc_sim_spot *at, gc_vec2 pref,
     float mg = gc_sim_crowd_margin(s, i, now);
     float ra = r * mg;
     gc_orca_agent self = {{s->px[i], s->py[i]}, {s->vx[i], s->vy[i]}, ra};
-    gc_orca_agent nb[GC_ORCA_MAX_NEIGHBOURS];
+    gc_orca_agent *nb = pr->nb;
     /* Keep right: with someone coming the other way ahead, aim a little
      * to the right (y grows downwards), so that counterflows form lanes
      * instead of pressing head-on, which ORCA alone resolves slowly.
@@ -265,28 +283,26 @@ avoid(gc_sim *s, uint32_t i, const struct gc_sim_spot *at, gc_vec2 pref,
         m = gc_sim_wall_segments_kept(&s->edges, cs, self.pos, wall_range(s, i),
                                       buf, GC_ORCA_MAX_SEGMENTS, &s->walls[i],
                                       &seg);
-    gc_vec2 v = {0.0f, 0.0f};
     gc_orca_report rep;
-    bool feasible = false;
     int rc;
     if (s->cfg.avoid == GC_AVOID_ORCA_ADAPTIVE) {
-        rc = gc_orca_velocity_adaptive(op, &self, pref, vmax, nb, n, seg, m, &v,
+        rc = gc_orca_velocity_adaptive(op, &self, pref, vmax, nb, n, seg, m, v,
                                        &rep, &s->body[i].horizon_step);
-        feasible = rc == GC_OK && rep.feasible;
     } else if (mg < MARGIN) {
-        rc = squeeze_velocity(op, &self, pref, vmax, nb, n, seg, m, &v, &rep);
-        feasible = rc == GC_OK && rep.feasible;
+        rc = squeeze_velocity(op, &self, pref, vmax, nb, n, seg, m, v, &rep);
     } else {
-        rc = gc_orca_velocity_fe(op, &self, pref, vmax, nb, n, seg, m, &v,
-                                 NULL, &feasible);
+        pr->self = self;
+        pr->pref = pref;
+        pr->max_speed = vmax;
+        pr->n_nb = n;
+        rc = gc_orca_program_lines(op, pr, seg, m);
+        if (rc == GC_OK)
+            return true;
     }
     if (rc != GC_OK)
-        v = pref;
-    if (rc != GC_OK || !feasible) {
-        s->flags[i] |= GC_SIM_F_CONTACT;
-        s->blk_contact[i / GC_SIM_CHUNK] = 1;
-    }
-    return v;
+        *v = pref;
+    contact_unless(s, i, rc == GC_OK && rep.feasible);
+    return false;
 }
 
 /*
@@ -455,10 +471,12 @@ struct gc_sim_crowd_scratch {
     uint32_t n[GC_SIM_CHUNK];
     struct gc_sim_spot at[GC_SIM_CHUNK];
     gc_vec2 pref[GC_SIM_CHUNK];
+    gc_vec2 v[GC_SIM_CHUNK]; /* the velocities avoidance chose */
     float walked[GC_SIM_CHUNK];
     bool go[GC_SIM_CHUNK];
     double speed_sum, pref_sum;
     uint32_t *later; /* blocks put aside in this tick (owned) */
+    gc_orca_program prog[GC_ORCA_LANES_MAX]; /* a group's (step_chunk) */
     uint32_t ids[GC_SIM_CHUNK * GC_ORCA_MAX_NEIGHBOURS];
     float d2[GC_SIM_CHUNK * GC_ORCA_MAX_NEIGHBOURS];
 };
@@ -556,22 +574,44 @@ step_chunk(gc_sim_worker *w, gc_sim_crowd_scratch *c, uint32_t m,
             ids, d2, c->n[j]);
     }
     uint64_t t2 = gc_clock_ns();
-    for (uint32_t j = 0; j < m; j++) {
-        if (!c->go[j])
-            continue;
-        uint32_t i = c->who[j];
-        const uint32_t *ids = c->ids + j * k;
-        const float *d2 = c->d2 + j * k;
-        gc_vec2 v = avoid(s, i, &c->at[j], c->pref[j], ids, d2, c->n[j], now);
-        c->walked[j] =
-            move(s, i, &c->at[j], v, separation(s, i, ids, d2, c->n[j]));
-        float mx = s->agents[i].pos.x - s->px[i];
-        float my = s->agents[i].pos.y - s->py[i];
-        float m2 = mx * mx + my * my;
-        if (m2 > w->tick_moved2)
-            w->tick_moved2 = m2;
-        if (s->flags[i] & GC_SIM_F_CONTACT)
-            s->contact_slack[i] = gc_sim_crowd_contact_slack(s, i, d2, c->n[j], m2);
+    /* A group of agents at a time: the default model's programs of the
+     * group answered together, in lanes, then each agent moved. */
+    for (uint32_t j0 = 0; j0 < m; j0 += GC_ORCA_LANES_MAX) {
+        uint32_t j1 = m - j0 > GC_ORCA_LANES_MAX ? j0 + GC_ORCA_LANES_MAX : m;
+        gc_orca_program *wait[GC_ORCA_LANES_MAX];
+        uint32_t wj[GC_ORCA_LANES_MAX];
+        size_t q = 0;
+        for (uint32_t j = j0; j < j1; j++) {
+            if (!c->go[j])
+                continue;
+            if (avoid(s, c->who[j], &c->at[j], c->pref[j], c->ids + j * k,
+                      c->d2 + j * k, c->n[j], now, &c->prog[q], &c->v[j])) {
+                wait[q] = &c->prog[q];
+                wj[q++] = j;
+            }
+        }
+        gc_orca_programs_solve(wait, q);
+        for (size_t l = 0; l < q; l++) {
+            c->v[wj[l]] = wait[l]->out;
+            contact_unless(s, c->who[wj[l]], wait[l]->feasible);
+        }
+        for (uint32_t j = j0; j < j1; j++) {
+            if (!c->go[j])
+                continue;
+            uint32_t i = c->who[j];
+            const uint32_t *ids = c->ids + j * k;
+            const float *d2 = c->d2 + j * k;
+            c->walked[j] = move(s, i, &c->at[j], c->v[j],
+                                separation(s, i, ids, d2, c->n[j]));
+            float mx = s->agents[i].pos.x - s->px[i];
+            float my = s->agents[i].pos.y - s->py[i];
+            float m2 = mx * mx + my * my;
+            if (m2 > w->tick_moved2)
+                w->tick_moved2 = m2;
+            if (s->flags[i] & GC_SIM_F_CONTACT)
+                s->contact_slack[i] =
+                    gc_sim_crowd_contact_slack(s, i, d2, c->n[j], m2);
+        }
     }
     *avoid_ns += (t1 - t0) + (gc_clock_ns() - t2);
     for (uint32_t j = 0; j < m; j++)

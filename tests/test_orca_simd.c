@@ -56,6 +56,8 @@ int scalar_velocity_adaptive(const gc_orca_params *p,
 #define gc_orca_velocity_adaptive scalar_velocity_adaptive
 #define gc_orca_velocity_fe scalar_velocity_fe
 #define gc_orca_agent_lines scalar_agent_lines
+#define gc_orca_program_lines scalar_program_lines
+#define gc_orca_programs_solve scalar_programs_solve
 #include "orca.c"
 #include "orca-solve.c"
 #undef gc_orca_params_default
@@ -65,6 +67,8 @@ int scalar_velocity_adaptive(const gc_orca_params *p,
 #undef gc_orca_velocity_adaptive
 #undef gc_orca_velocity_fe
 #undef gc_orca_agent_lines
+#undef gc_orca_program_lines
+#undef gc_orca_programs_solve
 
 /* The library's own (orca_int.h, included above under the scalar name;
  * gc_orca_lanes_four is declared there and defined by the library). */
@@ -72,6 +76,9 @@ int gc_orca_velocity_fe(const gc_orca_params *p, const gc_orca_agent *self,
                         gc_vec2 pref, float max_speed, const gc_orca_agent *nb,
                         size_t n, const gc_orca_segment *seg, size_t m,
                         gc_vec2 *out, gc_orca_report *rep, bool *feasible);
+int gc_orca_program_lines(const gc_orca_params *p, gc_orca_program *pr,
+                          const gc_orca_segment *seg, size_t m);
+void gc_orca_programs_solve(gc_orca_program *const *pr, size_t count);
 
 /* Knuth's 64-bit linear congruential generator: its high bits. */
 static uint64_t rng_state = 0x2545f4914f6cdd1dull;
@@ -102,6 +109,67 @@ same_report(const gc_orca_report *a, const gc_orca_report *b)
            a->n_obstacle_lines == b->n_obstacle_lines &&
            a->first_failed == b->first_failed &&
            memcmp(&a->max_violation, &b->max_violation, sizeof(float)) == 0;
+}
+
+/*
+ * The crowd's programs in lanes (gc_orca_programs_solve): a batch of up
+ * to eight, each with the scalar build's answer to hold it to.  The
+ * batch is answered when it reaches its size, drawn from 1 to 8 (one
+ * program alone, a padded four, eight).
+ */
+static struct batch {
+    gc_orca_program pr[GC_ORCA_LANES_MAX];
+    gc_vec2 want[GC_ORCA_LANES_MAX];
+    bool want_fe[GC_ORCA_LANES_MAX];
+    int id[GC_ORCA_LANES_MAX];
+    size_t n, size;
+    int solved;
+} batch;
+
+static void
+batch_solve(void)
+{
+    gc_orca_program *p[GC_ORCA_LANES_MAX];
+    for (size_t k = 0; k < batch.n; k++) {
+        p[k] = &batch.pr[k];
+        p[k]->out = (gc_vec2){NAN, NAN};
+        p[k]->feasible = !batch.want_fe[k];
+    }
+    gc_orca_programs_solve(p, batch.n);
+    for (size_t k = 0; k < batch.n; k++) {
+        const gc_orca_program *q = &batch.pr[k];
+        if (memcmp(&q->out, &batch.want[k], sizeof q->out) != 0 ||
+            q->feasible != batch.want_fe[k])
+            fail_msg("case %d, lane %zu of %zu: (%.9g, %.9g), %s, where the "
+                     "scalar code gives (%.9g, %.9g), %s",
+                     batch.id[k], k, batch.n, (double)q->out.x,
+                     (double)q->out.y, q->feasible ? "feasible" : "infeasible",
+                     (double)batch.want[k].x, (double)batch.want[k].y,
+                     batch.want_fe[k] ? "feasible" : "infeasible");
+    }
+    batch.solved += (int)batch.n;
+    batch.n = 0;
+    batch.size = 1 + rng() % GC_ORCA_LANES_MAX;
+}
+
+/* A program to answer in the batch, the scalar build's answer given:
+ * the caller fills it, then calls batch_added(). */
+static gc_orca_program *
+batch_add(int id, gc_vec2 want, bool want_fe)
+{
+    if (batch.size == 0)
+        batch.size = 1 + rng() % GC_ORCA_LANES_MAX;
+    batch.id[batch.n] = id;
+    batch.want[batch.n] = want;
+    batch.want_fe[batch.n] = want_fe;
+    return &batch.pr[batch.n++];
+}
+
+static void
+batch_added(void)
+{
+    if (batch.n == batch.size)
+        batch_solve();
 }
 
 /* A crowd round an agent, from sparse to packed tighter than the bodies
@@ -177,6 +245,15 @@ same_bits(bool four)
                      it, (double)got.x, (double)got.y,
                      fe ? "feasible" : "infeasible",
                      rw.feasible ? "feasible" : "infeasible");
+        /* And in lanes, with the other programs of its batch. */
+        gc_orca_program *pr = batch_add(it, want, rw.feasible);
+        pr->self = self;
+        pr->pref = pref;
+        pr->max_speed = vmax;
+        pr->n_nb = n;
+        memcpy(pr->nb, nb, n * sizeof nb[0]);
+        assert_int_equal(gc_orca_program_lines(&p, pr, seg, m), cw);
+        batch_added();
         infeasible += !rw.feasible;
         with_walls += rw.n_obstacle_lines > 0;
         /* The adaptive horizon's, which remakes the lines at each. */
@@ -195,10 +272,14 @@ same_bits(bool four)
                      (double)want.y, hw);
         shortened += hw > 0;
     }
+    batch_solve();
     printf("# %s: 20000 steps the same, %d infeasible, %d with wall lines, "
-           "%d neighbours with w = 0, %d on a shorter horizon\n",
+           "%d neighbours with w = 0, %d on a shorter horizon; %d programs "
+           "in lanes the same\n",
            four ? "four lanes" : "eight lanes where the CPU has AVX",
-           infeasible, with_walls, degenerate, shortened);
+           infeasible, with_walls, degenerate, shortened, batch.solved);
+    assert_int_equal(batch.solved, 20000);
+    batch.solved = 0;
     assert_true(shortened > 1000);
     assert_true(degenerate > 1000);
     assert_true(infeasible > 2000 && infeasible < 18000);
@@ -247,12 +328,29 @@ test_solve_same_bits_degenerate(void **state)
                      "scalar code gives (%.9g, %.9g), or the reports differ",
                      it, n, n_obst, (double)got.x, (double)got.y,
                      (double)want.x, (double)want.y);
+        /* In lanes: the lines past n_obst as neighbours' far from the
+         * agent (none overlapping), so that the 3-D program holds the
+         * first n_obst hard, as gc_orca_solve does. */
+        gc_orca_program *pr = batch_add(it, want, rw.feasible);
+        pr->self = (gc_orca_agent){{0.0f, 0.0f}, {0.0f, 0.0f}, 0.0f};
+        pr->pref = pref;
+        pr->max_speed = vmax;
+        pr->n_nb = n - n_obst;
+        for (size_t j = 0; j < pr->n_nb; j++)
+            pr->nb[j] = (gc_orca_agent){{1e3f, 0.0f}, {0.0f, 0.0f}, 0.0f};
+        pr->n_lines = n;
+        pr->n_obst = n_obst;
+        memcpy(pr->lines, lines, n * sizeof lines[0]);
+        batch_added();
         feasible += rw.feasible;
         parallel_fail += !rw.feasible && rw.first_failed >= 4;
     }
+    batch_solve();
     printf("# 40000 programs the same, %d feasible, %d failing at line 4 or "
-           "later\n",
+           "later; in lanes too\n",
            feasible, parallel_fail);
+    assert_int_equal(batch.solved, 40000);
+    batch.solved = 0;
     assert_true(feasible > 2000);
     assert_true(parallel_fail > 2000);
 }
