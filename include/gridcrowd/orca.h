@@ -193,7 +193,7 @@ void gc_orca_grid_free(gc_orca_grid *g);
 
 /*
  * Index the n positions (x[i], y[i]) with buckets `cell` units wide (the
- * width grows when the box would need more than 4n + 64 buckets, so that
+ * width grows when the box would need more than n / 2 + 64 buckets, so that
  * scattered agents cost no more memory than packed ones).  The arrays are
  * copied.  Returns 0, GC_EINVAL (cell not > 0, a position not finite, n
  * >= 2^32 - 1) or GC_ENOMEM (the index is then empty but valid).  A
