@@ -353,15 +353,14 @@ gc_orca_programs_solve(gc_orca_program *const *pr, size_t count)
 #if defined(ORCA_SSE2)
         if (count - at > 1) {
             static const gc_orca_program empty;
-            gc_orca_program *lane[GC_ORCA_LANES_MAX];
+            const gc_orca_program *lane[GC_ORCA_LANES_MAX];
             w = 4;
 #if defined(ORCA_AVX)
             if (count - at > 4 && gc_orca_lanes_eight())
                 w = 8;
 #endif
             for (size_t l = 0; l < w; l++)
-                lane[l] =
-                    at + l < count ? pr[at + l] : (gc_orca_program *)&empty;
+                lane[l] = at + l < count ? pr[at + l] : &empty;
 #if defined(ORCA_AVX)
             if (w == 8)
                 lp2_lanes8(lane, res, fail);

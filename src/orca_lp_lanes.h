@@ -23,7 +23,7 @@
  */
 
 static LANES_ATTR void
-LP_FN(gc_orca_program *const *pr, gc_vec2 *res, size_t *fail)
+LP_FN(const gc_orca_program *const *pr, gc_vec2 *res, size_t *fail)
 {
     static const gc_orca_line none; /* past a lane's last line */
     V lpx[GC_ORCA_MAX_LINES], lpy[GC_ORCA_MAX_LINES];

@@ -1,7 +1,9 @@
 /*
- * test_orca_simd.c: ORCA's four-at-a-time path (SSE2: the neighbours'
- * half-planes, agent_lines4 in src/orca.c) against the scalar code it
- * replaces, to the bit, inside whole steps.
+ * test_orca_simd.c: ORCA's vector paths (the neighbours' half-planes
+ * four or eight at a time, agent_lines4 and agent_lines8 in src/orca.c;
+ * the crowd's linear programs, several agents' in lanes,
+ * gc_orca_programs_solve in src/orca-solve.c) against the scalar code
+ * they replace, to the bit, inside whole steps.
  *
  * This file builds src/orca.c and src/orca-solve.c a second time with
  * GC_ORCA_SCALAR, which leaves only the scalar code, its public
