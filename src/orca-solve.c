@@ -344,7 +344,7 @@ gc_orca_program_lines(const gc_orca_params *p, gc_orca_program *pr,
  * line's slack mispredicted often, it was a fifth of the step.
  */
 void
-gc_orca_programs_solve(gc_orca_program *const *pr, size_t count)
+gc_orca_programs_solve(gc_orca_program *pr, size_t count)
 {
     gc_vec2 res[GC_ORCA_LANES_MAX];
     size_t fail[GC_ORCA_LANES_MAX];
@@ -360,7 +360,7 @@ gc_orca_programs_solve(gc_orca_program *const *pr, size_t count)
                 w = 8;
 #endif
             for (size_t l = 0; l < w; l++)
-                lane[l] = at + l < count ? pr[at + l] : &empty;
+                lane[l] = at + l < count ? &pr[at + l] : &empty;
 #if defined(ORCA_AVX)
             if (w == 8)
                 lp2_lanes8(lane, res, fail);
@@ -371,10 +371,10 @@ gc_orca_programs_solve(gc_orca_program *const *pr, size_t count)
                 w = count - at;
         } else
 #endif
-            fail[0] = lp2(pr[at]->lines, pr[at]->n_lines, pr[at]->max_speed,
-                          pr[at]->pref, false, &res[0]);
+            fail[0] = lp2(pr[at].lines, pr[at].n_lines, pr[at].max_speed,
+                          pr[at].pref, false, &res[0]);
         for (size_t l = 0; l < w; l++) {
-            gc_orca_program *q = pr[at + l];
+            gc_orca_program *q = &pr[at + l];
             q->feasible =
                 finish(q->lines, q->n_lines, q->n_obst, &q->self, q->nb,
                        q->n_nb, q->pref, q->max_speed, fail[l], &res[l], NULL);

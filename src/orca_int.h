@@ -33,8 +33,9 @@ void gc_orca_agent_lines(const gc_orca_agent *a, const gc_orca_agent *o,
                          gc_orca_line *out);
 
 /* gc_orca_velocity, telling also whether the program was feasible (the
- * report's `feasible`) when `feasible` is not NULL: what the crowd step
- * needs, without the report's pass over every line. */
+ * report's `feasible`) when `feasible` is not NULL, without the report's
+ * pass over every line: one agent's answer, which the crowd's programs
+ * in lanes (gc_orca_programs_solve, below) give to the bit. */
 int gc_orca_velocity_fe(const gc_orca_params *p, const gc_orca_agent *self,
                         gc_vec2 pref, float max_speed, const gc_orca_agent *nb,
                         size_t n, const gc_orca_segment *seg, size_t m,
@@ -64,7 +65,7 @@ typedef struct gc_orca_program {
 } gc_orca_program;
 int gc_orca_program_lines(const gc_orca_params *p, gc_orca_program *pr,
                           const gc_orca_segment *seg, size_t m);
-void gc_orca_programs_solve(gc_orca_program *const *pr, size_t count);
+void gc_orca_programs_solve(gc_orca_program *pr, size_t count);
 
 /*
  * gc_orca_grid_build in steps, so that parts of the agents can be taken

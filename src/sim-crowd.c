@@ -578,22 +578,20 @@ step_chunk(gc_sim_worker *w, gc_sim_crowd_scratch *c, uint32_t m,
      * group answered together, in lanes, then each agent moved. */
     for (uint32_t j0 = 0; j0 < m; j0 += GC_ORCA_LANES_MAX) {
         uint32_t j1 = m - j0 > GC_ORCA_LANES_MAX ? j0 + GC_ORCA_LANES_MAX : m;
-        gc_orca_program *wait[GC_ORCA_LANES_MAX];
-        uint32_t wj[GC_ORCA_LANES_MAX];
+        uint32_t wj[GC_ORCA_LANES_MAX]; /* whose program is c->prog[q] */
         size_t q = 0;
         for (uint32_t j = j0; j < j1; j++) {
             if (!c->go[j])
                 continue;
             if (avoid(s, c->who[j], &c->at[j], c->pref[j], c->ids + j * k,
                       c->d2 + j * k, c->n[j], now, &c->prog[q], &c->v[j])) {
-                wait[q] = &c->prog[q];
                 wj[q++] = j;
             }
         }
-        gc_orca_programs_solve(wait, q);
+        gc_orca_programs_solve(c->prog, q);
         for (size_t l = 0; l < q; l++) {
-            c->v[wj[l]] = wait[l]->out;
-            contact_unless(s, c->who[wj[l]], wait[l]->feasible);
+            c->v[wj[l]] = c->prog[l].out;
+            contact_unless(s, c->who[wj[l]], c->prog[l].feasible);
         }
         for (uint32_t j = j0; j < j1; j++) {
             if (!c->go[j])

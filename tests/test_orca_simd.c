@@ -80,7 +80,7 @@ int gc_orca_velocity_fe(const gc_orca_params *p, const gc_orca_agent *self,
                         gc_vec2 *out, gc_orca_report *rep, bool *feasible);
 int gc_orca_program_lines(const gc_orca_params *p, gc_orca_program *pr,
                           const gc_orca_segment *seg, size_t m);
-void gc_orca_programs_solve(gc_orca_program *const *pr, size_t count);
+void gc_orca_programs_solve(gc_orca_program *pr, size_t count);
 
 /* Knuth's 64-bit linear congruential generator: its high bits. */
 static uint64_t rng_state = 0x2545f4914f6cdd1dull;
@@ -131,13 +131,11 @@ static struct batch {
 static void
 batch_solve(void)
 {
-    gc_orca_program *p[GC_ORCA_LANES_MAX];
     for (size_t k = 0; k < batch.n; k++) {
-        p[k] = &batch.pr[k];
-        p[k]->out = (gc_vec2){NAN, NAN};
-        p[k]->feasible = !batch.want_fe[k];
+        batch.pr[k].out = (gc_vec2){NAN, NAN};
+        batch.pr[k].feasible = !batch.want_fe[k];
     }
-    gc_orca_programs_solve(p, batch.n);
+    gc_orca_programs_solve(batch.pr, batch.n);
     for (size_t k = 0; k < batch.n; k++) {
         const gc_orca_program *q = &batch.pr[k];
         if (memcmp(&q->out, &batch.want[k], sizeof q->out) != 0 ||
