@@ -381,7 +381,8 @@ check_args(const gc_astar *a, const gc_grid *g, const gc_path *out,
         return GC_EINVAL;
     const gc_nav *nav = opts->nav;
     if (opts->radius > 0.0f) {
-        if (nav == NULL || !(g->cell_size > 0.0f) || !isfinite(g->cell_size))
+        if (nav == NULL || nav->clear == NULL || !(g->cell_size > 0.0f) ||
+            !isfinite(g->cell_size))
             return GC_EINVAL;
         *rc = opts->radius / g->cell_size;
     }

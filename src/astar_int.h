@@ -19,8 +19,10 @@
 #include <math.h>
 
 /*
- * Navigation data.  Written only by gc_nav_new / gc_nav_update; read-only
- * (and so shareable between threads) in between.
+ * Navigation data.  Written only by gc_nav_new / gc_nav_update /
+ * gc_nav_derive; read-only (and so shareable between threads) in between.
+ * Derived data has no clearance (clear and clear4 NULL): searches with a
+ * radius refuse it.
  */
 struct gc_nav {
     int32_t width, height;
@@ -113,6 +115,31 @@ gc_nav_col(const gc_nav *n, int32_t x)
 {
     return n->cols + (size_t)(x + 1) * n->col_words;
 }
+
+/* Navigation data's arrays for a w x h grid, with or without clearance's;
+ * NULL when out of memory.  Nothing computed. */
+gc_nav *gc_nav_alloc(int32_t w, int32_t h, bool clearance);
+
+/* Label n's components for g afresh (both labellings).  GC_ENOMEM. */
+int gc_nav_label(gc_nav *n, const gc_grid *g);
+
+/*
+ * Navigation data for g, a grid that is bg but for the cells listed in
+ * blocked[0 .. count) (indices), which are impassable in g (passable or
+ * not in bg), made from bg's data `base` (nav-derive.c): the same data
+ * gc_nav_new makes, but without clearance, and with component labels
+ * that may be numbered differently (equal exactly when a path joins two
+ * cells).  *io is reused when not NULL (derived data, or any of the
+ * grid's size), else allocated; the caller owns it (gc_nav_free).  base
+ * must be fresh for bg and have clearance.  *relabelled (NULL
+ * allowed) tells whether the components were labelled afresh (a blocked
+ * cluster cut a passage) or repaired.  GC_EINVAL (base stale, sizes,
+ * types, or cells that are not bg's but for the blocked ones), GC_ENOMEM; on an
+ * error *io may be stale.
+ */
+int gc_nav_derive(gc_nav **io, const gc_nav *base, const gc_grid *bg,
+                  const gc_grid *g, const uint32_t *blocked, size_t count,
+                  bool *relabelled);
 
 /* Bit t set when type t is passable under g's cost table. */
 static inline unsigned

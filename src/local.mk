@@ -40,6 +40,7 @@ libgridcrowd_core_la_SOURCES = \
 	%reldir%/astar.c %reldir%/astar_int.h %reldir%/astar-heap.h \
 	%reldir%/astar-search.c %reldir%/astar-path.c %reldir%/jps.h \
 	%reldir%/nav.c \
+	%reldir%/nav-derive.c \
 	%reldir%/smooth.c \
 	%reldir%/agent.c \
 	%reldir%/sim.c %reldir%/sim-plan.c %reldir%/sim-goals.c \

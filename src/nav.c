@@ -221,6 +221,31 @@ compute_bits(gc_nav *n, const gc_grid *g, const float *lut)
                 (uint8_t)gc_grid_open_dirs(g->cells, lut, w, h, x, y);
 }
 
+/* Both labellings of g into n, with `queue` (a cell an entry) as scratch. */
+static void
+label_both(gc_nav *n, const gc_grid *g, const float *lut, uint32_t *queue)
+{
+    size_t cells = (size_t)g->width * (size_t)g->height;
+    memset(n->comp4, 0, cells * sizeof *n->comp4);
+    memset(n->comp8, 0, cells * sizeof *n->comp8);
+    label_components(g, lut, false, n->comp4, queue);
+    label_components(g, lut, true, n->comp8, queue);
+}
+
+int
+gc_nav_label(gc_nav *n, const gc_grid *g)
+{
+    float lut[256];
+    gc_grid_cost_lut(g, lut);
+    uint32_t *queue =
+        malloc((size_t)g->width * (size_t)g->height * sizeof *queue);
+    if (queue == NULL)
+        return GC_ENOMEM;
+    label_both(n, g, lut, queue);
+    free(queue);
+    return GC_OK;
+}
+
 /* Recompute everything for g into n's arrays (already sized). */
 static int
 compute(gc_nav *n, const gc_grid *g)
@@ -240,16 +265,42 @@ compute(gc_nav *n, const gc_grid *g)
         float q = floorf(4.0f * n->clear[i]);
         n->clear4[i] = q >= 255.0f ? 255 : q > 0.0f ? (uint8_t)q : 0;
     }
-    memset(n->comp4, 0, cells * sizeof *n->comp4);
-    memset(n->comp8, 0, cells * sizeof *n->comp8);
-    label_components(g, lut, false, n->comp4, queue);
-    label_components(g, lut, true, n->comp8, queue);
+    label_both(n, g, lut, queue);
     free(queue);
     compute_bits(n, g, lut);
     n->cells = g->cells;
     n->generation = g->generation;
     n->pass_types = gc_nav_pass_types(g);
     return GC_OK;
+}
+
+gc_nav *
+gc_nav_alloc(int32_t w, int32_t h, bool clearance)
+{
+    size_t cells = (size_t)w * (size_t)h;
+    gc_nav *n = calloc(1, sizeof *n);
+    if (n == NULL)
+        return NULL;
+    n->width = w;
+    n->height = h;
+    n->row_words = gc_nav_line_words(w);
+    n->col_words = gc_nav_line_words(h);
+    n->comp4 = malloc(cells * sizeof *n->comp4);
+    n->comp8 = malloc(cells * sizeof *n->comp8);
+    n->open8 = malloc(cells * sizeof *n->open8);
+    n->rows = malloc(((size_t)h + 2) * n->row_words * sizeof *n->rows);
+    n->cols = malloc(((size_t)w + 2) * n->col_words * sizeof *n->cols);
+    if (clearance) {
+        n->clear = malloc(cells * sizeof *n->clear);
+        n->clear4 = malloc(cells * sizeof *n->clear4);
+    }
+    if (n->comp4 == NULL || n->comp8 == NULL || n->open8 == NULL ||
+        n->rows == NULL || n->cols == NULL ||
+        (clearance && (n->clear == NULL || n->clear4 == NULL))) {
+        gc_nav_free(n);
+        return NULL;
+    }
+    return n;
 }
 
 int
@@ -263,26 +314,10 @@ gc_nav_new(gc_nav **out, const gc_grid *g)
     int rc = gc_grid_check_size(g->width, g->height);
     if (rc != GC_OK)
         return rc;
-    size_t cells = (size_t)g->width * (size_t)g->height;
-    gc_nav *n = calloc(1, sizeof *n);
+    gc_nav *n = gc_nav_alloc(g->width, g->height, true);
     if (n == NULL)
         return GC_ENOMEM;
-    n->width = g->width;
-    n->height = g->height;
-    n->comp4 = malloc(cells * sizeof *n->comp4);
-    n->comp8 = malloc(cells * sizeof *n->comp8);
-    n->clear = malloc(cells * sizeof *n->clear);
-    n->clear4 = malloc(cells * sizeof *n->clear4);
-    n->open8 = malloc(cells * sizeof *n->open8);
-    n->row_words = gc_nav_line_words(g->width);
-    n->col_words = gc_nav_line_words(g->height);
-    n->rows = malloc(((size_t)g->height + 2) * n->row_words * sizeof *n->rows);
-    n->cols = malloc(((size_t)g->width + 2) * n->col_words * sizeof *n->cols);
-    rc = GC_ENOMEM;
-    if (n->comp4 != NULL && n->comp8 != NULL && n->clear != NULL &&
-        n->clear4 != NULL && n->open8 != NULL && n->rows != NULL &&
-        n->cols != NULL)
-        rc = compute(n, g);
+    rc = compute(n, g);
     if (rc != GC_OK) {
         gc_nav_free(n);
         return rc;
@@ -312,9 +347,10 @@ gc_nav_memory(const gc_nav *n)
     if (n == NULL)
         return 0;
     size_t cells = (size_t)n->width * (size_t)n->height;
+    size_t clear = n->clear != NULL ? sizeof *n->clear + sizeof *n->clear4 : 0;
     return sizeof *n +
-           cells * (sizeof *n->comp4 + sizeof *n->comp8 + sizeof *n->clear +
-                    sizeof *n->clear4 + sizeof *n->open8) +
+           cells * (sizeof *n->comp4 + sizeof *n->comp8 + clear +
+                    sizeof *n->open8) +
            ((size_t)n->height + 2) * n->row_words * sizeof *n->rows +
            ((size_t)n->width + 2) * n->col_words * sizeof *n->cols;
 }
@@ -328,6 +364,14 @@ gc_nav_update(gc_nav *n, const gc_grid *g)
         return GC_EINVAL;
     if (gc_nav_fresh(n, g))
         return GC_OK;
+    /* Data derived without clearance (gc_nav_derive) gets it back. */
+    size_t cells = (size_t)g->width * (size_t)g->height;
+    if (n->clear == NULL &&
+        (n->clear = malloc(cells * sizeof *n->clear)) == NULL)
+        return GC_ENOMEM;
+    if (n->clear4 == NULL &&
+        (n->clear4 = malloc(cells * sizeof *n->clear4)) == NULL)
+        return GC_ENOMEM;
     return compute(n, g);
 }
 

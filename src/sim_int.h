@@ -378,6 +378,7 @@ struct gc_sim {
     gc_grid *jgrid, *jgrid2;
     gc_nav *jnav, *jnav2;
     uint8_t *jcells; /* the next jam grid's cells, as it is scanned */
+    uint32_t *jlist; /* its cells blocked, jam_cells2 of them (indices) */
     float *jarea;    /* the bodies' area in each planning cell at the scan */
     bool jam_active;
     uint32_t jam_cells, jam_cells2;

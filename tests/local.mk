@@ -65,6 +65,14 @@ unit_tests += %reldir%/test_straight
 %canon_reldir%_test_straight_CFLAGS = $(test_cflags)
 %canon_reldir%_test_straight_LDADD = libgridcrowd_core.la $(CMOCKA_LIBS) -lm
 
+# Navigation data derived for a grid with cells blocked, against data
+# made from scratch (gc_nav_derive is internal, as gc_straight_best).
+unit_tests += %reldir%/test_nav_derive
+%canon_reldir%_test_nav_derive_SOURCES = %reldir%/test_nav_derive.c \
+	%reldir%/test_rng.h
+%canon_reldir%_test_nav_derive_CFLAGS = $(test_cflags)
+%canon_reldir%_test_nav_derive_LDADD = libgridcrowd_core.la $(CMOCKA_LIBS) -lm
+
 %canon_reldir%_test_astar_props_SOURCES = %reldir%/test_astar_props.c \
 	%reldir%/dijkstra.h %reldir%/test_rng.h
 %canon_reldir%_test_astar_props_CFLAGS = $(test_cflags)
