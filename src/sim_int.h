@@ -379,7 +379,9 @@ struct gc_sim {
     gc_nav *jnav, *jnav2;
     uint8_t *jcells; /* the next jam grid's cells, as it is scanned */
     uint32_t *jlist; /* its cells blocked, jam_cells2 of them (indices) */
-    float *jarea;    /* the bodies' area in each planning cell at the scan */
+    float *jarea;    /* the bodies' area in each planning cell at the scan
+                        (all zero between scans) */
+    uint32_t *jocc;  /* the scan's cells with someone in them (cap) */
     bool jam_active;
     uint32_t jam_cells, jam_cells2;
     bool jam_busy;     /* jam_thread runs (or ran: not joined yet) */
