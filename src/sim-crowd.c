@@ -358,7 +358,7 @@ separation(const gc_sim *s, uint32_t i, const uint32_t *ids, const float *d2,
  * move at v, clamped; without the push), which the figures count. */
 static float
 move(gc_sim *s, uint32_t i, const struct gc_sim_spot *at, gc_vec2 v,
-     gc_vec2 push)
+     gc_vec2 push, gc_vec2 *face)
 {
     gc_agent *a = &s->agents[i];
     gc_sim_body *b = &s->body[i];
@@ -374,10 +374,12 @@ move(gc_sim *s, uint32_t i, const struct gc_sim_spot *at, gc_vec2 v,
     b->vx = mx / s->dt;
     b->vy = my / s->dt;
     float walked = sqrtf(mx * mx + my * my);
-    /* With a turn rate the heading is the turned one (turn_then_go), not
-     * the direction ORCA's side-steps happened to take. */
-    if (walked > 1e-6f * cs && !(s->slot[i].turn_rate > 0.0f))
-        a->heading = gc_sim_heading_of(mx, my);
+    /* The heading is the move's, set once the chunk has moved (step_chunk:
+     * (0, 0) for none).  With a turn rate it is the turned one
+     * (turn_then_go), not the direction ORCA's side-steps happened to
+     * take. */
+    bool faces = walked > 1e-6f * cs && !(s->slot[i].turn_rate > 0.0f);
+    *face = faces ? (gc_vec2){mx, my} : (gc_vec2){0.0f, 0.0f};
     if (push.x != 0.0f || push.y != 0.0f) {
         gc_vec2 p = {to.x + push.x, to.y + push.y};
         float pl = sqrtf(push.x * push.x + push.y * push.y);
@@ -473,6 +475,10 @@ struct gc_sim_crowd_scratch {
     gc_vec2 pref[GC_SIM_CHUNK];
     gc_vec2 v[GC_SIM_CHUNK]; /* the velocities avoidance chose */
     float walked[GC_SIM_CHUNK];
+    /* The moves that set a heading (move()), as slot j and (x, y), and
+     * their headings. */
+    uint32_t face_j[GC_SIM_CHUNK];
+    float face_x[GC_SIM_CHUNK], face_y[GC_SIM_CHUNK], face_h[GC_SIM_CHUNK];
     bool go[GC_SIM_CHUNK];
     double speed_sum, pref_sum;
     uint32_t *later; /* blocks put aside in this tick (owned) */
@@ -576,6 +582,7 @@ step_chunk(gc_sim_worker *w, gc_sim_crowd_scratch *c, uint32_t m,
     uint64_t t2 = gc_clock_ns();
     /* A group of agents at a time: the default model's programs of the
      * group answered together, in lanes, then each agent moved. */
+    uint32_t faced = 0;
     for (uint32_t j0 = 0; j0 < m; j0 += GC_ORCA_LANES_MAX) {
         uint32_t j1 = m - j0 > GC_ORCA_LANES_MAX ? j0 + GC_ORCA_LANES_MAX : m;
         uint32_t wj[GC_ORCA_LANES_MAX]; /* whose program is c->prog[q] */
@@ -599,8 +606,14 @@ step_chunk(gc_sim_worker *w, gc_sim_crowd_scratch *c, uint32_t m,
             uint32_t i = c->who[j];
             const uint32_t *ids = c->ids + j * k;
             const float *d2 = c->d2 + j * k;
+            gc_vec2 face;
             c->walked[j] = move(s, i, &c->at[j], c->v[j],
-                                separation(s, i, ids, d2, c->n[j]));
+                                separation(s, i, ids, d2, c->n[j]), &face);
+            if (face.x != 0.0f || face.y != 0.0f) {
+                c->face_j[faced] = j;
+                c->face_x[faced] = face.x;
+                c->face_y[faced++] = face.y;
+            }
             float mx = s->agents[i].pos.x - s->px[i];
             float my = s->agents[i].pos.y - s->py[i];
             float m2 = mx * mx + my * my;
@@ -611,6 +624,12 @@ step_chunk(gc_sim_worker *w, gc_sim_crowd_scratch *c, uint32_t m,
                     gc_sim_crowd_contact_slack(s, i, d2, c->n[j], m2);
         }
     }
+    /* The headings of the chunk's moves, in lanes (each one's chain of
+     * dependent operations, a tenth of open ground's step, overlaps with
+     * the others'). */
+    gc_sim_headings(c->face_x, c->face_y, c->face_h, faced);
+    for (uint32_t q = 0; q < faced; q++)
+        s->agents[c->who[c->face_j[q]]].heading = c->face_h[q];
     *avoid_ns += (t1 - t0) + (gc_clock_ns() - t2);
     for (uint32_t j = 0; j < m; j++)
         if (c->go[j])

@@ -81,6 +81,17 @@ gc_sim_spot_moved(gc_sim_spot_kept *k, uint32_t gen, gc_cell cell)
     return true;
 }
 
+/* gc_sim_heading_of's polynomial Q (its coefficients, highest first) and
+ * its reflections' angles, shared with the step's lanes
+ * (sim-crowd-heading.c). */
+#define GC_SIM_ATAN_Q_LEN 7
+static const float gc_sim_atan_q[GC_SIM_ATAN_Q_LEN] = {
+    -4.355309709e-03f, 2.303978732e-02f, -5.777308938e-02f, 9.794198632e-02f,
+    -1.397656875e-01f, 1.996270160e-01f, -3.333165888e-01f,
+};
+#define GC_SIM_HALF_PI 1.57079637f
+#define GC_SIM_PI 3.14159274f
+
 /*
  * atan2f(dy, dx) of a move (dx, dy) not (0, 0), within 3.5e-7 rad of
  * the exact angle (libm's atan2f: 2.6e-7; tests/test_crowd.c measures
@@ -93,6 +104,7 @@ gc_sim_spot_moved(gc_sim_spot_kept *k, uint32_t gen, gc_cell cell)
  * angle steers (turn rates), libm's atan2f stays, and no position
  * changes.  (0, 0) goes to atan2f.
  */
+
 static inline float
 gc_sim_heading_of(float dx, float dy)
 {
@@ -101,18 +113,19 @@ gc_sim_heading_of(float dx, float dy)
     if (!(hi > 0.0f))
         return atan2f(dy, dx);
     float a = lo / hi, t = a * a;
-    float q = -4.355309709e-03f;
-    q = q * t + 2.303978732e-02f;
-    q = q * t - 5.777308938e-02f;
-    q = q * t + 9.794198632e-02f;
-    q = q * t - 1.397656875e-01f;
-    q = q * t + 1.996270160e-01f;
-    q = q * t - 3.333165888e-01f;
+    float q = gc_sim_atan_q[0];
+    for (int k = 1; k < GC_SIM_ATAN_Q_LEN; k++)
+        q = q * t + gc_sim_atan_q[k];
     float r = a + a * t * q;
-    r = ay > ax ? 1.57079637f - r : r;  /* pi / 2 */
-    r = dx < 0.0f ? 3.14159274f - r : r; /* pi */
+    r = ay > ax ? GC_SIM_HALF_PI - r : r;
+    r = dx < 0.0f ? GC_SIM_PI - r : r;
     return copysignf(r, dy);
 }
+
+/* out[j] = gc_sim_heading_of(dx[j], dy[j]) for j < n, none of them
+ * (0, 0): the same floats, four at a time in SSE2 lanes where the CPU
+ * has them (sim-crowd-heading.c). */
+void gc_sim_headings(const float *dx, const float *dy, float *out, size_t n);
 
 /* gc_orca_grid_nearest of agent i (its own bucket entry excluded), in
  * slots (sim-crowd-near.c). */

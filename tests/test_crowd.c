@@ -2292,6 +2292,53 @@ test_corridor(void **state)
 }
 
 /*
+ * The step's headings in lanes (gc_sim_headings, sim-crowd-heading.c):
+ * each the scalar gc_sim_heading_of's to the bit, for batches of every
+ * length from 0 to 13 (the lanes and the tail) over moves of every
+ * direction and size, the axes both ways and -0 among them.
+ */
+static void
+heading_lanes_exact(void)
+{
+    enum { N = 13 };
+    static const float edges[][2] = {
+        {1.0f, 0.0f},   {0.0f, 1.0f},  {-1.0f, 0.0f},  {0.0f, -1.0f},
+        {-1.0f, -0.0f}, {1.0f, -0.0f}, {-0.0f, 1.0f},  {-0.0f, -1.0f},
+        {1.0f, 1.0f},   {-1.0f, 1.0f}, {-1.0f, -1.0f}, {1e-30f, -1e-30f},
+        {3e38f, 1e-38f}};
+    uint64_t r = 0x2545f4914f6cdd1dull;
+    long mismatched = 0, compared = 0;
+    for (long c = 0; c < 40000; c++) {
+        float dx[N], dy[N], got[N];
+        size_t n = (size_t)(c % (N + 1));
+        for (size_t j = 0; j < n; j++) {
+            r = r * 6364136223846793005ull + 1442695040888963407ull;
+            if ((r >> 60) == 0) {
+                dx[j] = edges[(r >> 32) % N][0];
+                dy[j] = edges[(r >> 32) % N][1];
+                continue;
+            }
+            double u = (double)(r >> 11) / 9007199254740992.0;
+            double m = pow(10.0, (double)((r >> 8) % 13) - 6.0);
+            dx[j] = (float)(m * cos(2.0 * M_PI * u));
+            dy[j] = (float)(m * sin(2.0 * M_PI * u));
+            if (dx[j] == 0.0f && dy[j] == 0.0f)
+                dx[j] = 1.0f;
+        }
+        gc_sim_headings(dx, dy, got, n);
+        for (size_t j = 0; j < n; j++, compared++) {
+            float want = gc_sim_heading_of(dx[j], dy[j]);
+            if (memcmp(&got[j], &want, sizeof want) != 0 && mismatched++ < 5)
+                print_error("lanes' heading of (%.9g, %.9g): %.9g, scalar "
+                            "%.9g\n",
+                            dx[j], dy[j], got[j], want);
+        }
+    }
+    assert_true(compared > 200000);
+    assert_int_equal(mismatched, 0);
+}
+
+/*
  * The crowd's headings (gc_sim_heading_of, sim_crowd_int.h) against the
  * exact angle in double, and libm's atan2f beside it: moves of every
  * direction (a fine sweep, the axes and the diagonals both ways, and
@@ -2335,6 +2382,7 @@ test_heading_of(void **state)
     }
     printf("# headings: worst %.3g rad (libm's atan2f %.3g)\n", worst,
            worst_libm);
+    heading_lanes_exact();
     const float axes[][3] = {
         {1.0f, 0.0f, 0.0f},           {0.0f, 1.0f, (float)M_PI_2},
         {-1.0f, 0.0f, (float)M_PI},   {0.0f, -1.0f, -(float)M_PI_2},
