@@ -120,8 +120,9 @@ gc_nav_col(const gc_nav *n, int32_t x)
  * NULL when out of memory.  Nothing computed. */
 gc_nav *gc_nav_alloc(int32_t w, int32_t h, bool clearance);
 
-/* Label n's components for g afresh (both labellings).  GC_ENOMEM. */
-int gc_nav_label(gc_nav *n, const gc_grid *g);
+/* Label n's components for g afresh (both labellings), with `queue` (a
+ * cell an entry) as scratch. */
+void gc_nav_label(gc_nav *n, const gc_grid *g, uint32_t *queue);
 
 /*
  * Navigation data for g, a grid that is bg but for the cells listed in

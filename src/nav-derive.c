@@ -259,7 +259,7 @@ gc_nav_derive(gc_nav **io, const gc_nav *base, const gc_grid *bg,
     bool fresh = false;
     if (rc == GC_OK && !splits_none(&d, blocked, count)) {
         fresh = true;
-        rc = gc_nav_label(n, g);
+        gc_nav_label(n, g, d.queue);
     }
     free(d.seen);
     free(d.queue);

@@ -232,18 +232,12 @@ label_both(gc_nav *n, const gc_grid *g, const float *lut, uint32_t *queue)
     label_components(g, lut, true, n->comp8, queue);
 }
 
-int
-gc_nav_label(gc_nav *n, const gc_grid *g)
+void
+gc_nav_label(gc_nav *n, const gc_grid *g, uint32_t *queue)
 {
     float lut[256];
     gc_grid_cost_lut(g, lut);
-    uint32_t *queue =
-        malloc((size_t)g->width * (size_t)g->height * sizeof *queue);
-    if (queue == NULL)
-        return GC_ENOMEM;
     label_both(n, g, lut, queue);
-    free(queue);
-    return GC_OK;
 }
 
 /* Recompute everything for g into n's arrays (already sized). */

@@ -48,8 +48,9 @@
  *
  * Off the tick's path.  The navigation data of a map-sized grid takes a
  * while (den520d from scratch: 4 ms, half a tick of 10,000 bodies), and
- * once a second in the loop it was the tick that overran in real time.  So the loop
- * only scans the agents (at a tick T, a multiple of a second) and starts
+ * once a second in the loop it was the tick that overran in real time.
+ * So the loop only scans the agents (at a tick T, a multiple of a
+ * second) and starts
  * a thread (at a lower priority) that builds the next grid's data; the
  * result takes effect at
  * tick T + half a second (JAM_DELAY), the loop joining the thread first
@@ -213,16 +214,17 @@ gc_sim_jam_update(gc_sim *s)
     }
     if (s->jcells == NULL && (s->jcells = malloc(cells)) == NULL)
         return GC_ENOMEM;
-    if (s->jlist == NULL &&
-        (s->jlist = malloc(cells * sizeof *s->jlist)) == NULL)
-        return GC_ENOMEM;
     /* jarea is all zero between scans: only the cells listed in jocc
-     * are written, and they are zeroed again below. */
+     * are written, and they are zeroed again below.  Both lists hold
+     * cells with someone in them, distinct: at most an agent's each. */
     if (s->jarea == NULL &&
         (s->jarea = calloc(cells, sizeof *s->jarea)) == NULL)
         return GC_ENOMEM;
-    if (s->jocc == NULL &&
-        (s->jocc = malloc(((size_t)s->cap + 1) * sizeof *s->jocc)) == NULL)
+    size_t most = (size_t)s->cap + 1;
+    if (s->jocc == NULL && (s->jocc = malloc(most * sizeof *s->jocc)) == NULL)
+        return GC_ENOMEM;
+    if (s->jlist == NULL &&
+        (s->jlist = malloc(most * sizeof *s->jlist)) == NULL)
         return GC_ENOMEM;
     memcpy(s->jcells, pg->cells, cells);
     uint32_t occupied = 0;

@@ -378,7 +378,7 @@ struct gc_sim {
     gc_grid *jgrid, *jgrid2;
     gc_nav *jnav, *jnav2;
     uint8_t *jcells; /* the next jam grid's cells, as it is scanned */
-    uint32_t *jlist; /* its cells blocked, jam_cells2 of them (indices) */
+    uint32_t *jlist; /* its cells blocked, jam_cells2 of them (cap) */
     float *jarea;    /* the bodies' area in each planning cell at the scan
                         (all zero between scans) */
     uint32_t *jocc;  /* the scan's cells with someone in them (cap) */
