@@ -173,14 +173,6 @@ report(const gc_orca_line *lines, size_t n, size_t n_obst, size_t hard,
     rep->max_violation = worst;
 }
 
-static inline bool
-overlapping(const gc_orca_agent *a, const gc_orca_agent *o)
-{
-    gc_vec2 d = sub(o->pos, a->pos);
-    float R = a->radius + o->radius;
-    return !(dot(d, d) > R * R); /* agent_line's test */
-}
-
 /*
  * The 3-D program of an agent's lines (walls [0, n_obst), then one per
  * neighbour nb[0 .. n)) after lp2 failed at line *fail leaving *res.
@@ -195,7 +187,9 @@ overlapping(const gc_orca_agent *a, const gc_orca_agent *o)
  * program, or one without overlaps, costs what it did.  Sets *fail to the
  * line lp2 failed on in the order taken (all, rarely, when the second
  * lp2 found the program feasible after all) and returns the lines held
- * hard.
+ * hard.  When the overlapping neighbours already come first (the crowd
+ * puts them there: gc_orca_overlapping), the second lp2 would be the
+ * first again, and its answer, *fail and *res, is taken as it is.
  */
 static size_t
 infeasible(const gc_orca_line *lines, size_t n_obst, const gc_orca_agent *self,
@@ -205,25 +199,31 @@ infeasible(const gc_orca_line *lines, size_t n_obst, const gc_orca_agent *self,
     gc_orca_line ord[GC_ORCA_MAX_LINES], proj[GC_ORCA_MAX_LINES];
     bool ov[GC_ORCA_MAX_NEIGHBOURS];
     size_t all = n_obst + n, hard = n_obst;
+    bool first = true; /* the overlapping ones are nb[0 .. hard - n_obst) */
     for (size_t i = 0; i < n; i++) {
-        ov[i] = overlapping(self, &nb[i]);
-        if (ov[i])
+        ov[i] = gc_orca_overlapping(self, &nb[i]);
+        if (ov[i]) {
+            first &= hard == n_obst + i;
             ord[hard++] = lines[n_obst + i];
+        }
     }
     if (hard == n_obst) {
         lp3(lines, all, n_obst, *fail, max_speed, res, proj);
         return n_obst;
     }
-    for (size_t i = 0; i < n_obst; i++)
-        ord[i] = lines[i];
-    for (size_t i = 0, k = hard; i < n; i++)
-        if (!ov[i])
-            ord[k++] = lines[n_obst + i];
-    *fail = lp2(ord, all, max_speed, pref, false, res);
+    if (!first) {
+        for (size_t i = 0; i < n_obst; i++)
+            ord[i] = lines[i];
+        for (size_t i = 0, k = hard; i < n; i++)
+            if (!ov[i])
+                ord[k++] = lines[n_obst + i];
+        lines = ord;
+        *fail = lp2(lines, all, max_speed, pref, false, res);
+    }
     if (*fail < hard)
         hard = n_obst; /* the overlaps and walls cannot all be satisfied */
     if (*fail < all)
-        lp3(ord, all, hard, *fail, max_speed, res, proj);
+        lp3(lines, all, hard, *fail, max_speed, res, proj);
     return hard;
 }
 

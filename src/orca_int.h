@@ -41,6 +41,16 @@ int gc_orca_velocity_fe(const gc_orca_params *p, const gc_orca_agent *self,
                         size_t n, const gc_orca_segment *seg, size_t m,
                         gc_vec2 *out, gc_orca_report *rep, bool *feasible);
 
+/* Whether o's body overlaps a's (agent_line's test, which gives such a
+ * neighbour a line that separates the two within one dt). */
+static inline bool
+gc_orca_overlapping(const gc_orca_agent *a, const gc_orca_agent *o)
+{
+    float dx = o->pos.x - a->pos.x, dy = o->pos.y - a->pos.y;
+    float R = a->radius + o->radius;
+    return !(dx * dx + dy * dy > R * R);
+}
+
 /*
  * One agent's velocity program, for answering several at once: what
  * gc_orca_velocity_fe takes, the lines made of it and its answer.  The

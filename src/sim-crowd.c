@@ -100,6 +100,7 @@
 #include <math.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define PROGRESS 0.1f             /* cells nearer the next waypoint */
 #define KEEP_RIGHT_COS 0.8191520f /* 35 degrees */
@@ -220,6 +221,21 @@ contact_unless(gc_sim *s, uint32_t i, bool feasible)
     }
 }
 
+/* (Why: sim_crowd_int.h.) */
+void
+gc_sim_crowd_overlaps_first(gc_orca_agent *nb, size_t n, uint64_t over)
+{
+    gc_orca_agent rest[GC_ORCA_MAX_NEIGHBOURS];
+    size_t a = 0, b = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (over >> k & 1)
+            nb[a++] = nb[k]; /* (a <= k) */
+        else
+            rest[b++] = nb[k];
+    }
+    memcpy(nb + a, rest, b * sizeof *rest);
+}
+
 /*
  * The new velocity: ORCA from pref against the n nearest neighbours ids
  * (squared distances nd2) and the walls near the agent.  The default
@@ -255,6 +271,7 @@ avoid(gc_sim *s, uint32_t i, const struct gc_sim_spot *at, gc_vec2 pref,
      * Whether anyone is: a flag over all of them, without a branch per
      * neighbour (which mispredicted often), taken as they are copied. */
     bool oncoming = false;
+    uint64_t over = 0; /* bit k: nb[k]'s body overlaps the agent's */
     for (size_t k = 0; k < n; k++) {
         uint32_t o = ids[k];
         nb[k] = (gc_orca_agent){
@@ -267,7 +284,10 @@ avoid(gc_sim *s, uint32_t i, const struct gc_sim_spot *at, gc_vec2 pref,
         float rx = nb[k].pos.x - self.pos.x, ry = nb[k].pos.y - self.pos.y;
         oncoming |= (rx * pref.x + ry * pref.y > 0.0f) &
                     (nb[k].vel.x * pref.x + nb[k].vel.y * pref.y < 0.0f);
+        over |= (uint64_t)gc_orca_overlapping(&self, &nb[k]) << k;
     }
+    if (over & (over + 1)) /* not already first */
+        gc_sim_crowd_overlaps_first(nb, n, over);
     /* (A zero preference has nobody ahead: the flag stays false.) */
     if (oncoming) {
         gc_vec2 q = {pref.x * KEEP_RIGHT_COS - pref.y * KEEP_RIGHT_SIN,

@@ -127,6 +127,19 @@ gc_sim_heading_of(float dx, float dy)
  * has them (sim-crowd-heading.c). */
 void gc_sim_headings(const float *dx, const float *dy, float *out, size_t n);
 
+/*
+ * The neighbours nb[0 .. n) whose bits are set in `over` (those whose
+ * bodies already overlap the agent's: gc_orca_overlapping) first, then
+ * the others, each part in its order (sim-crowd.c).  When a program is
+ * infeasible and bodies overlap, the solver takes their lines first
+ * (gc_orca_velocity); made in that order, its first pass over the lines
+ * is already that one, and it does not take them twice (in circle 1,000
+ * half the programs are infeasible, most of those with an overlap, and
+ * the second pass was a twentieth of the run).  A feasible program's
+ * answer is the same optimum in any order, to rounding.
+ */
+void gc_sim_crowd_overlaps_first(gc_orca_agent *nb, size_t n, uint64_t over);
+
 /* gc_orca_grid_nearest of agent i (its own bucket entry excluded), in
  * slots (sim-crowd-near.c). */
 size_t gc_sim_crowd_nearest(const gc_sim *s, gc_vec2 q, uint32_t i, size_t k,

@@ -2339,6 +2339,69 @@ heading_lanes_exact(void)
 }
 
 /*
+ * The neighbours as the crowd gives them to the solver, those whose
+ * bodies already overlap the agent's first
+ * (gc_sim_crowd_overlaps_first): for random crowds around an agent, each
+ * neighbour once, the overlapping ones first, each part in its order;
+ * and where the program is infeasible, the very bits of the velocity
+ * from the neighbours nearest first (the solver then takes the
+ * overlapping bodies first in both).
+ */
+static void
+test_overlaps_first(void **state)
+{
+    (void)state;
+    gc_orca_params p;
+    gc_orca_params_default(&p);
+    uint64_t r = 0x9e3779b97f4a7c15ull;
+    int infeasible = 0, moved = 0;
+    for (int c = 0; c < 3000; c++) {
+        float u[4 + 4 * 12];
+        for (size_t k = 0; k < sizeof u / sizeof u[0]; k++) {
+            r = r * 6364136223846793005ull + 1442695040888963407ull;
+            u[k] = (float)(r >> 40) / 16777216.0f; /* [0, 1) */
+        }
+        gc_orca_agent self = {{0.0f, 0.0f}, {2 * u[0] - 1, 2 * u[1] - 1}, 0.5f};
+        gc_vec2 pref = {3 * u[2] - 1.5f, 3 * u[3] - 1.5f};
+        size_t n = 1 + (size_t)c % 12;
+        gc_orca_agent nb[12], got[12];
+        uint64_t over = 0;
+        for (size_t k = 0; k < n; k++) {
+            const float *q = u + 4 + 4 * k;
+            float d = 0.3f + 2.7f * q[0], a = 6.2831853f * q[1];
+            nb[k] = (gc_orca_agent){
+                {d * cosf(a), d * sinf(a)}, {2 * q[2] - 1, 2 * q[3] - 1}, 0.5f};
+            over |= (uint64_t)gc_orca_overlapping(&self, &nb[k]) << k;
+        }
+        memcpy(got, nb, n * sizeof *nb);
+        gc_sim_crowd_overlaps_first(got, n, over);
+        size_t j = 0;
+        for (int pass = 0; pass < 2; pass++)
+            for (size_t k = 0; k < n; k++)
+                if ((over >> k & 1) != (uint64_t)pass)
+                    assert_memory_equal(&got[j++], &nb[k], sizeof nb[k]);
+        assert_int_equal(j, n);
+        moved += (over & (over + 1)) != 0;
+        gc_vec2 want, v;
+        gc_orca_report rw, rv;
+        assert_int_equal(
+            gc_orca_velocity(&p, &self, pref, 2.0f, nb, n, NULL, 0, &want, &rw),
+            0);
+        assert_int_equal(
+            gc_orca_velocity(&p, &self, pref, 2.0f, got, n, NULL, 0, &v, &rv),
+            0);
+        if (!rw.feasible) {
+            infeasible++;
+            assert_false(rv.feasible);
+            assert_memory_equal(&v, &want, sizeof v);
+        }
+    }
+    print_message("# %d reordered, %d infeasible\n", moved, infeasible);
+    assert_true(moved > 300);
+    assert_true(infeasible > 300);
+}
+
+/*
  * The crowd's headings (gc_sim_heading_of, sim_crowd_int.h) against the
  * exact angle in double, and libm's atan2f beside it: moves of every
  * direction (a fine sweep, the axes and the diagonals both ways, and
@@ -2403,6 +2466,7 @@ main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_heading_of),
+        cmocka_unit_test(test_overlaps_first),
         cmocka_unit_test(test_inflated_planning),
         cmocka_unit_test(test_never_in_wall),
         cmocka_unit_test(test_moving_agent_replanned),

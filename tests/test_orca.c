@@ -453,6 +453,22 @@ test_wall_lines_match_model(void **state)
     assert_true(touching > cases / 60);
 }
 
+/* nb[0 .. n) into out, those whose bodies overlap self's first, each
+ * part in its order. */
+static void
+overlaps_first(const gc_orca_agent *self, const gc_orca_agent *nb, int n,
+               gc_orca_agent *out)
+{
+    int o = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < n; i++) {
+            gc_vec2 d = {nb[i].pos.x - self->pos.x, nb[i].pos.y - self->pos.y};
+            float R = self->radius + nb[i].radius;
+            if ((d.x * d.x + d.y * d.y > R * R) == pass)
+                out[o++] = nb[i];
+        }
+}
+
 /*
  * The whole solver against brute force over the model's half-planes, for
  * random neighbour sets: feasible whenever a sample is, and no farther
@@ -528,17 +544,9 @@ test_velocity_against_brute_force(void **state)
         /* The public pieces give the same bits: infeasible, the
          * overlapping neighbours first and n_hard_lines held hard;
          * feasible, in the order given. */
-        gc_orca_agent ord[10];
-        int o = 0;
-        for (int pass = 0; pass < 2; pass++)
-            for (int i = 0; i < n; i++) {
-                gc_vec2 d = {nb[i].pos.x - self.pos.x,
-                             nb[i].pos.y - self.pos.y};
-                float R = self.radius + nb[i].radius;
-                if (rep.feasible ? pass == 0
-                                 : (d.x * d.x + d.y * d.y > R * R) == pass)
-                    ord[o++] = nb[i];
-            }
+        gc_orca_agent ord[10], first[10];
+        overlaps_first(&self, nb, n, first);
+        memcpy(ord, rep.feasible ? nb : first, (size_t)n * sizeof *ord);
         gc_orca_line lines[10];
         size_t n_obst;
         gc_vec2 w;
@@ -550,6 +558,28 @@ test_velocity_against_brute_force(void **state)
                                        (float)vmax, &w, NULL),
                          0);
         assert_memory_equal(&w, &v, sizeof w);
+        /* Given the overlapping neighbours first already (as the crowd
+         * gives them), the solver takes the lines once: infeasible, the
+         * same bits as above; feasible, the order given. */
+        gc_vec2 vf;
+        gc_orca_report rf;
+        assert_int_equal(gc_orca_velocity(&p, &self, pref, (float)vmax, first,
+                                          (size_t)n, NULL, 0, &vf, &rf),
+                         0);
+        assert_int_equal(rf.feasible, rep.feasible);
+        if (!rep.feasible) {
+            assert_memory_equal(&vf, &v, sizeof vf);
+            assert_int_equal(rf.n_hard_lines, rep.n_hard_lines);
+            assert_int_equal(rf.first_failed, rep.first_failed);
+        } else {
+            assert_int_equal(gc_orca_lines(&p, &self, first, (size_t)n, NULL, 0,
+                                           lines, &n_obst),
+                             n);
+            assert_int_equal(
+                gc_orca_solve(lines, (size_t)n, 0, pref, (float)vmax, &w, NULL),
+                0);
+            assert_memory_equal(&w, &vf, sizeof w);
+        }
         if (b.feasible) {
             feasible++;
             if (!rep.feasible)
