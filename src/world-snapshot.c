@@ -114,19 +114,29 @@ gc_world_agents_begin(gc_world *w)
 }
 
 int
-gc_world_agent_store(gc_world_snap *s, uint32_t i, const gc_world_agent *rec)
+gc_world_agents_store(gc_world_snap *s, uint32_t first,
+                      const gc_world_agent *recs, uint32_t n)
 {
     if (!s->open)
         return GC_EINVAL;
-    if (i >= s->capacity)
+    if (first > s->capacity || n > s->capacity - first)
         return GC_ERANGE;
-    uint64_t words[GC_WORLD_AGENT_WORDS];
-    memcpy(words, rec, sizeof words);
-    assert(s->slots != NULL); /* set by the owner's begin */
-    gc_world_agent_slot *slot = &s->slots[i];
-    for (size_t k = 0; k < GC_WORLD_AGENT_WORDS; k++)
-        atomic_store_explicit(&slot->word[k], words[k], memory_order_relaxed);
+    assert(n == 0 || s->slots != NULL); /* set by the owner's begin */
+    for (uint32_t r = 0; r < n; r++) {
+        uint64_t words[GC_WORLD_AGENT_WORDS];
+        memcpy(words, &recs[r], sizeof words);
+        gc_world_agent_slot *slot = &s->slots[first + r];
+        for (size_t k = 0; k < GC_WORLD_AGENT_WORDS; k++)
+            atomic_store_explicit(&slot->word[k], words[k],
+                                  memory_order_relaxed);
+    }
     return GC_OK;
+}
+
+int
+gc_world_agent_store(gc_world_snap *s, uint32_t i, const gc_world_agent *rec)
+{
+    return gc_world_agents_store(s, i, rec, 1);
 }
 
 int

@@ -1156,18 +1156,44 @@ test_snapshot_roundtrip(void **state)
     a = agent_rec(4, 4);
     assert_memory_equal(&out[4], &a, sizeof a);
 
-    /* Misuse. */
+    /* A block of records at once (gc_world_agents_store): records 3 to 9
+     * of snapshot 6, the rest as they were stored one by one. */
+    gc_world_agent block[7];
+    for (uint32_t i = 0; i < 7; i++)
+        block[i] = agent_rec(3 + i, 6);
     gc_world_snap *s = gc_world_agents_begin(f->owner);
+    for (uint32_t i = 0; i < 16; i++) {
+        a = agent_rec(i, 5);
+        assert_int_equal(gc_world_agent_store(s, i, &a), GC_OK);
+    }
+    assert_int_equal(gc_world_agents_store(s, 3, block, 7), GC_OK);
+    assert_int_equal(gc_world_agents_store(s, 16, block, 0), GC_OK);
+    /* Past capacity: refused whole, nothing stored. */
+    assert_int_equal(gc_world_agents_store(s, 10, block, 7), GC_ERANGE);
+    assert_int_equal(gc_world_agents_store(s, 17, block, 0), GC_ERANGE);
+    assert_int_equal(gc_world_agents_store(s, UINT32_MAX, block, 2), GC_ERANGE);
+    assert_int_equal(gc_world_agents_publish(f->owner, 16), GC_OK);
+    assert_int_equal(gc_world_read_agents(f->reader, out, 20, &count, NULL),
+                     GC_OK);
+    assert_int_equal(count, 16);
+    for (uint32_t i = 0; i < 16; i++) {
+        a = agent_rec(i, i >= 3 && i < 10 ? 6 : 5);
+        assert_memory_equal(&out[i], &a, sizeof a);
+    }
+
+    /* Misuse. */
+    s = gc_world_agents_begin(f->owner);
     assert_int_equal(gc_world_agent_store(s, 16, &a), GC_ERANGE);
     assert_int_equal(gc_world_agents_publish(f->owner, 17), GC_ERANGE);
     assert_int_equal(gc_world_agents_begin(f->owner), s); /* still open */
     assert_int_equal(gc_world_agents_publish(f->owner, 0), GC_OK);
     assert_int_equal(gc_world_agents_publish(f->owner, 0), GC_EINVAL);
     assert_int_equal(gc_world_agent_store(s, 0, &a), GC_EINVAL);
+    assert_int_equal(gc_world_agents_store(s, 0, block, 1), GC_EINVAL);
     assert_int_equal(gc_world_read_agents(f->reader, out, 20, &count, &seq),
                      GC_OK);
     assert_int_equal(count, 0);
-    assert_int_equal(seq, 5);
+    assert_int_equal(seq, 6);
 
     /* A count in shared memory beyond capacity is refused, not followed. */
     size_t size;
@@ -1175,7 +1201,8 @@ test_snapshot_roundtrip(void **state)
     gc_world_agents_hdr *ah =
         (gc_world_agents_hdr *)(void *)(p +
                                         gc_world_hdr(f->owner)->agents.offset);
-    atomic_store(&ah->count[0], 1000);
+    atomic_store(&ah->count[0], 1000); /* (either buffer's) */
+    atomic_store(&ah->count[1], 1000);
     assert_int_equal(gc_world_read_agents(f->reader, out, 20, &count, &seq),
                      GC_ECORRUPT);
     munmap(p, size);

@@ -348,6 +348,12 @@ typedef struct gc_world_snap gc_world_snap;
  */
 gc_world_snap *gc_world_agents_begin(gc_world *w);
 
+/* Store records first .. first + n - 1 from recs[0 .. n) (relaxed atomic
+ * stores; one call for a block of them).  GC_ERANGE when they run past
+ * capacity (nothing stored), GC_EINVAL when the snapshot is not open. */
+int gc_world_agents_store(gc_world_snap *s, uint32_t first,
+                          const gc_world_agent *recs, uint32_t n);
+
 /* Store record i (relaxed atomic stores).  GC_ERANGE past capacity. */
 int gc_world_agent_store(gc_world_snap *s, uint32_t i,
                          const gc_world_agent *rec);
