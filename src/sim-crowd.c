@@ -271,7 +271,6 @@ avoid(gc_sim *s, uint32_t i, const struct gc_sim_spot *at, gc_vec2 pref,
      * Whether anyone is: a flag over all of them, without a branch per
      * neighbour (which mispredicted often), taken as they are copied. */
     bool oncoming = false;
-    uint64_t over = 0; /* bit k: nb[k]'s body overlaps the agent's */
     for (size_t k = 0; k < n; k++) {
         uint32_t o = ids[k];
         nb[k] = (gc_orca_agent){
@@ -284,10 +283,19 @@ avoid(gc_sim *s, uint32_t i, const struct gc_sim_spot *at, gc_vec2 pref,
         float rx = nb[k].pos.x - self.pos.x, ry = nb[k].pos.y - self.pos.y;
         oncoming |= (rx * pref.x + ry * pref.y > 0.0f) &
                     (nb[k].vel.x * pref.x + nb[k].vel.y * pref.y < 0.0f);
-        over |= (uint64_t)gc_orca_overlapping(&self, &nb[k]) << k;
     }
-    if (over & (over + 1)) /* not already first */
-        gc_sim_crowd_overlaps_first(nb, n, over);
+    /* Bodies already overlapping first (gc_sim_crowd_overlaps_first).
+     * Nearest first as they come, they are first already unless radii
+     * differ, and there are none when even the nearest is beyond the
+     * widest pair (with a hair for rounding): most agents, most ticks. */
+    float wide = ra + s->rmax * mg;
+    if (n > 0 && !(nd2[0] > wide * wide * (1.0f + 1e-5f))) {
+        uint64_t over = 0; /* bit k: nb[k]'s body overlaps the agent's */
+        for (size_t k = 0; k < n; k++)
+            over |= (uint64_t)gc_orca_overlapping(&self, &nb[k]) << k;
+        if (over & (over + 1)) /* not already first */
+            gc_sim_crowd_overlaps_first(nb, n, over);
+    }
     /* (A zero preference has nobody ahead: the flag stays false.) */
     if (oncoming) {
         gc_vec2 q = {pref.x * KEEP_RIGHT_COS - pref.y * KEEP_RIGHT_SIN,
