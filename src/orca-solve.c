@@ -187,9 +187,11 @@ report(const gc_orca_line *lines, size_t n, size_t n_obst, size_t hard,
  * program, or one without overlaps, costs what it did.  Sets *fail to the
  * line lp2 failed on in the order taken (all, rarely, when the second
  * lp2 found the program feasible after all) and returns the lines held
- * hard.  When the overlapping neighbours already come first (the crowd
- * puts them there: gc_orca_overlapping), the second lp2 would be the
- * first again, and its answer, *fail and *res, is taken as it is.
+ * hard.  When the overlapping neighbours already come first (the
+ * crowd's do: nearest first, and gc_sim_crowd_overlaps_first when radii
+ * differ), the second lp2 would be the first again (*fail and *res are
+ * lp2's over these lines as given, from every caller), and its answer is
+ * taken as it is.
  */
 static size_t
 infeasible(const gc_orca_line *lines, size_t n_obst, const gc_orca_agent *self,

@@ -135,8 +135,10 @@ void gc_sim_headings(const float *dx, const float *dy, float *out, size_t n);
  * (gc_orca_velocity); made in that order, its first pass over the lines
  * is already that one, and it does not take them twice (in circle 1,000
  * half the programs are infeasible, most of those with an overlap, and
- * the second pass was a twentieth of the run).  A feasible program's
- * answer is the same optimum in any order, to rounding.
+ * the second pass was a twentieth of the run).  Neighbours come nearest
+ * first, so with equal radii the overlapping ones lead already; this
+ * puts them there when radii differ.  A feasible program's answer is
+ * the same optimum in any order, to rounding.
  */
 void gc_sim_crowd_overlaps_first(gc_orca_agent *nb, size_t n, uint64_t over);
 
