@@ -204,21 +204,21 @@ infeasible(const gc_orca_line *lines, size_t n_obst, const gc_orca_agent *self,
     bool first = true; /* the overlapping ones are nb[0 .. hard - n_obst) */
     for (size_t i = 0; i < n; i++) {
         ov[i] = gc_orca_overlapping(self, &nb[i]);
-        if (ov[i]) {
-            first &= hard == n_obst + i;
-            ord[hard++] = lines[n_obst + i];
-        }
+        if (ov[i])
+            first &= hard++ == n_obst + i;
     }
     if (hard == n_obst) {
         lp3(lines, all, n_obst, *fail, max_speed, res, proj);
         return n_obst;
     }
-    if (!first) {
-        for (size_t i = 0; i < n_obst; i++)
-            ord[i] = lines[i];
-        for (size_t i = 0, k = hard; i < n; i++)
-            if (!ov[i])
-                ord[k++] = lines[n_obst + i];
+    if (!first) { /* walls, the overlapping ones, the rest */
+        size_t k = 0;
+        for (; k < n_obst; k++)
+            ord[k] = lines[k];
+        for (int pass = 1; pass >= 0; pass--)
+            for (size_t i = 0; i < n; i++)
+                if (ov[i] == pass)
+                    ord[k++] = lines[n_obst + i];
         lines = ord;
         *fail = lp2(lines, all, max_speed, pref, false, res);
     }
