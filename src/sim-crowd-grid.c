@@ -113,8 +113,8 @@ gc_sim_crowd_init(gc_sim *s)
     s->near_y = calloc(n, sizeof *s->near_y);
     s->near_t = calloc(n, sizeof *s->near_t);
     size_t blocks = gc_sim_blocks(n);
-    s->blk_speed = calloc(blocks, sizeof *s->blk_speed);
-    s->blk_pref = calloc(blocks, sizeof *s->blk_pref);
+    s->blk_speed = calloc(gc_sim_halves(n), sizeof *s->blk_speed);
+    s->blk_pref = calloc(gc_sim_halves(n), sizeof *s->blk_pref);
     s->blk_ask = calloc(blocks, sizeof *s->blk_ask);
     s->blk_plan = calloc(blocks, sizeof *s->blk_plan);
     s->blk_contact = calloc(blocks, sizeof *s->blk_contact);

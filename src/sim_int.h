@@ -161,6 +161,15 @@ gc_sim_block_end(uint32_t first, uint32_t n)
 {
     return n - first > GC_SIM_CHUNK ? first + GC_SIM_CHUNK : n;
 }
+
+/* Halves of blocks, the unit the crowd step's work is taken by
+ * (gc_sim_crowd_step): how many cover n slots. */
+#define GC_SIM_HALF (GC_SIM_CHUNK / 2)
+static inline size_t
+gc_sim_halves(size_t n)
+{
+    return (n + GC_SIM_HALF - 1) / GC_SIM_HALF;
+}
 typedef struct gc_sim_crowd_scratch gc_sim_crowd_scratch;
 int gc_sim_crowd_scratch_new(gc_sim_crowd_scratch **out, uint32_t cap);
 void gc_sim_crowd_scratch_free(gc_sim_crowd_scratch *c);
@@ -392,11 +401,11 @@ struct gc_sim {
     uint64_t win_tick0; /* s->ticks at the last window (loop only) */
     uint64_t index_ns;  /* the last index build's time (loop only) */
     /* Sharing the crowd step out (sim-crowd.c): each worker steps its
-     * share of the blocks of GC_SIM_CHUNK slots, then takes the ones
-     * others have not reached yet (gc_sim_take).  A
-     * block's figures that are sums of floats go to blk_speed, blk_pref
-     * (added up in block order after the tick, so they do not depend on
-     * who took which block), and its agents' plan requests are flagged
+     * share of the half blocks (GC_SIM_HALF slots), mostly two at a
+     * time, then takes the ones others have not reached yet.  A half's
+     * figures that are sums of floats go to blk_speed, blk_pref (added
+     * up in slot order after the tick, so they do not depend on who took
+     * which half), and a block's agents' plan requests are flagged
      * (GC_SIM_F_ASK, blk_ask) and queued by the loop after the tick, in
      * slot order, as a worker walking its own agents queued them.
      * Agents plan first, on their own workers (gc_sim_plan_queued):
