@@ -191,19 +191,27 @@ report(const gc_orca_line *lines, size_t n, size_t n_obst, size_t hard,
  * crowd's do: nearest first, and gc_sim_crowd_overlaps_first when radii
  * differ), the second lp2 would be the first again (*fail and *res are
  * lp2's over these lines as given, from every caller), and its answer is
- * taken as it is.
+ * taken as it is.  Which bodies overlap is tested here, unless `over`
+ * gives it (gc_orca_program's, from the crowd, which tested them as it
+ * ordered them): a circle 1,000 agent's program was infeasible one tick
+ * in two, and most of those had no overlap at all.
  */
 static size_t
 infeasible(const gc_orca_line *lines, size_t n_obst, const gc_orca_agent *self,
-           const gc_orca_agent *nb, size_t n, gc_vec2 pref, float max_speed,
-           size_t *fail, gc_vec2 *res)
+           const gc_orca_agent *nb, size_t n, const uint64_t *over,
+           gc_vec2 pref, float max_speed, size_t *fail, gc_vec2 *res)
 {
     gc_orca_line ord[GC_ORCA_MAX_LINES], proj[GC_ORCA_MAX_LINES];
     bool ov[GC_ORCA_MAX_NEIGHBOURS];
     size_t all = n_obst + n, hard = n_obst;
     bool first = true; /* the overlapping ones are nb[0 .. hard - n_obst) */
+    if (over != NULL && *over == 0) {
+        lp3(lines, all, n_obst, *fail, max_speed, res, proj);
+        return n_obst;
+    }
     for (size_t i = 0; i < n; i++) {
-        ov[i] = gc_orca_overlapping(self, &nb[i]);
+        ov[i] =
+            over != NULL ? *over >> i & 1 : gc_orca_overlapping(self, &nb[i]);
         if (ov[i])
             first &= hard++ == n_obst + i;
     }
@@ -231,17 +239,18 @@ infeasible(const gc_orca_line *lines, size_t n_obst, const gc_orca_agent *self,
 
 /* The answer of gc_orca_velocity[_adaptive] after lp2 failed at line
  * `fail` of lines[0, all) (all when it did not), and its report.
- * Returns whether the program was feasible (the report's `feasible`). */
+ * Returns whether the program was feasible (the report's `feasible`).
+ * over: which neighbours overlap self (gc_orca_program's), or NULL. */
 static bool
 finish(const gc_orca_line *lines, size_t all, size_t n_obst,
        const gc_orca_agent *self, const gc_orca_agent *nb, size_t n,
-       gc_vec2 pref, float max_speed, size_t fail, gc_vec2 *res,
-       gc_orca_report *rep)
+       const uint64_t *over, gc_vec2 pref, float max_speed, size_t fail,
+       gc_vec2 *res, gc_orca_report *rep)
 {
     size_t hard = n_obst;
     if (fail < all)
-        hard =
-            infeasible(lines, n_obst, self, nb, n, pref, max_speed, &fail, res);
+        hard = infeasible(lines, n_obst, self, nb, n, over, pref, max_speed,
+                          &fail, res);
     report(lines, all, n_obst, hard, fail, *res, rep);
     return fail == all;
 }
@@ -290,8 +299,8 @@ gc_orca_velocity_fe(const gc_orca_params *p, const gc_orca_agent *self,
     size_t all = (size_t)k;
     gc_vec2 res;
     size_t fail = lp2(lines, all, max_speed, pref, false, &res);
-    bool ok =
-        finish(lines, all, n_obst, self, nb, n, pref, max_speed, fail, &res, rep);
+    bool ok = finish(lines, all, n_obst, self, nb, n, NULL, pref, max_speed,
+                     fail, &res, rep);
     if (feasible)
         *feasible = ok;
     *out = res;
@@ -379,7 +388,8 @@ gc_orca_programs_solve(gc_orca_program *pr, size_t count)
             gc_orca_program *q = &pr[at + l];
             q->feasible =
                 finish(q->lines, q->n_lines, q->n_obst, &q->self, q->nb,
-                       q->n_nb, q->pref, q->max_speed, fail[l], &res[l], NULL);
+                       q->n_nb, q->over_known ? &q->over : NULL, q->pref,
+                       q->max_speed, fail[l], &res[l], NULL);
             q->out = res[l];
         }
         at += w;
@@ -475,7 +485,8 @@ gc_orca_velocity_adaptive(const gc_orca_params *p, const gc_orca_agent *self,
                         lines + n_obst);
         at = hi;
     }
-    finish(lines, all, n_obst, self, nb, n, pref, max_speed, fail, &res, rep);
+    finish(lines, all, n_obst, self, nb, n, NULL, pref, max_speed, fail, &res,
+           rep);
     *out = res;
     if (step)
         *step = at;

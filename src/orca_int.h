@@ -55,7 +55,10 @@ gc_orca_overlapping(const gc_orca_agent *a, const gc_orca_agent *o)
  * One agent's velocity program, for answering several at once: what
  * gc_orca_velocity_fe takes, the lines made of it and its answer.  The
  * caller fills self, pref, max_speed, nb and n_nb (the crowd builds its
- * neighbours in place), then gc_orca_program_lines makes the lines
+ * neighbours in place), and over_known: when true, `over` holds which
+ * neighbours' bodies overlap self's (bit k: gc_orca_overlapping(&self,
+ * &nb[k]), as the crowd finds before it orders them), which the solver
+ * then need not test again.  Then gc_orca_program_lines makes the lines
  * (gc_orca_lines's codes; GC_EINVAL for a max_speed that is negative or
  * not finite), and gc_orca_programs_solve answers programs pr[0 ..
  * count) whose lines are made: out and feasible are, to the bit,
@@ -67,6 +70,8 @@ typedef struct gc_orca_program {
     gc_vec2 pref;
     float max_speed;
     size_t n_nb;
+    uint64_t over; /* when over_known: bit k, nb[k] overlaps self */
+    bool over_known;
     size_t n_lines, n_obst; /* the walls' lines [0, n_obst) first */
     gc_vec2 out;
     bool feasible;

@@ -222,7 +222,7 @@ contact_unless(gc_sim *s, uint32_t i, bool feasible)
 }
 
 /* (Why: sim_crowd_int.h.) */
-void
+uint64_t
 gc_sim_crowd_overlaps_first(gc_orca_agent *nb, size_t n, uint64_t over)
 {
     gc_orca_agent rest[GC_ORCA_MAX_NEIGHBOURS];
@@ -234,7 +234,10 @@ gc_sim_crowd_overlaps_first(gc_orca_agent *nb, size_t n, uint64_t over)
             rest[b++] = nb[k];
     }
     memcpy(nb + a, rest, b * sizeof *rest);
+    return a < 64 ? (UINT64_C(1) << a) - 1 : ~UINT64_C(0);
 }
+
+bool gc_sim_crowd_overlaps_known = true;
 
 /*
  * The new velocity: ORCA from pref against the n nearest neighbours ids
@@ -289,12 +292,12 @@ avoid(gc_sim *s, uint32_t i, const struct gc_sim_spot *at, gc_vec2 pref,
      * differ, and there are none when even the nearest is beyond the
      * widest pair (with a hair for rounding): most agents, most ticks. */
     float wide = ra + s->rmax * mg;
+    uint64_t over = 0; /* bit k: nb[k]'s body overlaps the agent's */
     if (n > 0 && !(nd2[0] > wide * wide * (1.0f + 1e-5f))) {
-        uint64_t over = 0; /* bit k: nb[k]'s body overlaps the agent's */
         for (size_t k = 0; k < n; k++)
             over |= (uint64_t)gc_orca_overlapping(&self, &nb[k]) << k;
         if (over & (over + 1)) /* not already first */
-            gc_sim_crowd_overlaps_first(nb, n, over);
+            over = gc_sim_crowd_overlaps_first(nb, n, over);
     }
     /* (A zero preference has nobody ahead: the flag stays false.) */
     if (oncoming) {
@@ -323,6 +326,8 @@ avoid(gc_sim *s, uint32_t i, const struct gc_sim_spot *at, gc_vec2 pref,
         pr->pref = pref;
         pr->max_speed = vmax;
         pr->n_nb = n;
+        pr->over = over; /* (so the solver need not test them again) */
+        pr->over_known = gc_sim_crowd_overlaps_known;
         rc = gc_orca_program_lines(op, pr, seg, m);
         if (rc == GC_OK)
             return true;

@@ -138,9 +138,17 @@ void gc_sim_headings(const float *dx, const float *dy, float *out, size_t n);
  * the second pass was a twentieth of the run).  Neighbours come nearest
  * first, so with equal radii the overlapping ones lead already; this
  * puts them there when radii differ.  A feasible program's answer is
- * the same optimum in any order, to rounding.
+ * the same optimum in any order, to rounding.  Returns the overlapping
+ * ones' bits in the new order (the lowest popcount(over)), which the
+ * crowd hands the solver (gc_orca_program's over) so that it need not
+ * test them again.
  */
-void gc_sim_crowd_overlaps_first(gc_orca_agent *nb, size_t n, uint64_t over);
+uint64_t gc_sim_crowd_overlaps_first(gc_orca_agent *nb, size_t n,
+                                     uint64_t over);
+
+/* Whether the crowd hands the solver the overlaps it found (true; the
+ * tests compare runs with it false, the solver testing them itself). */
+extern bool gc_sim_crowd_overlaps_known;
 
 /* gc_orca_grid_nearest of agent i (its own bucket entry excluded), in
  * slots (sim-crowd-near.c). */

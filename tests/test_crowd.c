@@ -532,31 +532,53 @@ test_crush_contacts(void **state)
     gc_grid_free(g);
 }
 
-/* The contacts pass runs after the workers, in slot order: a crush of
- * 160 bodies (three blocks of slots, shared among the workers), where it
- * acts, ends bit-identical for 1, 2 and 3 workers. */
+/* A crush of CRUSH_BIG bodies (three blocks of slots) on `threads`
+ * workers, 90 ticks on: their positions into pos (x, y each). */
+#define CRUSH_BIG 160
+static void
+crush_run(int threads, float *pos)
+{
+    gc_grid *g;
+    gc_scen sc;
+    gc_sim *s = crush_sized(&g, &sc, 10, CRUSH_BIG, 4, threads);
+    for (int t = 0; t < 90; t++)
+        assert_int_equal(gc_sim_tick(s), GC_OK);
+    for (int i = 0; i < CRUSH_BIG; i++) {
+        pos[2 * i] = gc_sim_agent(s, (size_t)i)->pos.x;
+        pos[2 * i + 1] = gc_sim_agent(s, (size_t)i)->pos.y;
+    }
+    gc_sim_free(s);
+    gc_scen_free(&sc);
+    gc_grid_free(g);
+}
+
+/* The contacts pass runs after the workers, in slot order: the crush,
+ * where it acts, ends bit-identical for 1, 2 and 3 workers. */
 static void
 test_crush_threads_identical(void **state)
 {
     (void)state;
-    enum { N = 160 };
-    float pos[3][2 * N];
-    for (int k = 0; k < 3; k++) {
-        gc_grid *g;
-        gc_scen sc;
-        gc_sim *s = crush_sized(&g, &sc, 10, N, 4, k + 1);
-        for (int t = 0; t < 90; t++)
-            assert_int_equal(gc_sim_tick(s), GC_OK);
-        for (int i = 0; i < N; i++) {
-            pos[k][2 * i] = gc_sim_agent(s, (size_t)i)->pos.x;
-            pos[k][2 * i + 1] = gc_sim_agent(s, (size_t)i)->pos.y;
-        }
-        gc_sim_free(s);
-        gc_scen_free(&sc);
-        gc_grid_free(g);
-    }
+    float pos[3][2 * CRUSH_BIG];
+    for (int k = 0; k < 3; k++)
+        crush_run(k + 1, pos[k]);
     assert_memory_equal(pos[0], pos[1], sizeof pos[0]);
     assert_memory_equal(pos[0], pos[2], sizeof pos[0]);
+}
+
+/* The crush, where most programs are infeasible with bodies overlapping,
+ * ends bit-identical whether the crowd hands the solver the overlaps it
+ * found (gc_sim_crowd_overlaps_known) or the solver tests them itself. */
+static void
+test_crush_overlaps_known(void **state)
+{
+    (void)state;
+    float pos[2][2 * CRUSH_BIG];
+    for (int k = 0; k < 2; k++) {
+        gc_sim_crowd_overlaps_known = k == 0;
+        crush_run(1, pos[k]);
+    }
+    gc_sim_crowd_overlaps_known = true;
+    assert_memory_equal(pos[0], pos[1], sizeof pos[0]);
 }
 
 static const char *corridor1[] = {
@@ -2345,7 +2367,10 @@ heading_lanes_exact(void)
  * neighbour once, the overlapping ones first, each part in its order;
  * and where the program is infeasible, the very bits of the velocity
  * from the neighbours nearest first (the solver then takes the
- * overlapping bodies first in both).
+ * overlapping bodies first in both).  The mask it returns is the
+ * overlapping ones' in the new order, and a program handed that mask
+ * (gc_orca_program's over) is answered to the bit as gc_orca_velocity
+ * answers the same neighbours, testing them itself.
  */
 static void
 test_overlaps_first(void **state)
@@ -2374,13 +2399,16 @@ test_overlaps_first(void **state)
             over |= (uint64_t)gc_orca_overlapping(&self, &nb[k]) << k;
         }
         memcpy(got, nb, n * sizeof *nb);
-        gc_sim_crowd_overlaps_first(got, n, over);
+        uint64_t now_over = gc_sim_crowd_overlaps_first(got, n, over);
         size_t j = 0;
         for (int pass = 0; pass < 2; pass++)
             for (size_t k = 0; k < n; k++)
                 if ((over >> k & 1) != (uint64_t)pass)
                     assert_memory_equal(&got[j++], &nb[k], sizeof nb[k]);
         assert_int_equal(j, n);
+        for (size_t k = 0; k < n; k++)
+            assert_int_equal(now_over >> k & 1,
+                             gc_orca_overlapping(&self, &got[k]));
         moved += (over & (over + 1)) != 0;
         gc_vec2 want, v;
         gc_orca_report rw, rv;
@@ -2395,6 +2423,18 @@ test_overlaps_first(void **state)
             assert_false(rv.feasible);
             assert_memory_equal(&v, &want, sizeof v);
         }
+        static gc_orca_program pr; /* (54 KB) */
+        pr.self = self;
+        pr.pref = pref;
+        pr.max_speed = 2.0f;
+        pr.n_nb = n;
+        pr.over = now_over;
+        pr.over_known = true;
+        memcpy(pr.nb, got, n * sizeof *got);
+        assert_int_equal(gc_orca_program_lines(&p, &pr, NULL, 0), GC_OK);
+        gc_orca_programs_solve(&pr, 1);
+        assert_memory_equal(&pr.out, &v, sizeof v);
+        assert_int_equal(pr.feasible, rv.feasible);
     }
     print_message("# %d reordered, %d infeasible\n", moved, infeasible);
     assert_true(moved > 300);
@@ -2475,6 +2515,7 @@ main(void)
         cmocka_unit_test(test_crush_separation),
         cmocka_unit_test(test_crush_contacts),
         cmocka_unit_test(test_crush_threads_identical),
+        cmocka_unit_test(test_crush_overlaps_known),
         cmocka_unit_test(test_head_on_corridor),
         cmocka_unit_test(test_wanderers_passage),
         cmocka_unit_test(test_jam_route),

@@ -253,6 +253,7 @@ same_bits(bool four)
         pr->pref = pref;
         pr->max_speed = vmax;
         pr->n_nb = n;
+        pr->over_known = false;
         memcpy(pr->nb, nb, n * sizeof nb[0]);
         assert_int_equal(gc_orca_program_lines(&p, pr, seg, m), cw);
         batch_added();
@@ -338,6 +339,7 @@ test_solve_same_bits_degenerate(void **state)
         pr->pref = pref;
         pr->max_speed = vmax;
         pr->n_nb = n - n_obst;
+        pr->over_known = false;
         for (size_t j = 0; j < pr->n_nb; j++)
             pr->nb[j] = (gc_orca_agent){{1e3f, 0.0f}, {0.0f, 0.0f}, 0.0f};
         pr->n_lines = n;
