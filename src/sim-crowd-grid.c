@@ -122,7 +122,11 @@ gc_sim_crowd_init(gc_sim *s)
     s->contact_next = calloc(n, sizeof *s->contact_next);
     s->contact_mark = calloc(n, sizeof *s->contact_mark);
     s->contact_slack = calloc(n, sizeof *s->contact_slack);
-    s->prep = calloc(gc_sim_prep_chunks(n), sizeof *s->prep);
+    /* (A chunk's each, or, fused, a worker's: gc_sim_crowd_prepare_fused.) */
+    size_t preps = gc_sim_prep_chunks(n);
+    if (preps < (size_t)s->nworkers)
+        preps = (size_t)s->nworkers;
+    s->prep = calloc(preps, sizeof *s->prep);
     if (!s->px || !s->py || !s->vx || !s->vy || !s->body || !s->walls ||
         !s->spot_kept || !s->ix || !s->iy || !s->prep ||
         !s->live_slot || !s->slot_live || !s->st || !s->pr || !s->nbr ||

@@ -1,10 +1,12 @@
 /*
  * sim-crowd-loop.c: the crowd's part of the loop's work between ticks.
- * Before the gate opens (gc_sim_crowd_prepare): every agent's position,
- * velocity, state and radius copied into the start-of-tick arrays that
- * the workers read in the tick, the furthest any agent moved (for the
- * candidate lists, sim-crowd-near.c), the neighbour index, and which
- * blocks hold agents that may plan.  After the tick
+ * Before the gate opens (gc_sim_crowd_prepare), or as the workers' first
+ * part of the tick below gc_sim_prep_shared agents
+ * (gc_sim_crowd_prepare_fused): every agent's position, velocity, state
+ * and radius copied into the start-of-tick arrays that the workers read
+ * in the tick, the furthest any agent moved (for the candidate lists,
+ * sim-crowd-near.c), the neighbour index, and which blocks hold agents
+ * that may plan.  After the tick
  * (gc_sim_crowd_after): the workers' figures summed, the contacts pass
  * (sim-crowd-contact.c), and the plan requests the step flagged queued
  * in slot order.  The tick itself is sim-crowd.c.
@@ -17,6 +19,7 @@
 #include "sim_crowd_int.h"
 
 #include <math.h>
+#include <sched.h>
 #include <string.h>
 
 void
@@ -52,11 +55,13 @@ gc_sim_crowd_after(gc_sim *s)
 
 /*
  * The start-of-tick copy and the index, shared out among the workers
- * (gc_sim_run) from gc_sim_prep_shared agents up; below that the loop's
- * thread does it all, as three hand-overs between the threads cost more
- * than they save (circle, two threads, the copy and index: 3,000 agents
- * 25 us alone against 33-36 shared; 10,000: 71-86 against 60-71;
- * 100,000: 1.39-1.76 ms against 0.76-1.19).  The copy goes by chunks of
+ * (gc_sim_run) from gc_sim_prep_shared agents up; below that, with one
+ * worker, the loop's thread does it all, and with more, the workers do
+ * it as their tick's first part without a hand-over
+ * (gc_sim_crowd_prepare_fused), as three hand-overs between the threads
+ * cost more than they save (circle, two threads, the copy and index:
+ * 3,000 agents 25 us alone against 33-36 shared; 10,000: 71-86 against
+ * 60-71; 100,000: 1.39-1.76 ms against 0.76-1.19).  The copy goes by chunks of
  * GC_SIM_PREP_CHUNK slots, each worker's share of them first, as the
  * step's blocks go (gc_sim_take: it then steps what it copied), and
  * a worker still waking up is not waited for; the index's count and fill by one
@@ -89,6 +94,38 @@ prep_run(gc_sim *s, void (*job)(gc_sim_worker *w))
         job(&s->workers[0]);
 }
 
+/* The copy of slots [lo, hi), and what it found into *r. */
+static void
+copy_range(gc_sim *s, uint32_t lo, uint32_t hi, struct gc_sim_prep *r)
+{
+    float moved = 0.0f;
+    bool changed = false;
+    for (uint32_t i = lo; i < hi; i++) {
+        bool alive = gc_sim_alive(s, i);
+        gc_vec2 p = s->agents[i].pos;
+        if (alive != (s->st[i] != GC_SIM_ST_FREE))
+            changed = true;
+        else if (alive) {
+            float dx = p.x - s->px[i], dy = p.y - s->py[i];
+            float d = dx * dx + dy * dy;
+            moved = d > moved ? d : moved;
+        }
+        s->px[i] = p.x;
+        s->py[i] = p.y;
+        s->vx[i] = s->body[i].vx;
+        s->vy[i] = s->body[i].vy;
+        s->st[i] = alive ? s->agents[i].state : GC_SIM_ST_FREE;
+        s->pr[i] = gc_sim_body_radius(s, i);
+    }
+    r->moved2 = moved;
+    r->changed = changed;
+    /* The bounds of what is indexed: every slot, unless there are free
+     * ones (then the loop packs the live ones and takes their bounds). */
+    gc_orca_bounds_init(&r->box);
+    if (!s->holes)
+        gc_orca_bounds_add(&r->box, s->px, s->py, lo, hi);
+}
+
 /* The copy, chunk by chunk as they come (a worker woken late finds
  * fewer left: its wake-up is not waited for). */
 static void
@@ -100,34 +137,7 @@ prep_copy(gc_sim_worker *w)
         uint32_t lo = (uint32_t)(c * GC_SIM_PREP_CHUNK);
         uint32_t hi = s->n - lo > GC_SIM_PREP_CHUNK ? lo + GC_SIM_PREP_CHUNK
                                                      : s->n;
-        float moved = 0.0f;
-        bool changed = false;
-        for (uint32_t i = lo; i < hi; i++) {
-            bool alive = gc_sim_alive(s, i);
-            gc_vec2 p = s->agents[i].pos;
-            if (alive != (s->st[i] != GC_SIM_ST_FREE))
-                changed = true;
-            else if (alive) {
-                float dx = p.x - s->px[i], dy = p.y - s->py[i];
-                float d = dx * dx + dy * dy;
-                moved = d > moved ? d : moved;
-            }
-            s->px[i] = p.x;
-            s->py[i] = p.y;
-            s->vx[i] = s->body[i].vx;
-            s->vy[i] = s->body[i].vy;
-            s->st[i] = alive ? s->agents[i].state : GC_SIM_ST_FREE;
-            s->pr[i] = gc_sim_body_radius(s, i);
-        }
-        struct gc_sim_prep *r = &s->prep[c];
-        r->moved2 = moved;
-        r->changed = changed;
-        /* The bounds of what is indexed: every slot, unless there are
-         * free ones (then the loop packs the live ones and takes their
-         * bounds). */
-        gc_orca_bounds_init(&r->box);
-        if (!s->holes)
-            gc_orca_bounds_add(&r->box, s->px, s->py, lo, hi);
+        copy_range(s, lo, hi, &s->prep[c]);
     }
 }
 
@@ -158,14 +168,13 @@ prep_fill(gc_sim_worker *w)
     prep_index(w, gc_orca_grid_fill);
 }
 
-int
-gc_sim_crowd_prepare(gc_sim *s)
+/*
+ * After the copy, whose parts found r[0 .. parts): the index, and which
+ * blocks may plan.  t0: when the preparation started.
+ */
+static int
+prep_rest(gc_sim *s, const struct gc_sim_prep *r, size_t parts, uint64_t t0)
 {
-    uint64_t t0 = gc_clock_ns();
-    s->prep_parts = s->n >= gc_sim_prep_shared ? s->nworkers : 1;
-    s->holes = s->live < s->n;
-    gc_sim_take_reset(s);
-    prep_run(s, prep_copy);
     /* The furthest any agent moved since the last tick started (by
      * walking or by being put somewhere), and whether one was added or
      * removed: what the candidate lists need (sim-crowd-near.c). */
@@ -173,11 +182,10 @@ gc_sim_crowd_prepare(gc_sim *s)
     bool changed = false;
     gc_orca_bounds box;
     gc_orca_bounds_init(&box);
-    for (size_t c = 0; c < gc_sim_prep_chunks(s->n); c++) {
-        const struct gc_sim_prep *r = &s->prep[c];
-        moved = r->moved2 > moved ? r->moved2 : moved;
-        changed |= r->changed;
-        gc_orca_bounds_join(&box, &r->box);
+    for (size_t c = 0; c < parts; c++) {
+        moved = r[c].moved2 > moved ? r[c].moved2 : moved;
+        changed |= r[c].changed;
+        gc_orca_bounds_join(&box, &r[c].box);
     }
     /* Rounded up: the lists' bound must never be short. */
     s->travel += sqrt((double)moved) * (1.0 + 1e-6);
@@ -222,5 +230,84 @@ gc_sim_crowd_prepare(gc_sim *s)
             s->blk_plan[w->queue[(w->qhead + j) % w->qcap] / GC_SIM_CHUNK] = 1;
     }
     s->index_ns = gc_clock_ns() - t0;
+    return rc;
+}
+
+/* fuse_rc until worker 0 has prepared the tick: no gc_err code (those
+ * are 0 and below). */
+#define FUSE_PENDING 1
+
+int
+gc_sim_crowd_prepare(gc_sim *s)
+{
+    uint64_t t0 = gc_clock_ns();
+    s->holes = s->live < s->n;
+    s->fused = s->nworkers > 1 && s->n < gc_sim_prep_shared;
+    if (s->fused) {
+        /* In the tick's job: gc_sim_crowd_prepare_fused. */
+        atomic_store_explicit(&s->fuse_in, 0, memory_order_relaxed);
+        atomic_store_explicit(&s->fuse_rc, FUSE_PENDING, memory_order_relaxed);
+        return GC_OK;
+    }
+    s->prep_parts = s->n >= gc_sim_prep_shared ? s->nworkers : 1;
+    gc_sim_take_reset(s);
+    prep_run(s, prep_copy);
+    return prep_rest(s, s->prep, gc_sim_prep_chunks(s->n), t0);
+}
+
+/* Spin until *v is no longer `old` (yielding when that takes long: the
+ * other worker may be off its core). */
+static void
+spin_until_not(const atomic_int *v, int old)
+{
+    for (unsigned spins = 0;
+         atomic_load_explicit(v, memory_order_acquire) == old; spins++) {
+        gc_sim_cpu_relax();
+        if (spins >= 4096)
+            sched_yield();
+    }
+}
+
+/*
+ * Below gc_sim_prep_shared agents, with more than one worker, the
+ * preparation is the tick job's first part (gc_sim_crowd_prepare only
+ * arms it): each worker copies its own share of the blocks, the share it
+ * steps (gc_sim_crowd_step), and once all have, worker 0 builds the
+ * index while the others wait.  Handing the copy and the index's two
+ * steps to the workers through the gate cost more than it saved (each
+ * hand-over about 6 us on this VM; circle 1,000 on two threads), and the
+ * loop's thread copying them all read every record the other core had
+ * just written, and the other core then read the copies back: the
+ * workers spent a fifth more CPU on a 1,000-agent step than one thread
+ * did.  The copy's results and the index are the same whoever copied
+ * what.  Returns the preparation's result, the same for every worker;
+ * on an error nobody steps.
+ */
+int
+gc_sim_crowd_prepare_fused(gc_sim_worker *w)
+{
+    gc_sim *s = w->sim;
+    uint64_t t0 = gc_clock_ns();
+    size_t nw = (size_t)s->nworkers, blocks = gc_sim_blocks(s->n);
+    size_t k = (size_t)w->id;
+    uint32_t lo = (uint32_t)(blocks * k / nw) * GC_SIM_CHUNK;
+    uint32_t hi = (uint32_t)(blocks * (k + 1) / nw) * GC_SIM_CHUNK;
+    copy_range(s, lo, hi < s->n ? hi : s->n, &s->prep[k]);
+    atomic_fetch_add_explicit(&s->fuse_in, 1, memory_order_acq_rel);
+    if (w->id != 0) {
+        spin_until_not(&s->fuse_rc, FUSE_PENDING);
+        return atomic_load_explicit(&s->fuse_rc, memory_order_acquire);
+    }
+    /* Worker 0: once every copy is in, the rest. */
+    for (unsigned spins = 0;
+         atomic_load_explicit(&s->fuse_in, memory_order_acquire) < s->nworkers;
+         spins++) {
+        gc_sim_cpu_relax();
+        if (spins >= 4096)
+            sched_yield();
+    }
+    s->prep_parts = 1;
+    int rc = prep_rest(s, s->prep, nw, t0);
+    atomic_store_explicit(&s->fuse_rc, rc, memory_order_release);
     return rc;
 }

@@ -99,6 +99,8 @@ static void
 worker_tick(gc_sim_worker *w)
 {
     gc_sim *s = w->sim;
+    if (gc_sim_bodies(s) && s->fused && gc_sim_crowd_prepare_fused(w) != GC_OK)
+        return; /* (nobody steps: gc_sim_tick returns the error) */
     gc_sim_plan_queued(w);
     if (gc_sim_bodies(s)) {
         gc_sim_crowd_step(w);
@@ -471,6 +473,11 @@ gc_sim_tick(gc_sim *s)
             return rc;
     }
     gc_sim_run(s, worker_tick);
+    if (gc_sim_bodies(s) && s->fused) {
+        int rc = atomic_load(&s->fuse_rc);
+        if (rc != GC_OK)
+            return rc;
+    }
     s->ticks++;
     if (gc_sim_bodies(s))
         gc_sim_crowd_after(s);

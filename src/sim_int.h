@@ -334,6 +334,12 @@ struct gc_sim {
     bool holes;
     uint32_t indexed;
     int prep_parts;
+    /* Whether this tick's preparation is the job's first part
+     * (gc_sim_crowd_prepare_fused): fuse_in counts the workers whose
+     * copies are in, fuse_rc is its result once worker 0 has finished
+     * it (a positive value until then). */
+    bool fused;
+    atomic_int fuse_in, fuse_rc;
     /* The start-of-tick copy in chunks of GC_SIM_PREP_CHUNK slots, taken
      * by the workers through gc_sim_take: what each chunk found (the
      * furthest any agent moved, squared; whether one was added or
@@ -492,8 +498,11 @@ void gc_sim_crowd_free(gc_sim *s);
 /* Rebuild the inflated grid after a change of `grid` and mark in
  * s->changed (when not NULL) every cell whose blocking changed. */
 int gc_sim_inflate(gc_sim *s);
-/* The loop's part of a tick, before the gate opens: snapshot and index. */
+/* The loop's part of a tick, before the gate opens: snapshot and index
+ * (or, s->fused, only arming gc_sim_crowd_prepare_fused). */
 int gc_sim_crowd_prepare(gc_sim *s);
+/* With s->fused, the tick job's first part, on every worker. */
+int gc_sim_crowd_prepare_fused(gc_sim_worker *w);
 #define GC_SIM_PREP_CHUNK 4096u
 static inline size_t
 gc_sim_prep_chunks(size_t n)
