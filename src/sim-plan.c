@@ -387,6 +387,15 @@ plan(gc_sim *s, gc_sim_worker *w, uint32_t i)
             gc_sim_body_reset(s, i);
         return;
     }
+    if (rc == GC_ENOMEM) {
+        /* Not the goal's fault: the tick reports it, and the agent keeps
+         * what it had and asks again (it was marked unreachable for good,
+         * and stood still). */
+        if (w->error == 0)
+            w->error = rc;
+        enqueue(s, i);
+        return;
+    }
     gc_agent_clear_path(a);
     if (rc == GC_EBLOCKED && !gc_grid_passable(pg, start.x, start.y))
         a->state = GC_AGENT_STUCK;

@@ -481,13 +481,15 @@ gc_sim_tick(gc_sim *s)
     s->ticks++;
     if (gc_sim_bodies(s))
         gc_sim_crowd_after(s);
-    for (int k = 0; k < s->nworkers; k++)
-        if (s->workers[k].error != 0) {
-            int e = s->workers[k].error;
-            s->workers[k].error = 0;
-            return e;
-        }
-    return GC_OK;
+    /* The first worker's error, every worker's cleared (one left set
+     * was the next tick's result). */
+    int e = GC_OK;
+    for (int k = 0; k < s->nworkers; k++) {
+        if (e == GC_OK)
+            e = s->workers[k].error;
+        s->workers[k].error = 0;
+    }
+    return e;
 }
 
 /* ---- queries ----------------------------------------------------------------

@@ -21,7 +21,7 @@ unit_tests = %reldir%/test_grid %reldir%/test_astar %reldir%/test_astar_props \
 	%reldir%/test_mapio %reldir%/test_sim %reldir%/test_world \
 	%reldir%/test_edits %reldir%/test_api %reldir%/test_host \
 	%reldir%/test_orca %reldir%/test_prog \
-	%reldir%/test_crowd %reldir%/test_follow
+	%reldir%/test_crowd %reldir%/test_follow %reldir%/test_sim_oom
 # Path queries on a live world against the Dijkstra of dijkstra.h.
 unit_tests += %reldir%/test_query
 %canon_reldir%_test_query_SOURCES = %reldir%/test_query.c %reldir%/dijkstra.h \
@@ -78,12 +78,18 @@ unit_tests += %reldir%/test_nav_derive
 %canon_reldir%_test_astar_props_CFLAGS = $(test_cflags)
 %canon_reldir%_test_astar_props_LDADD = $(test_ldadd)
 
-%canon_reldir%_test_astar_oom_SOURCES = %reldir%/test_astar_oom.c src/astar.c \
+%canon_reldir%_test_astar_oom_SOURCES = %reldir%/test_astar_oom.c %reldir%/oom.h src/astar.c \
 	src/astar-search.c src/astar-path.c \
 	src/nav.c src/smooth.c src/grid.c src/error.c src/util.c
 %canon_reldir%_test_astar_oom_CFLAGS = $(test_cflags)
 %canon_reldir%_test_astar_oom_LDADD = $(CMOCKA_LIBS) -lm
 %canon_reldir%_test_astar_oom_LDFLAGS = $(AM_LDFLAGS) -Wl,--wrap=malloc \
+	-Wl,--wrap=calloc -Wl,--wrap=realloc -Wl,--wrap=aligned_alloc
+# The sim's tick out of memory: the library's objects, wrapped alike.
+%canon_reldir%_test_sim_oom_SOURCES = %reldir%/test_sim_oom.c %reldir%/oom.h
+%canon_reldir%_test_sim_oom_CFLAGS = $(test_cflags)
+%canon_reldir%_test_sim_oom_LDADD = libgridcrowd_core.la $(CMOCKA_LIBS) -lm
+%canon_reldir%_test_sim_oom_LDFLAGS = $(AM_LDFLAGS) -Wl,--wrap=malloc \
 	-Wl,--wrap=calloc -Wl,--wrap=realloc -Wl,--wrap=aligned_alloc
 
 %canon_reldir%_test_movingai_SOURCES = %reldir%/test_movingai.c

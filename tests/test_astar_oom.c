@@ -18,52 +18,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-void *__real_malloc(size_t n);
-void *__real_calloc(size_t n, size_t m);
-void *__real_realloc(void *p, size_t n);
-void *__real_aligned_alloc(size_t a, size_t n);
-void *__wrap_malloc(size_t n);
-void *__wrap_calloc(size_t n, size_t m);
-void *__wrap_realloc(void *p, size_t n);
-void *__wrap_aligned_alloc(size_t a, size_t n);
-
-/* -1: allocations succeed; k >= 0: the next k succeed, then all fail. */
-static long fail_after = -1;
-
-static bool
-refuse(void)
-{
-    if (fail_after < 0)
-        return false;
-    if (fail_after == 0)
-        return true;
-    fail_after--;
-    return false;
-}
-
-void *
-__wrap_malloc(size_t n)
-{
-    return refuse() ? NULL : __real_malloc(n);
-}
-
-void *
-__wrap_calloc(size_t n, size_t m)
-{
-    return refuse() ? NULL : __real_calloc(n, m);
-}
-
-void *
-__wrap_realloc(void *p, size_t n)
-{
-    return refuse() ? NULL : __real_realloc(p, n);
-}
-
-void *
-__wrap_aligned_alloc(size_t a, size_t n)
-{
-    return refuse() ? NULL : __real_aligned_alloc(a, n);
-}
+#include "oom.h"
 
 static gc_grid *
 open_grid(int w, int h)
