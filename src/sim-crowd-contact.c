@@ -36,8 +36,9 @@ gc_sim_take_flagged(gc_sim *s, uint8_t *blk, uint32_t b, uint8_t flag,
     if (!blk[b])
         return 0;
     blk[b] = 0;
-    uint32_t got = 0, e = gc_sim_block_end(b * GC_SIM_CHUNK, s->n);
-    for (uint32_t i = b * GC_SIM_CHUNK; i < e; i++)
+    uint32_t got = 0, lo = b * GC_SIM_HALF;
+    uint32_t e = s->n - lo > GC_SIM_HALF ? lo + GC_SIM_HALF : s->n;
+    for (uint32_t i = lo; i < e; i++)
         if (s->flags[i] & flag) {
             s->flags[i] &= (uint8_t)~flag;
             out[got++] = i;
@@ -104,8 +105,8 @@ gc_sim_crowd_contacts(gc_sim *s)
         if (s->workers[w].tick_moved2 > moved2)
             moved2 = s->workers[w].tick_moved2;
     float moved = sqrtf(moved2);
-    size_t blocks = gc_sim_blocks(s->n);
-    for (uint32_t b = 0; b < blocks; b++) {
+    size_t halves = gc_sim_halves(s->n);
+    for (uint32_t b = 0; b < halves; b++) {
         uint32_t *at = list + len;
         uint32_t got =
             gc_sim_take_flagged(s, s->blk_contact, b, GC_SIM_F_CONTACT, at);

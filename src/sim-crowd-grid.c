@@ -115,9 +115,9 @@ gc_sim_crowd_init(gc_sim *s)
     size_t blocks = gc_sim_blocks(n);
     s->blk_speed = calloc(gc_sim_halves(n), sizeof *s->blk_speed);
     s->blk_pref = calloc(gc_sim_halves(n), sizeof *s->blk_pref);
-    s->blk_ask = calloc(blocks, sizeof *s->blk_ask);
+    s->blk_ask = calloc(gc_sim_halves(n), sizeof *s->blk_ask);
     s->blk_plan = calloc(blocks, sizeof *s->blk_plan);
-    s->blk_contact = calloc(blocks, sizeof *s->blk_contact);
+    s->blk_contact = calloc(gc_sim_halves(n), sizeof *s->blk_contact);
     s->contact_list = calloc(n, sizeof *s->contact_list);
     s->contact_next = calloc(n, sizeof *s->contact_next);
     s->contact_mark = calloc(n, sizeof *s->contact_mark);

@@ -38,16 +38,13 @@ gc_sim_crowd_after(gc_sim *s)
     uint64_t t0 = gc_clock_ns();
     gc_sim_crowd_contacts(s);
     c->avoid_ns += s->index_ns + slowest + (gc_clock_ns() - t0);
-    /* The halves' sums and the blocks' plan requests, in slot order: the
-     * same whoever stepped which. */
-    for (size_t u = 0; u < gc_sim_halves(s->n); u++) {
+    /* The halves' sums and plan requests, in slot order: the same
+     * whoever stepped which. */
+    for (uint32_t u = 0; u < gc_sim_halves(s->n); u++) {
         c->speed_sum += s->blk_speed[u];
         c->pref_sum += s->blk_pref[u];
-    }
-    size_t blocks = gc_sim_blocks(s->n);
-    for (uint32_t b = 0; b < blocks; b++) {
-        uint32_t ask[GC_SIM_CHUNK];
-        uint32_t got = gc_sim_take_flagged(s, s->blk_ask, b, GC_SIM_F_ASK, ask);
+        uint32_t ask[GC_SIM_HALF];
+        uint32_t got = gc_sim_take_flagged(s, s->blk_ask, u, GC_SIM_F_ASK, ask);
         for (uint32_t q = 0; q < got; q++)
             gc_sim_enqueue(s, ask[q], false);
     }

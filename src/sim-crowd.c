@@ -217,7 +217,7 @@ contact_unless(gc_sim *s, uint32_t i, bool feasible)
 {
     if (!feasible) {
         s->flags[i] |= GC_SIM_F_CONTACT;
-        s->blk_contact[i / GC_SIM_CHUNK] = 1;
+        s->blk_contact[i / GC_SIM_HALF] = 1;
     }
 }
 

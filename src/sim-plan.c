@@ -105,7 +105,7 @@ gc_sim_ask_plan(gc_sim *s, uint32_t i)
         return;
     }
     s->flags[i] |= GC_SIM_F_ASK;
-    s->blk_ask[i / GC_SIM_CHUNK] = 1;
+    s->blk_ask[i / GC_SIM_HALF] = 1;
 }
 
 static uint32_t

@@ -411,9 +411,11 @@ struct gc_sim {
      * time, then takes the ones others have not reached yet.  A half's
      * figures that are sums of floats go to blk_speed, blk_pref (added
      * up in slot order after the tick, so they do not depend on who took
-     * which half), and a block's agents' plan requests are flagged
+     * which half), and a half's agents' plan requests are flagged
      * (GC_SIM_F_ASK, blk_ask) and queued by the loop after the tick, in
-     * slot order, as a worker walking its own agents queued them.
+     * slot order, as a worker walking its own agents queued them (per
+     * half, as the contacts' blk_contact: two workers may step the two
+     * halves of a block at once, and must not write one flag).
      * Agents plan first, on their own workers (gc_sim_plan_queued):
      * blocks holding an agent that may plan in the tick (blk_plan, set by
      * the loop) are stepped only once every worker has planned (planned
