@@ -205,10 +205,6 @@ infeasible(const gc_orca_line *lines, size_t n_obst, const gc_orca_agent *self,
     bool ov[GC_ORCA_MAX_NEIGHBOURS];
     size_t all = n_obst + n, hard = n_obst;
     bool first = true; /* the overlapping ones are nb[0 .. hard - n_obst) */
-    if (over != NULL && *over == 0) {
-        lp3(lines, all, n_obst, *fail, max_speed, res, proj);
-        return n_obst;
-    }
     for (size_t i = 0; i < n; i++) {
         ov[i] =
             over != NULL ? *over >> i & 1 : gc_orca_overlapping(self, &nb[i]);

@@ -36,8 +36,7 @@ gc_sim_take_flagged(gc_sim *s, uint8_t *blk, uint32_t b, uint8_t flag,
     if (!blk[b])
         return 0;
     blk[b] = 0;
-    uint32_t got = 0, lo = b * GC_SIM_HALF;
-    uint32_t e = s->n - lo > GC_SIM_HALF ? lo + GC_SIM_HALF : s->n;
+    uint32_t got = 0, lo = b * GC_SIM_HALF, e = gc_sim_half_end(lo, s->n);
     for (uint32_t i = lo; i < e; i++)
         if (s->flags[i] & flag) {
             s->flags[i] &= (uint8_t)~flag;

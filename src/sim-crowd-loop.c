@@ -19,7 +19,6 @@
 #include "sim_crowd_int.h"
 
 #include <math.h>
-#include <sched.h>
 #include <string.h>
 
 void
@@ -252,19 +251,6 @@ gc_sim_crowd_prepare(gc_sim *s)
     return prep_rest(s, s->prep, gc_sim_prep_chunks(s->n), t0);
 }
 
-/* Spin until *v is no longer `old` (yielding when that takes long: the
- * other worker may be off its core). */
-static void
-spin_until_not(const atomic_int *v, int old)
-{
-    for (unsigned spins = 0;
-         atomic_load_explicit(v, memory_order_acquire) == old; spins++) {
-        gc_sim_cpu_relax();
-        if (spins >= 4096)
-            sched_yield();
-    }
-}
-
 /*
  * Below gc_sim_prep_shared agents, with more than one worker, the
  * preparation is the tick job's first part (gc_sim_crowd_prepare only
@@ -285,26 +271,26 @@ gc_sim_crowd_prepare_fused(gc_sim_worker *w)
 {
     gc_sim *s = w->sim;
     uint64_t t0 = gc_clock_ns();
-    size_t nw = (size_t)s->nworkers, blocks = gc_sim_blocks(s->n);
-    size_t k = (size_t)w->id;
-    uint32_t lo = (uint32_t)(blocks * k / nw) * GC_SIM_CHUNK;
-    uint32_t hi = (uint32_t)(blocks * (k + 1) / nw) * GC_SIM_CHUNK;
-    copy_range(s, lo, hi < s->n ? hi : s->n, &s->prep[k]);
+    size_t k = (size_t)w->id, lo, hi;
+    gc_sim_block_share(s, k, &lo, &hi);
+    lo *= GC_SIM_CHUNK;
+    hi = hi * GC_SIM_CHUNK < s->n ? hi * GC_SIM_CHUNK : s->n;
+    copy_range(s, (uint32_t)lo, (uint32_t)hi, &s->prep[k]);
     atomic_fetch_add_explicit(&s->fuse_in, 1, memory_order_acq_rel);
+    unsigned spins = 0;
     if (w->id != 0) {
-        spin_until_not(&s->fuse_rc, FUSE_PENDING);
-        return atomic_load_explicit(&s->fuse_rc, memory_order_acquire);
+        int rc;
+        while ((rc = atomic_load_explicit(&s->fuse_rc, memory_order_acquire)) ==
+               FUSE_PENDING)
+            gc_sim_spin_turn(&spins, 4096);
+        return rc;
     }
     /* Worker 0: once every copy is in, the rest. */
-    for (unsigned spins = 0;
-         atomic_load_explicit(&s->fuse_in, memory_order_acquire) < s->nworkers;
-         spins++) {
-        gc_sim_cpu_relax();
-        if (spins >= 4096)
-            sched_yield();
-    }
+    while (atomic_load_explicit(&s->fuse_in, memory_order_acquire) <
+           s->nworkers)
+        gc_sim_spin_turn(&spins, 4096);
     s->prep_parts = 1;
-    int rc = prep_rest(s, s->prep, nw, t0);
+    int rc = prep_rest(s, s->prep, (size_t)s->nworkers, t0);
     atomic_store_explicit(&s->fuse_rc, rc, memory_order_release);
     return rc;
 }

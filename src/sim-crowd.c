@@ -689,8 +689,7 @@ step_run(gc_sim_worker *w, uint32_t u, uint32_t len, uint64_t *avoid_ns)
     gc_sim_crowd_scratch *c = w->crowd;
     uint32_t m = 0, split = 0;
     for (uint32_t h = 0; h < len; h++) {
-        uint32_t b = (u + h) * GC_SIM_HALF;
-        uint32_t e = s->n - b > GC_SIM_HALF ? b + GC_SIM_HALF : s->n;
+        uint32_t b = (u + h) * GC_SIM_HALF, e = gc_sim_half_end(b, s->n);
         for (uint32_t i = b; i < e; i++)
             if (gc_sim_alive(s, i))
                 c->who[m++] = i;
@@ -720,13 +719,13 @@ static bool
 take_run(gc_sim *s, const gc_sim_worker *w, uint32_t *o, uint32_t *unit,
          uint32_t *len)
 {
-    size_t nw = (size_t)s->nworkers, blocks = gc_sim_blocks(s->n);
-    size_t units = gc_sim_halves(s->n);
+    size_t nw = (size_t)s->nworkers, units = gc_sim_halves(s->n);
     for (; *o < nw; (*o)++) {
-        size_t k = ((size_t)w->id + *o) % nw;
-        size_t lo = 2 * (blocks * k / nw);
-        size_t hi = 2 * (blocks * (k + 1) / nw);
-        size_t have = (hi < units ? hi : units) - lo;
+        size_t k = ((size_t)w->id + *o) % nw, lo, hi;
+        gc_sim_block_share(s, k, &lo, &hi);
+        lo *= 2;
+        hi = 2 * hi < units ? 2 * hi : units;
+        size_t have = hi - lo;
         atomic_size_t *next = &s->workers[k].next;
         size_t seen = atomic_load_explicit(next, memory_order_relaxed);
         size_t want = seen < have && have - seen >= 4 ? 2 : 1;
@@ -773,11 +772,8 @@ gc_sim_crowd_step(gc_sim_worker *w)
         else
             step_run(w, u, len, &avoid_ns);
     }
-    for (unsigned spins = 0; later > 0 && !all_planned(s); spins++) {
-        gc_sim_cpu_relax();
-        if (spins >= 256)
-            sched_yield();
-    }
+    for (unsigned spins = 0; later > 0 && !all_planned(s);)
+        gc_sim_spin_turn(&spins, 256);
     for (uint32_t j = 0; j < later; j++)
         step_run(w, c->later[j] / 2u, c->later[j] % 2u + 1u, &avoid_ns);
     w->tick_avoid_ns = avoid_ns;

@@ -97,6 +97,17 @@ enqueue(gc_sim *s, uint32_t i)
     gc_sim_enqueue(s, i, false);
 }
 
+/* A plan that failed for want of something other than a way (memory, a
+ * path that could not be kept): the tick reports error e (the worker's
+ * first), and agent i keeps what it had and asks again next tick. */
+static void
+plan_again(gc_sim *s, gc_sim_worker *w, uint32_t i, int e)
+{
+    if (w->error == 0)
+        w->error = e;
+    enqueue(s, i);
+}
+
 void
 gc_sim_ask_plan(gc_sim *s, uint32_t i)
 {
@@ -374,9 +385,7 @@ plan(gc_sim *s, gc_sim_worker *w, uint32_t i)
                         st.partial && w->path.len > 0)) {
         int e = gc_agent_set_path(a, s->pgrid, &w->path);
         if (e != GC_OK) {
-            if (w->error == 0)
-                w->error = e;
-            enqueue(s, i); /* try again next tick */
+            plan_again(s, w, i, e);
             return;
         }
         if (rc != GC_OK)
@@ -387,13 +396,9 @@ plan(gc_sim *s, gc_sim_worker *w, uint32_t i)
             gc_sim_body_reset(s, i);
         return;
     }
-    if (rc == GC_ENOMEM) {
-        /* Not the goal's fault: the tick reports it, and the agent keeps
-         * what it had and asks again (it was marked unreachable for good,
-         * and stood still). */
-        if (w->error == 0)
-            w->error = rc;
-        enqueue(s, i);
+    if (rc == GC_ENOMEM) { /* not the goal's fault (it was marked
+                              unreachable for good, and stood still) */
+        plan_again(s, w, i, rc);
         return;
     }
     gc_agent_clear_path(a);

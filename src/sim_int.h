@@ -20,6 +20,7 @@
 #include "orca_int.h"  /* gc_orca_bounds */
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdbool.h>
@@ -163,12 +164,19 @@ gc_sim_block_end(uint32_t first, uint32_t n)
 }
 
 /* Halves of blocks, the unit the crowd step's work is taken by
- * (gc_sim_crowd_step): how many cover n slots. */
+ * (gc_sim_crowd_step): how many cover n slots, and the end of the one
+ * from slot `first`. */
 #define GC_SIM_HALF (GC_SIM_CHUNK / 2)
 static inline size_t
 gc_sim_halves(size_t n)
 {
     return (n + GC_SIM_HALF - 1) / GC_SIM_HALF;
+}
+
+static inline uint32_t
+gc_sim_half_end(uint32_t first, uint32_t n)
+{
+    return n - first > GC_SIM_HALF ? first + GC_SIM_HALF : n;
 }
 typedef struct gc_sim_crowd_scratch gc_sim_crowd_scratch;
 int gc_sim_crowd_scratch_new(gc_sim_crowd_scratch **out, uint32_t cap);
@@ -695,6 +703,28 @@ gc_sim_cpu_relax(void)
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
 #endif
+}
+
+/* One turn of a wait for another worker within a tick: a pause, and a
+ * yield once *spins has passed `yield_after` (the other may be off its
+ * core). */
+static inline void
+gc_sim_spin_turn(unsigned *spins, unsigned yield_after)
+{
+    gc_sim_cpu_relax();
+    if (++*spins > yield_after)
+        sched_yield();
+}
+
+/* Worker k's share of the blocks of the crowd's n slots, [*lo, *hi)
+ * (contiguous, whole blocks): what it copies at a small tick's start
+ * (gc_sim_crowd_prepare_fused) and steps first (gc_sim_crowd_step). */
+static inline void
+gc_sim_block_share(const gc_sim *s, size_t k, size_t *lo, size_t *hi)
+{
+    size_t blocks = gc_sim_blocks(s->n), nw = (size_t)s->nworkers;
+    *lo = blocks * k / nw;
+    *hi = blocks * (k + 1) / nw;
 }
 
 /* Whether agents have bodies and avoid each other (an ORCA model). */
