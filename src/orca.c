@@ -41,7 +41,7 @@
 #include <string.h>
 
 #if !defined(GC_ORCA_SCALAR)
-bool gc_orca_lanes_four = false;
+unsigned gc_orca_lanes_widest = 16;
 #endif
 
 void

@@ -17,9 +17,11 @@
 
 /* fmaxf/fminf are library calls at -O2 (they must handle NaN); ours are
  * two instructions. */
-/* Tests set it, before any thread runs, to hold the neighbours' lines to
- * four at a time where the CPU could take eight (orca.c). */
-extern bool gc_orca_lanes_four;
+/* The widest lanes the vector paths may take: 16 (AVX-512, where the
+ * CPU has it: the crowd's linear programs), 8 (AVX) or 4 (SSE2).  Tests
+ * set it, before any thread runs, to hold them to fewer where the CPU
+ * could take more (orca.c). */
+extern unsigned gc_orca_lanes_widest;
 
 /* The tolerance of parallel-line and constraint tests (orca.c,
  * orca-solve.c). */
@@ -64,7 +66,7 @@ gc_orca_overlapping(const gc_orca_agent *a, const gc_orca_agent *o)
  * count) whose lines are made: out and feasible are, to the bit,
  * gc_orca_velocity_fe's for the same input (orca-solve.c).
  */
-#define GC_ORCA_LANES_MAX 8
+#define GC_ORCA_LANES_MAX 16
 typedef struct gc_orca_program {
     gc_orca_agent self;
     gc_vec2 pref;

@@ -14,8 +14,9 @@
 #define ORCA_SSE2 1
 #include <xmmintrin.h>
 #endif
-/* Eight at a time with AVX, where the CPU has it (chosen at run time:
- * the build does not assume it).  GCC and clang on x86-64 only. */
+/* Eight at a time with AVX, and sixteen with AVX-512 (ORCA_AVX512),
+ * where the CPU has them (chosen at run time: the build does not assume
+ * them).  GCC and clang on x86-64 only. */
 #if defined(ORCA_SSE2) && defined(__x86_64__) && defined(__GNUC__)
 #define ORCA_AVX 1
 #include <immintrin.h>
@@ -65,12 +66,41 @@ gc_join(__m128 lo, __m128 hi)
         D = gc_join(w0_, w1_);                                                 \
     } while (0)
 
-/* Whether to take eight at a time: the CPU has AVX, and no test asked
- * for four (gc_orca_lanes_four, orca_int.h). */
+/* Whether to take eight at a time: the CPU has AVX, and no test held
+ * the lanes to four (gc_orca_lanes_widest, orca_int.h). */
 static inline bool
 gc_orca_lanes_eight(void)
 {
-    return !gc_orca_lanes_four && __builtin_cpu_supports("avx");
+    return gc_orca_lanes_widest >= 8 && __builtin_cpu_supports("avx");
+}
+
+/* Sixteen at a time with AVX-512 (its F and DQ parts), where the CPU has
+ * it. */
+#define ORCA_AVX512 1
+#define GC_AVX512_ATTR __attribute__((target("avx,avx512f,avx512dq")))
+
+/* Sixteen records of four floats each, from p[0 .. 16), as four vectors
+ * of one coordinate each. */
+static inline GC_AVX512_ATTR void
+gc_load16(const float *const *p, __m512 *A, __m512 *B, __m512 *C, __m512 *D)
+{
+    __m256 a0, b0, c0, d0, a1, b1, c1, d1;
+    GC_LOAD8(p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], a0, b0, c0, d0);
+    GC_LOAD8(p[8], p[9], p[10], p[11], p[12], p[13], p[14], p[15], a1, b1, c1,
+             d1);
+    *A = _mm512_insertf32x8(_mm512_castps256_ps512(a0), a1, 1);
+    *B = _mm512_insertf32x8(_mm512_castps256_ps512(b0), b1, 1);
+    *C = _mm512_insertf32x8(_mm512_castps256_ps512(c0), c1, 1);
+    *D = _mm512_insertf32x8(_mm512_castps256_ps512(d0), d1, 1);
+}
+
+/* Whether to take sixteen at a time: the CPU has AVX-512 F and DQ, and
+ * no test held the lanes to fewer. */
+static inline bool
+gc_orca_lanes_sixteen(void)
+{
+    return gc_orca_lanes_widest >= 16 && __builtin_cpu_supports("avx512f") &&
+           __builtin_cpu_supports("avx512dq");
 }
 #endif
 

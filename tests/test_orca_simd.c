@@ -1,7 +1,7 @@
 /*
  * test_orca_simd.c: ORCA's vector paths (the neighbours' half-planes
  * four or eight at a time, agent_lines4 and agent_lines8 in src/orca.c;
- * the crowd's linear programs, several agents' in lanes,
+ * the crowd's linear programs, four, eight or sixteen agents' in lanes,
  * gc_orca_programs_solve in src/orca-solve.c) against the scalar code
  * they replace, to the bit, inside whole steps.
  *
@@ -73,7 +73,7 @@ int scalar_velocity_adaptive(const gc_orca_params *p,
 #undef gc_orca_programs_solve
 
 /* The library's own (orca_int.h, included above under the scalar name;
- * gc_orca_lanes_four is declared there and defined by the library). */
+ * gc_orca_lanes_widest is declared there and defined by the library). */
 int gc_orca_velocity_fe(const gc_orca_params *p, const gc_orca_agent *self,
                         gc_vec2 pref, float max_speed, const gc_orca_agent *nb,
                         size_t n, const gc_orca_segment *seg, size_t m,
@@ -115,9 +115,9 @@ same_report(const gc_orca_report *a, const gc_orca_report *b)
 
 /*
  * The crowd's programs in lanes (gc_orca_programs_solve): a batch of up
- * to eight, each with the scalar build's answer to hold it to.  The
- * batch is answered when it reaches its size, drawn from 1 to 8 (one
- * program alone, a padded four, eight).
+ * to sixteen, each with the scalar build's answer to hold it to.  The
+ * batch is answered when it reaches its size, drawn from 1 to 16 (one
+ * program alone, a padded four, eight, a padded sixteen).
  */
 static struct batch {
     gc_orca_program pr[GC_ORCA_LANES_MAX];
@@ -178,9 +178,9 @@ batch_added(void)
  * (infeasible), with exact overlaps and shared points now and then, and
  * walls: the whole step, library against scalar. */
 static void
-same_bits(bool four)
+same_bits(unsigned widest)
 {
-    gc_orca_lanes_four = four;
+    gc_orca_lanes_widest = widest;
     gc_orca_params p;
     gc_orca_params_default(&p);
     int infeasible = 0, with_walls = 0, degenerate = 0, shortened = 0;
@@ -279,7 +279,9 @@ same_bits(bool four)
     printf("# %s: 20000 steps the same, %d infeasible, %d with wall lines, "
            "%d neighbours with w = 0, %d on a shorter horizon; %d programs "
            "in lanes the same\n",
-           four ? "four lanes" : "eight lanes where the CPU has AVX",
+           widest == 4   ? "four lanes"
+           : widest == 8 ? "up to eight lanes, as the CPU has AVX"
+                         : "up to sixteen lanes, as the CPU has AVX-512",
            infeasible, with_walls, degenerate, shortened, batch.solved);
     assert_int_equal(batch.solved, 20000);
     batch.solved = 0;
@@ -359,12 +361,22 @@ test_solve_same_bits_degenerate(void **state)
     assert_true(parallel_fail > 2000);
 }
 
-/* The library's choice: eight lanes where the CPU has AVX, else four. */
+/* The library's choice: sixteen lanes where the CPU has AVX-512, eight
+ * where it has AVX, else four. */
 static void
 test_velocity_same_bits(void **state)
 {
     (void)state;
-    same_bits(false);
+    same_bits(16);
+}
+
+/* At most eight lanes, as on a CPU with AVX but not AVX-512. */
+static void
+test_velocity_same_bits_eight(void **state)
+{
+    (void)state;
+    same_bits(8);
+    gc_orca_lanes_widest = 16;
 }
 
 /* Four lanes, as on a CPU without AVX. */
@@ -372,8 +384,8 @@ static void
 test_velocity_same_bits_four(void **state)
 {
     (void)state;
-    same_bits(true);
-    gc_orca_lanes_four = false;
+    same_bits(4);
+    gc_orca_lanes_widest = 16;
 }
 
 int
@@ -383,11 +395,16 @@ main(void)
     printf("# no SSE2: both builds are the scalar code\n");
 #endif
 #if defined(__x86_64__) && defined(__GNUC__)
-    printf("# this CPU %s AVX\n",
-           __builtin_cpu_supports("avx") ? "has" : "has no");
+    printf("# this CPU %s AVX and %s AVX-512 (F and DQ)\n",
+           __builtin_cpu_supports("avx") ? "has" : "has no",
+           __builtin_cpu_supports("avx512f") &&
+                   __builtin_cpu_supports("avx512dq")
+               ? "has"
+               : "has no");
 #endif
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_velocity_same_bits),
+        cmocka_unit_test(test_velocity_same_bits_eight),
         cmocka_unit_test(test_velocity_same_bits_four),
         cmocka_unit_test(test_solve_same_bits_degenerate),
     };
