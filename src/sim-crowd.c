@@ -215,10 +215,8 @@ squeeze_velocity(const gc_orca_params *op, const gc_orca_agent *self,
 static void
 contact_unless(gc_sim *s, uint32_t i, bool feasible)
 {
-    if (!feasible) {
+    if (!feasible)
         s->flags[i] |= GC_SIM_F_CONTACT;
-        s->blk_contact[i / GC_SIM_HALF] = 1;
-    }
 }
 
 /* (Why: sim_crowd_int.h.) */
@@ -690,9 +688,11 @@ step_run(gc_sim_worker *w, uint32_t u, uint32_t len, uint64_t *avoid_ns)
     uint32_t m = 0, split = 0;
     for (uint32_t h = 0; h < len; h++) {
         uint32_t b = (u + h) * GC_SIM_HALF, e = gc_sim_half_end(b, s->n);
-        for (uint32_t i = b; i < e; i++)
+        for (uint32_t i = b; i < e; i++) {
+            s->flags[i] &= (uint8_t)~GC_SIM_F_CONTACT; /* (this tick's) */
             if (gc_sim_alive(s, i))
                 c->who[m++] = i;
+        }
         if (h == 0)
             split = m;
     }
@@ -702,6 +702,13 @@ step_run(gc_sim_worker *w, uint32_t u, uint32_t len, uint64_t *avoid_ns)
     for (uint32_t h = 0; h < len; h++) {
         s->blk_speed[u + h] = c->speed_sum[h];
         s->blk_pref[u + h] = c->pref_sum[h];
+        float least = INFINITY;
+        for (uint32_t j = h ? split : 0; j < (h ? m : split); j++) {
+            uint32_t i = c->who[j];
+            if ((s->flags[i] & GC_SIM_F_CONTACT) && s->contact_slack[i] < least)
+                least = s->contact_slack[i];
+        }
+        s->blk_contact[u + h] = least;
     }
 }
 

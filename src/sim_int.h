@@ -423,14 +423,19 @@ struct gc_sim {
      * (GC_SIM_F_ASK, blk_ask) and queued by the loop after the tick, in
      * slot order, as a worker walking its own agents queued them (per
      * half, as the contacts' blk_contact: two workers may step the two
-     * halves of a block at once, and must not write one flag).
+     * halves of a block at once, and must not write one flag).  A half's
+     * blk_contact is the least contact_slack of its agents flagged
+     * GC_SIM_F_CONTACT in the tick (INFINITY: none), so that the
+     * contacts pass reads the flags of a half only when one of them may
+     * need it; each worker clears the flags of a half as it steps it.
      * Agents plan first, on their own workers (gc_sim_plan_queued):
      * blocks holding an agent that may plan in the tick (blk_plan, set by
      * the loop) are stepped only once every worker has planned (planned
      * counts them). */
     atomic_int planned;
     double *blk_speed, *blk_pref;
-    uint8_t *blk_ask, *blk_plan, *blk_contact;
+    uint8_t *blk_ask, *blk_plan;
+    float *blk_contact;
     /* The contacts pass after the tick (sim-crowd.c): the bodies to
      * check in a sweep and in the next, and the sweep that last listed
      * each (contact_stamp: the last sweep's). */
