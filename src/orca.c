@@ -201,18 +201,21 @@ segment_line(gc_vec2 a, gc_vec2 b, float r, float inv_tau, gc_vec2 v,
  * the same tick with the same positions).  A tail of one or two
  * neighbours is done by agent_line(), of three padded to four: ten
  * neighbours as eight and a padded four cost circle 1,000's step 3.7%
- * more than as eight and two agent_line()s (3.9% at the twenty-ninth
- * stop).  Five to seven are padded to eight where the CPU has AVX: the
- * wanderers of the 100,000-agent open ground have as many neighbours
- * often, and their four lanes and one to three agent_line()s took a
- * twelfth of the CPU (1.3% off the avoidance step padded).
+ * more than as eight and two agent_line()s (at the twenty-ninth stop
+ * 3.9% with the padding copied, 2.4% with it read in place).  Five to
+ * seven are padded to eight where the CPU has AVX: the wanderers of the
+ * 100,000-agent open ground have as many neighbours often, and their
+ * four lanes and one to three agent_line()s took a twelfth of the CPU
+ * (1.3% off the avoidance step padded).  A padded call reads the last
+ * neighbour again in its lanes past the tail (orca_lanes.h), and its
+ * lines go through a buffer.
  */
 #if defined(ORCA_SSE2)
 /* Four agents' pos.x, pos.y, vel.x, vel.y as four vectors; four lines
  * from their four coordinates' vectors. */
 #define LOAD4(o, A, B, C, D)                                                   \
-    GC_LOAD4(&(o)[0].pos.x, &(o)[1].pos.x, &(o)[2].pos.x, &(o)[3].pos.x, A, B, \
-             C, D)
+    GC_LOAD4(&(o)[LANE_(0)].pos.x, &(o)[LANE_(1)].pos.x, &(o)[LANE_(2)].pos.x, \
+             &(o)[LANE_(3)].pos.x, A, B, C, D)
 #define STORE4(out, A, B, C, D)                                                \
     GC_STORE4(&(out)[0].point.x, &(out)[1].point.x, &(out)[2].point.x,         \
               &(out)[3].point.x, A, B, C, D)
@@ -221,7 +224,9 @@ segment_line(gc_vec2 a, gc_vec2 b, float r, float inv_tau, gc_vec2 v,
 #include "orca_width.h"
 #define LANES_FN agent_lines4
 #define V_LOAD(o, px, py, vx, vy) LOAD4(o, px, py, vx, vy)
-#define V_RADII(o) _mm_setr_ps(o[0].radius, o[1].radius, o[2].radius, o[3].radius)
+#define V_RADII(o)                                                             \
+    _mm_setr_ps(o[LANE_(0)].radius, o[LANE_(1)].radius, o[LANE_(2)].radius,    \
+                o[LANE_(3)].radius)
 #define V_STORE(out, qx, qy, dx, dy) STORE4(out, qx, qy, dx, dy)
 #include "orca_lanes.h"
 #undef LANES
@@ -232,12 +237,13 @@ segment_line(gc_vec2 a, gc_vec2 b, float r, float inv_tau, gc_vec2 v,
 #include "orca_width.h"
 #define LANES_FN agent_lines8
 #define V_LOAD(o, px, py, vx, vy)                                              \
-    GC_LOAD8(&(o)[0].pos.x, &(o)[1].pos.x, &(o)[2].pos.x, &(o)[3].pos.x,       \
-             &(o)[4].pos.x, &(o)[5].pos.x, &(o)[6].pos.x, &(o)[7].pos.x, px,   \
-             py, vx, vy)
+    GC_LOAD8(&(o)[LANE_(0)].pos.x, &(o)[LANE_(1)].pos.x, &(o)[LANE_(2)].pos.x, \
+             &(o)[LANE_(3)].pos.x, &(o)[LANE_(4)].pos.x, &(o)[LANE_(5)].pos.x, \
+             &(o)[LANE_(6)].pos.x, &(o)[LANE_(7)].pos.x, px, py, vx, vy)
 #define V_RADII(o)                                                             \
-    _mm256_setr_ps(o[0].radius, o[1].radius, o[2].radius, o[3].radius,         \
-                   o[4].radius, o[5].radius, o[6].radius, o[7].radius)
+    _mm256_setr_ps(o[LANE_(0)].radius, o[LANE_(1)].radius, o[LANE_(2)].radius, \
+                   o[LANE_(3)].radius, o[LANE_(4)].radius, o[LANE_(5)].radius, \
+                   o[LANE_(6)].radius, o[LANE_(7)].radius)
 #define V_STORE(out, qx, qy, dx, dy)                                           \
     do {                                                                       \
         STORE4(out, _mm256_castps256_ps128(qx), _mm256_castps256_ps128(qy),    \
@@ -252,20 +258,17 @@ segment_line(gc_vec2 a, gc_vec2 b, float r, float inv_tau, gc_vec2 v,
 
 #if defined(ORCA_SSE2)
 typedef void (*lanes_fn)(const gc_orca_agent *a, const gc_orca_agent *o,
-                         float inv_tau, float inv_dt, gc_orca_line *out);
+                         size_t used, float inv_tau, float inv_dt,
+                         gc_orca_line *out);
 
 /* The lines of o[0 .. rest), fewer than `width`, by one call of a
- * `width`-lane function, its lanes past rest given the last one. */
+ * `width`-lane function, through a buffer. */
 static void
-padded(lanes_fn lanes, size_t width, const gc_orca_agent *a,
-       const gc_orca_agent *o, size_t rest, float inv_tau, float inv_dt,
-       gc_orca_line *out)
+tail(lanes_fn lanes, const gc_orca_agent *a, const gc_orca_agent *o,
+     size_t rest, float inv_tau, float inv_dt, gc_orca_line *out)
 {
-    gc_orca_agent pad[8];
     gc_orca_line tmp[8];
-    for (size_t j = 0; j < width; j++)
-        pad[j] = o[j < rest ? j : rest - 1];
-    lanes(a, pad, inv_tau, inv_dt, tmp);
+    lanes(a, o, rest, inv_tau, inv_dt, tmp);
     memcpy(out, tmp, rest * sizeof *tmp);
 }
 #endif
@@ -279,18 +282,18 @@ gc_orca_agent_lines(const gc_orca_agent *a, const gc_orca_agent *o, size_t n,
     bool eight = n >= 5 && gc_orca_lanes_eight();
     if (eight) {
         for (; i + 8 <= n; i += 8)
-            agent_lines8(a, o + i, inv_tau, inv_dt, out + i);
+            agent_lines8(a, o + i, 8, inv_tau, inv_dt, out + i);
         if (n - i >= 5) { /* five to seven: one call */
-            padded(agent_lines8, 8, a, o + i, n - i, inv_tau, inv_dt, out + i);
+            tail(agent_lines8, a, o + i, n - i, inv_tau, inv_dt, out + i);
             return;
         }
     }
 #endif
 #if defined(ORCA_SSE2)
     for (; i + 4 <= n; i += 4)
-        agent_lines4(a, o + i, inv_tau, inv_dt, out + i);
-    if (n - i == 3) { /* a call for three lines */
-        padded(agent_lines4, 4, a, o + i, n - i, inv_tau, inv_dt, out + i);
+        agent_lines4(a, o + i, 4, inv_tau, inv_dt, out + i);
+    if (n - i == 3) { /* three: one call */
+        tail(agent_lines4, a, o + i, n - i, inv_tau, inv_dt, out + i);
         return;
     }
 #endif

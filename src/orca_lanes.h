@@ -5,12 +5,17 @@
  * call takes; V and its operations) and defined:
  *
  *   LANES_FN       the function's name (agent_lines4, agent_lines8)
- *   V_LOAD(o, px, py, vx, vy)      LANES agents' pos and vel as vectors
+ *   V_LOAD(o, px, py, vx, vy)      the agents o[LANE_(0 .. LANES)]'s pos
+ *                                  and vel as vectors
  *   V_RADII(o)                     their radii
  *   V_STORE(out, qx, qy, dx, dy)   LANES lines from vectors
  *
- * and undefines those four after.  Each lane does agent_line()'s
- * arithmetic operation for operation, in its order, on the same
+ * and undefines those four after.  The function's first `used` lanes
+ * hold o[0 .. used), and the others repeat o[used - 1] (LANE_(j) is
+ * lane j's neighbour), so that a tail of fewer than LANES neighbours is
+ * one call that reads none past it and copies none (their lines, from
+ * the lanes past `used`, are the caller's to drop).  Each lane does
+ * agent_line()'s arithmetic operation for operation, in its order, on the same
  * single-precision values; SSE's and AVX's arithmetic round exactly as
  * the scalar instructions they replace, and no fused multiply-add is
  * enabled, so every line is agent_line()'s to the bit
@@ -22,9 +27,10 @@
  * dt) is done again by agent_line().
  */
 
+#define LANE_(j) ((size_t)(j) < used ? (size_t)(j) : used - 1)
 static LANES_ATTR void
-LANES_FN(const gc_orca_agent *a, const gc_orca_agent *o, float inv_tau,
-         float inv_dt, gc_orca_line *out)
+LANES_FN(const gc_orca_agent *a, const gc_orca_agent *o, size_t used,
+         float inv_tau, float inv_dt, gc_orca_line *out)
 {
     V px, py, vx, vy;
     V_LOAD(o, px, py, vx, vy);
@@ -85,8 +91,9 @@ LANES_FN(const gc_orca_agent *a, const gc_orca_agent *o, float inv_tau,
     int odd = V_MOVEMASK(V_ANDNOT(apart, V_EQ(wl, zero)));
     for (int j = 0; j < LANES; j++)
         if (odd & 1 << j)
-            out[j] = agent_line(a, &o[j], inv_tau, inv_dt);
+            out[j] = agent_line(a, &o[LANE_(j)], inv_tau, inv_dt);
 }
+#undef LANE_
 
 #undef LANES_FN
 #undef V_LOAD
