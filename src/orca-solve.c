@@ -390,17 +390,21 @@ gc_orca_programs_solve(gc_orca_program *pr, size_t count)
 #endif
             for (size_t l = 0; l < w; l++)
                 lane[l] = at + l < count ? &pr[at + l] : &empty;
+            switch (w) {
 #if defined(ORCA_AVX512)
-            if (w == 16)
+            case 16:
                 lp2_lanes16(lane, res, fail);
-            else
+                break;
 #endif
 #if defined(ORCA_AVX)
-                if (w == 8)
+            case 8:
                 lp2_lanes8(lane, res, fail);
-            else
+                break;
 #endif
+            default:
                 lp2_lanes4(lane, res, fail);
+                break;
+            }
             if (w > count - at)
                 w = count - at;
         } else

@@ -14,17 +14,17 @@
  * hold o[0 .. used), and the others repeat o[used - 1] (LANE_(j) is
  * lane j's neighbour), so that a tail of fewer than LANES neighbours is
  * one call that reads none past it and copies none (their lines, from
- * the lanes past `used`, are the caller's to drop).  Each lane does
- * agent_line()'s arithmetic operation for operation, in its order, on the same
- * single-precision values; SSE's and AVX's arithmetic round exactly as
- * the scalar instructions they replace, and no fused multiply-add is
- * enabled, so every line is agent_line()'s to the bit
- * (tests/test_orca_simd.c holds each width to the scalar build).  The
- * lanes compute all three of agent_line()'s cases (arc or overlap disc,
- * left leg, right leg) and keep each lane's own: branch-free, where the
- * scalar cases mispredicted often.  A lane in the one degenerate case
- * (an overlap whose relative velocity aims exactly at parting in one
- * dt) is done again by agent_line().
+ * the lanes past `used`, are the caller's to drop).
+ *
+ * Each lane does agent_line()'s arithmetic operation for operation, in its
+ * order, on the same single-precision values; SSE's and AVX's arithmetic round
+ * exactly as the scalar instructions they replace, and no fused multiply-add is
+ * enabled, so every line is agent_line()'s to the bit (tests/test_orca_simd.c
+ * holds each width to the scalar build).  The lanes compute all three of
+ * agent_line()'s cases (arc or overlap disc, left leg, right leg) and keep each
+ * lane's own: branch-free, where the scalar cases mispredicted often.  A lane
+ * in the one degenerate case (an overlap whose relative velocity aims exactly
+ * at parting in one dt) is done again by agent_line().
  */
 
 #define LANE_(j) ((size_t)(j) < used ? (size_t)(j) : used - 1)

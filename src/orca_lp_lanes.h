@@ -9,17 +9,17 @@
  *
  * and undefines those two after.
  *
- * Each lane does lp2's and lp1's arithmetic (dir_opt false) operation
- * for operation, in their order, on the same single-precision values,
- * and SSE's, AVX's and AVX-512's arithmetic rounds as the scalar
- * instructions do, so each lane's answer and failing line are lp2's to
- * the bit (tests/test_orca_simd.c holds them to the scalar build).  Where the
- * scalar lp2 branches, the lanes take both ways and keep each lane's
- * own, and two things differ without changing an answer: lp1 takes every
- * line before line i, where the scalar one stops at the first that
- * leaves no room (the bounds only tighten, so none comes back), and a
- * lane past its last line, or whose program already failed, takes part
- * masked.  lp1 runs for line i only when some lane's answer violates it.
+ * Each lane does lp2's and lp1's arithmetic (dir_opt false) operation for
+ * operation, in their order, on the same single-precision values, and SSE's,
+ * AVX's and AVX-512's arithmetic rounds as the scalar instructions do, so each
+ * lane's answer and failing line are lp2's to the bit (tests/test_orca_simd.c
+ * holds them to the scalar build).  Where the scalar lp2 branches, the lanes
+ * take both ways and keep each lane's own, and two things differ without
+ * changing an answer: lp1 takes every line before line i, where the scalar one
+ * stops at the first that leaves no room (the bounds only tighten, so none
+ * comes back), and a lane past its last line, or whose program already failed,
+ * takes part masked.  lp1 runs for line i only when some lane's answer
+ * violates it.
  */
 
 static LANES_ATTR void

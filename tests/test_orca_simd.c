@@ -279,9 +279,10 @@ same_bits(unsigned widest)
     printf("# %s: 20000 steps the same, %d infeasible, %d with wall lines, "
            "%d neighbours with w = 0, %d on a shorter horizon; %d programs "
            "in lanes the same\n",
-           widest == 4   ? "four lanes"
-           : widest == 8 ? "up to eight lanes, as the CPU has AVX"
-                         : "up to sixteen lanes, as the CPU has AVX-512",
+           widest == 4 ? "four lanes"
+           : widest == 8
+               ? "up to eight lanes (AVX, where the CPU has it)"
+               : "up to sixteen lanes (AVX-512, where the CPU has it)",
            infeasible, with_walls, degenerate, shortened, batch.solved);
     assert_int_equal(batch.solved, 20000);
     batch.solved = 0;
