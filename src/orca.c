@@ -279,8 +279,7 @@ gc_orca_agent_lines(const gc_orca_agent *a, const gc_orca_agent *o, size_t n,
 {
     size_t i = 0;
 #if defined(ORCA_AVX)
-    bool eight = n >= 5 && gc_orca_lanes_eight();
-    if (eight) {
+    if (n >= 5 && gc_orca_lanes_eight()) {
         for (; i + 8 <= n; i += 8)
             agent_lines8(a, o + i, 8, inv_tau, inv_dt, out + i);
         if (n - i >= 5) { /* five to seven: one call */

@@ -28,23 +28,6 @@
     0.08f                /* of 2r: deeper contacts made in a tick are undone */
 #define CONTACT_SWEEPS 4 /* at most, a tick */
 
-/* The requests a block's workers left for the loop: sim_crowd_int.h. */
-uint32_t
-gc_sim_take_flagged(gc_sim *s, uint8_t *blk, uint32_t b, uint8_t flag,
-                    uint32_t *out)
-{
-    if (!blk[b])
-        return 0;
-    blk[b] = 0;
-    uint32_t got = 0, lo = b * GC_SIM_HALF, e = gc_sim_half_end(lo, s->n);
-    for (uint32_t i = lo; i < e; i++)
-        if (s->flags[i] & flag) {
-            s->flags[i] &= (uint8_t)~flag;
-            out[got++] = i;
-        }
-    return got;
-}
-
 /*
  * Contacts after the tick: a pair whose bodies came nearer in the tick
  * than CONTACT_FROM of their radii' sum deep, one of which had an

@@ -309,12 +309,16 @@ gc_sim_clamp_move(const gc_grid *g, gc_vec2 from, gc_vec2 to, float r,
     for (int k = 0; k < 3; k++) {
         gc_vec2 push;
         float d = wall_depth(g, q, r, &push);
-        /* Shallow enough: q's depth is known, and only its centre is
-         * left to check (gc_sim_body_ok's answer, without its second
-         * wall_depth at the same point: corridor 1,000's step 1% less). */
-        if (d <= 0.25f * tol && d <= tol && !centre_in_wall(g, q))
-            return q;
-        if (d <= 0.25f * tol || !isfinite(d))
+        if (d <= 0.25f * tol) {
+            /* Shallow enough: q's depth is known, and only its centre
+             * is left to check (gc_sim_body_ok's answer, without its
+             * second wall_depth at the same point: corridor 1,000's
+             * step 1% less). */
+            if (d <= tol && !centre_in_wall(g, q))
+                return q;
+            break;
+        }
+        if (!isfinite(d))
             break;
         q.x += push.x;
         q.y += push.y;

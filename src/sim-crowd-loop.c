@@ -21,6 +21,25 @@
 #include <math.h>
 #include <string.h>
 
+/* The agents of half block b (GC_SIM_HALF slots, the unit two workers
+ * never share in a tick) that asked for a plan in the step (when
+ * blk_ask[b] says any did), into out in slot order, their flags and
+ * blk_ask[b] cleared.  Returns how many. */
+static uint32_t
+take_asks(gc_sim *s, uint32_t b, uint32_t *out)
+{
+    if (!s->blk_ask[b])
+        return 0;
+    s->blk_ask[b] = 0;
+    uint32_t got = 0, lo = b * GC_SIM_HALF, e = gc_sim_half_end(lo, s->n);
+    for (uint32_t i = lo; i < e; i++)
+        if (s->flags[i] & GC_SIM_F_ASK) {
+            s->flags[i] &= (uint8_t)~GC_SIM_F_ASK;
+            out[got++] = i;
+        }
+    return got;
+}
+
 void
 gc_sim_crowd_after(gc_sim *s)
 {
@@ -43,7 +62,7 @@ gc_sim_crowd_after(gc_sim *s)
         c->speed_sum += s->blk_speed[u];
         c->pref_sum += s->blk_pref[u];
         uint32_t ask[GC_SIM_HALF];
-        uint32_t got = gc_sim_take_flagged(s, s->blk_ask, u, GC_SIM_F_ASK, ask);
+        uint32_t got = take_asks(s, u, ask);
         for (uint32_t q = 0; q < got; q++)
             gc_sim_enqueue(s, ask[q], false);
     }

@@ -512,6 +512,7 @@ struct gc_sim_crowd_scratch {
     float face_x[GC_SIM_CHUNK], face_y[GC_SIM_CHUNK], face_h[GC_SIM_CHUNK];
     bool go[GC_SIM_CHUNK];
     double speed_sum[2], pref_sum[2]; /* the run's halves' */
+    float contact_least[2];           /* the halves' blk_contact (sim_int.h) */
     uint32_t *later; /* runs put aside in this tick (owned): 2u + len - 1 */
     gc_orca_program prog[GC_ORCA_LANES_MAX]; /* a group's (step_chunk) */
     uint32_t ids[GC_SIM_CHUNK * GC_ORCA_MAX_NEIGHBOURS];
@@ -652,9 +653,12 @@ step_chunk(gc_sim_worker *w, gc_sim_crowd_scratch *c, uint32_t m,
             float m2 = mx * mx + my * my;
             if (m2 > w->tick_moved2)
                 w->tick_moved2 = m2;
-            if (s->flags[i] & GC_SIM_F_CONTACT)
-                s->contact_slack[i] =
-                    gc_sim_crowd_contact_slack(s, i, d2, c->n[j], m2);
+            if (s->flags[i] & GC_SIM_F_CONTACT) {
+                float sl = gc_sim_crowd_contact_slack(s, i, d2, c->n[j], m2);
+                s->contact_slack[i] = sl;
+                float *least = &c->contact_least[j >= split];
+                *least = sl < *least ? sl : *least;
+            }
         }
     }
     /* The headings of the chunk's moves, in lanes (each one's chain of
@@ -697,18 +701,13 @@ step_run(gc_sim_worker *w, uint32_t u, uint32_t len, uint64_t *avoid_ns)
             split = m;
     }
     c->speed_sum[0] = c->speed_sum[1] = c->pref_sum[0] = c->pref_sum[1] = 0.0;
+    c->contact_least[0] = c->contact_least[1] = INFINITY;
     if (m > 0)
         step_chunk(w, c, m, split, avoid_ns);
     for (uint32_t h = 0; h < len; h++) {
         s->blk_speed[u + h] = c->speed_sum[h];
         s->blk_pref[u + h] = c->pref_sum[h];
-        float least = INFINITY;
-        for (uint32_t j = h ? split : 0; j < (h ? m : split); j++) {
-            uint32_t i = c->who[j];
-            if ((s->flags[i] & GC_SIM_F_CONTACT) && s->contact_slack[i] < least)
-                least = s->contact_slack[i];
-        }
-        s->blk_contact[u + h] = least;
+        s->blk_contact[u + h] = c->contact_least[h];
     }
 }
 

@@ -184,13 +184,6 @@ float gc_sim_crowd_margin(gc_sim *s, uint32_t i, uint64_t now);
 /* Turn then go (an agent with a turn rate): the preference handed on. */
 gc_vec2 gc_sim_crowd_turn(gc_sim *s, uint32_t i, gc_vec2 pref, uint64_t now);
 
-/* The slots of half block b (GC_SIM_HALF slots, the unit two workers
- * never share in a tick) flagged `flag` (when blk[b] says any are), into
- * out in slot order, their flags and blk[b] cleared (sim-crowd-contact.c).
- * Returns how many. */
-uint32_t gc_sim_take_flagged(gc_sim *s, uint8_t *blk, uint32_t b, uint8_t flag,
-                             uint32_t *out);
-
 /* The contacts pass, after the tick, on the loop's thread
  * (sim-crowd-contact.c). */
 void gc_sim_crowd_contacts(gc_sim *s);
