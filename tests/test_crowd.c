@@ -2227,14 +2227,14 @@ test_turn_groups_orca(void **state)
 
 /* ---- circle and corridor ---------------------------------------------- */
 
-/* GC_TEST_QUICK=1: CI's valgrind stage, where the two long crowd runs
- * would take many minutes; the other stages run them. */
+/* GC_TEST_QUICK=1 (CI's valgrind and distcheck stages) skips the two long
+ * crowd runs, minutes under valgrind; CI's stages 1 to 3 run them. */
 static void
 test_circle(void **state)
 {
     (void)state;
     if (gc_test_quick())
-        skip(); /* minutes under valgrind; every other stage runs it */
+        skip(); /* minutes under valgrind; stages 1 to 3 run it */
     enum { N = 200 };
     /* One ring of radius 40 cells: 200 agents 1.26 cells apart, each
      * going to the antipodal cell. */
@@ -2273,7 +2273,7 @@ test_corridor(void **state)
 {
     (void)state;
     if (gc_test_quick())
-        skip(); /* minutes under valgrind; every other stage runs it */
+        skip(); /* minutes under valgrind; stages 1 to 3 run it */
     /* A corridor 6 cells wide (5 open) and 80 long; 100 agents at each
      * end, in rows of 5 across it, going to the other end, where their
      * goals are two cells apart along it (goals packed a cell apart would
