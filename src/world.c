@@ -299,8 +299,10 @@ gc_world_create(gc_world **out, const gc_world_config *cfg,
                     w->queue.name, &w->queue.base, err);
     if (rc != GC_OK)
         goto fail;
-    init_world(w);
+    /* The queue first: a reader that sees the world's magic (stored last)
+     * finds the queue made too, never a daemon half way through starting. */
     gc_queue_init(&w->queue, ecap, 0);
+    init_world(w);
     w->snap.capacity = w->lay.capacity;
     if (took != NULL)
         *took = tk;

@@ -508,6 +508,70 @@ test_attach_missing(void **state)
     assert_string_equal(err.msg, msg);
 }
 
+/*
+ * A reader racing a daemon that is starting: once it can attach the world it
+ * can attach the queue too (the world's magic is published last), so a
+ * viewer or editor never finds a world whose queue is missing or half made.
+ * The creator bumps a phase before each create (odd: made or being made)
+ * and before each destroy (even); a queue failure (its message names the
+ * .edits object, so the world was found) that began and ended in one odd
+ * phase is the bug.  (A count of cycles with a "destroying" flag was not
+ * enough: an attach could start in a cycle and end after its destroy but
+ * before the next create.)
+ */
+typedef struct start_race {
+    const fixture *f;
+    atomic_uint phase; /* bumped before each create and each destroy */
+    atomic_bool done;
+    unsigned found, tries; /* the reader's: queue failures seen, attaches */
+    char msg[sizeof(((gc_error *)0)->msg)];
+} start_race;
+
+static void *
+start_race_reader(void *arg)
+{
+    start_race *r = arg;
+    while (!atomic_load(&r->done)) {
+        unsigned phase = atomic_load(&r->phase);
+        gc_world *w;
+        gc_error err;
+        int rc = gc_world_attach(&w, r->f->name, GC_WORLD_ATTACH_QUEUE, &err);
+        r->tries++;
+        if (rc == GC_OK) {
+            gc_world_close(w);
+            continue;
+        }
+        bool made = phase % 2 == 1 && atomic_load(&r->phase) == phase;
+        if (made && strstr(err.msg, ".edits") != NULL && r->found++ == 0)
+            snprintf(r->msg, sizeof r->msg, "%s", err.msg);
+    }
+    return NULL;
+}
+
+static void
+test_attach_while_created(void **state)
+{
+    fixture *f = *state;
+    start_race r = {.f = f};
+    /* A queue of many pages, as the daemon's: making it takes a while. */
+    f->cfg.edits_capacity = 4096;
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, start_race_reader, &r), 0);
+    unsigned cycles = gc_test_quick() ? 100 : 400;
+    for (unsigned i = 0; i < cycles; i++) {
+        atomic_fetch_add(&r.phase, 1);
+        create_owner(f);
+        atomic_fetch_add(&r.phase, 1);
+        gc_world_destroy(f->owner);
+        f->owner = NULL;
+    }
+    atomic_store(&r.done, true);
+    assert_int_equal(pthread_join(t, NULL), 0);
+    if (r.found > 0)
+        fail_msg("%u of %u attaches found the world without its queue: %s",
+                 r.found, r.tries, r.msg);
+}
+
 /* ---- Refusals ------------------------------------------------------------ */
 
 static void
@@ -2415,6 +2479,7 @@ main(void)
         T(test_readonly_mapping),
         T(test_attach_edits),
         T(test_attach_missing),
+        T(test_attach_while_created),
         T(test_refuse_corrupt_objects),
         T(test_refuse_corrupt_edits),
         T(test_validate_any_bytes),
