@@ -181,7 +181,9 @@ typedef struct gc_world_takeover {
  * Create the world and its edit queue (the daemon).  Both objects are made
  * with O_CREAT|O_EXCL, sized, given their modes exactly, locked (flock, held
  * until close) and mapped read-write; the world starts in GC_WORLD_STARTING
- * with zeroed cells (all walkable), no snapshot and generation 0.
+ * with zeroed cells (all walkable), no snapshot and generation 0.  The
+ * queue is made first: a reader that can attach the world can attach its
+ * queue too.
  *
  * When an object already exists: if a live process holds it, GC_EBUSY with a
  * message naming the pid ("shared-memory object /gridcrowd is held by live
