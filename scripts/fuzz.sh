@@ -4,12 +4,14 @@
 #   scripts/fuzz.sh [SECONDS]        (default 60 seconds per target)
 #
 # Builds in build-fuzz/ (ignored by git) with clang, --enable-fuzzing and
-# --enable-sanitizers (ASan, UBSan, LeakSanitizer), then runs each target in
-# turn for SECONDS over a scratch copy of its seed corpus,
-# tests/fuzz/corpus/TARGET/.  Targets: map and scen (the parsers), world
-# (the world and queue header validators and the readers after them),
-# edits (the edit-entry validator and the applier's drain), scenario
-# (scenario files, their grid and the runner on a model crowd).  What the fuzzer adds stays in
+# --enable-sanitizers (ASan, UBSan, LeakSanitizer), then runs each target
+# for SECONDS over a scratch copy of its seed corpus,
+# tests/fuzz/corpus/TARGET/, as many at once as there are cores (each
+# fuzzer is one process; GC_FUZZ_JOBS to change it).  Targets: map and
+# scen (the parsers), world (the world and queue header validators and
+# the readers after them), edits (the edit-entry validator and the
+# applier's drain), scenario (scenario files, their grid and the runner
+# on a model crowd).  What the fuzzer adds stays in
 # build-fuzz/run/TARGET/corpus/, never in the repository.  The build uses a
 # copy of the sources (build-fuzz/src/, refreshed on every run) because
 # automake refuses a second build directory beside an in-tree ./configure.
@@ -27,7 +29,8 @@
 # Environment: GC_FUZZ_CC (clang), GC_FUZZ_BUILD (build-fuzz under the
 # source tree), GC_FUZZ_MAX_LEN (largest input tried, 4096 bytes: the seeds
 # are smaller, and large maps only repeat rows), GC_FUZZ_TARGETS (which
-# targets, default "map scen world edits scenario").
+# targets, default "map scen world edits scenario"), GC_FUZZ_JOBS (how many
+# fuzz at once, default the number of cores).
 #
 # Exit codes: 0 every target ran its time without a failure; 1 a target
 # failed; 2 bad usage, or the build failed.
@@ -49,6 +52,10 @@ build=${GC_FUZZ_BUILD:-$top/build-fuzz}
 cc=${GC_FUZZ_CC:-clang}
 max_len=${GC_FUZZ_MAX_LEN:-4096}
 targets=${GC_FUZZ_TARGETS:-map scen world edits scenario}
+jobs=${GC_FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
+case $jobs in
+'' | *[!0-9]* | 0) echo "fuzz: GC_FUZZ_JOBS must be a positive number" >&2; exit 2 ;;
+esac
 
 die() {
     echo "fuzz: $*" >&2
@@ -107,26 +114,44 @@ final_stat() {
     sed -n "s/^stat::$1: *//p" "$log" | tail -n 1
 }
 
-failed=0
-results=
+# Fuzz target $1 for $secs s; its exit status and seconds into its run
+# directory (the fuzzers run side by side, GC_FUZZ_JOBS at a time).
+fuzz_one() {
+    local t=$1 bin=$objdir/tests/fuzz/fuzz_$1 dir=$build/run/$1 start
+    start=$(date +%s)
+    "$bin" -max_total_time="$secs" -max_len="$max_len" -timeout=10 \
+        -print_final_stats=1 -artifact_prefix="$dir/crash/" \
+        "$dir/corpus" >"$dir/fuzz.log" 2>&1
+    echo $? >"$dir/rc"
+    echo $(($(date +%s) - start)) >"$dir/elapsed"
+}
+
+running=0
 for t in $targets; do
-    bin=$objdir/tests/fuzz/fuzz_$t
     dir=$build/run/$t
     rm -rf "$dir"
     mkdir -p "$dir/corpus" "$dir/crash" || die "cannot create $dir"
     cp -p "$top/tests/fuzz/corpus/$t/"* "$dir/corpus/" ||
         die "no seed corpus in tests/fuzz/corpus/$t"
     seeds=$(find "$dir/corpus" -type f | wc -l)
-
+    if [ "$running" -ge "$jobs" ]; then
+        wait -n
+        running=$((running - 1))
+    fi
     echo "fuzz: fuzz_$t for $secs s over $seeds seeds (log: $dir/fuzz.log)" >&2
-    start=$(date +%s)
-    "$bin" -max_total_time="$secs" -max_len="$max_len" -timeout=10 \
-        -print_final_stats=1 -artifact_prefix="$dir/crash/" \
-        "$dir/corpus" >"$dir/fuzz.log" 2>&1
-    rc=$?
-    elapsed=$(($(date +%s) - start))
+    fuzz_one "$t" &
+    running=$((running + 1))
+done
+wait
 
+failed=0
+results=
+for t in $targets; do
+    bin=$objdir/tests/fuzz/fuzz_$t
+    dir=$build/run/$t
     log=$dir/fuzz.log
+    rc=$(cat "$dir/rc" 2>/dev/null || echo 1)
+    elapsed=$(cat "$dir/elapsed" 2>/dev/null || echo '?')
     runs=$(final_stat number_of_executed_units)
     speed=$(final_stat average_exec_per_sec)
     added=$(final_stat new_units_added)
