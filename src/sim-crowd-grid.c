@@ -144,11 +144,14 @@ gc_sim_crowd_init(gc_sim *s)
 void
 gc_sim_crowd_free(gc_sim *s)
 {
+    /* First: it joins the jam thread, whose build may still be reading
+     * s->nav and s->pgrid (s->inflated).  Freed before the join, they
+     * crashed the daemon at exit, once in about twenty 5 s runs. */
+    gc_sim_jam_free(s);
     gc_nav_free(s->nav);
     gc_nav_free(s->wnav);
     gc_grid_free(s->inflated);
     gc_sim_edges_free(&s->edges);
-    gc_sim_jam_free(s);
     gc_orca_grid_free(s->oidx);
     free(s->px);
     free(s->py);

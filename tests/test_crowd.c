@@ -743,6 +743,25 @@ test_jam_dropped_build(void **state)
     gc_grid_free(g);
 }
 
+/* Freeing the sim while the jam thread builds: the build reads the sim's
+ * navigation data and planning grid, which gc_sim_free freed before it
+ * joined the thread (a crash at the daemon's exit; under ASan or valgrind
+ * a read after free here).  The passage crowd until a build is under way,
+ * then freed at once. */
+static void
+test_jam_free_while_building(void **state)
+{
+    (void)state;
+    gc_grid *g;
+    gc_sim *s = passage_sim(&g, 1);
+    int t = 0;
+    while (!(s->jam_busy && s->jam_threaded) && t++ < 60 * 60)
+        assert_int_equal(gc_sim_tick(s), GC_OK);
+    assert_true(s->jam_busy && s->jam_threaded);
+    gc_sim_free(s);
+    gc_grid_free(g);
+}
+
 /* The jam grid is built beside the ticks (sim-jam.c) yet takes effect at
  * a fixed tick: the run is bit for bit the same on 1, 2 and 3 workers. */
 static void
@@ -2528,6 +2547,7 @@ main(void)
         cmocka_unit_test(test_squeeze_posts),
         cmocka_unit_test(test_jam_threads_identical),
         cmocka_unit_test(test_jam_dropped_build),
+        cmocka_unit_test(test_jam_free_while_building),
         cmocka_unit_test(test_visible_fast_exact),
         cmocka_unit_test(test_wall_segments_exact),
         cmocka_unit_test(test_wall_segments_kept),
