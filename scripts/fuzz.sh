@@ -117,7 +117,8 @@ final_stat() {
 # Fuzz target $1 for $secs s; its exit status and seconds into its run
 # directory (the fuzzers run side by side, GC_FUZZ_JOBS at a time).
 fuzz_one() {
-    local t=$1 bin=$objdir/tests/fuzz/fuzz_$1 dir=$build/run/$1 start
+    local t=$1 bin dir start
+    bin=$objdir/tests/fuzz/fuzz_$t dir=$build/run/$t
     start=$(date +%s)
     "$bin" -max_total_time="$secs" -max_len="$max_len" -timeout=10 \
         -print_final_stats=1 -artifact_prefix="$dir/crash/" \
