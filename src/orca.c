@@ -41,7 +41,7 @@
 #include <string.h>
 
 #if !defined(GC_ORCA_SCALAR)
-unsigned gc_orca_lanes_widest = 16;
+unsigned gc_orca_lanes_widest = 0;
 #endif
 
 void

@@ -18,9 +18,11 @@
 /* fmaxf/fminf are library calls at -O2 (they must handle NaN); ours are
  * two instructions. */
 /* The widest lanes the vector paths may take: 16 (AVX-512, where the
- * CPU has it: the crowd's linear programs), 8 (AVX) or 4 (SSE2).  Tests
- * set it, before any thread runs, to hold them to fewer where the CPU
- * could take more (orca.c). */
+ * CPU has it: the crowd's linear programs), 8 (AVX) or 4 (SSE2); 0, the
+ * default, as the CPU prefers (gc_orca_lanes_sixteen, orca_simd.h).
+ * Tests set it, before any thread runs, to hold them to fewer where the
+ * CPU could take more, or to sixteen where it has AVX-512 but would not
+ * take it (orca.c). */
 extern unsigned gc_orca_lanes_widest;
 
 /* The tolerance of parallel-line and constraint tests (orca.c,

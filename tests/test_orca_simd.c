@@ -279,10 +279,11 @@ same_bits(unsigned widest)
     printf("# %s: 20000 steps the same, %d infeasible, %d with wall lines, "
            "%d neighbours with w = 0, %d on a shorter horizon; %d programs "
            "in lanes the same\n",
-           widest == 4 ? "four lanes"
-           : widest == 8
-               ? "up to eight lanes (AVX, where the CPU has it)"
-               : "up to sixteen lanes (AVX-512, where the CPU has it)",
+           widest == 4   ? "four lanes"
+           : widest == 8 ? "up to eight lanes (AVX, where the CPU has it)"
+           : widest == 16
+               ? "up to sixteen lanes (AVX-512, where the CPU has it)"
+               : "the lanes the library chooses for this CPU",
            infeasible, with_walls, degenerate, shortened, batch.solved);
     assert_int_equal(batch.solved, 20000);
     batch.solved = 0;
@@ -304,6 +305,7 @@ static void
 test_solve_same_bits_degenerate(void **state)
 {
     (void)state;
+    gc_orca_lanes_widest = 16; /* (where the CPU has AVX-512) */
     const float h = 0.70710678f;
     const gc_vec2 dirs[8] = {{1, 0}, {-1, 0}, {0, 1},  {0, -1},
                              {h, h}, {-h, -h}, {h, -h}, {-h, h}};
@@ -358,17 +360,28 @@ test_solve_same_bits_degenerate(void **state)
            feasible, parallel_fail);
     assert_int_equal(batch.solved, 40000);
     batch.solved = 0;
+    gc_orca_lanes_widest = 0;
     assert_true(feasible > 2000);
     assert_true(parallel_fail > 2000);
 }
 
-/* The library's choice: sixteen lanes where the CPU has AVX-512, eight
- * where it has AVX, else four. */
+/* The library's choice: sixteen lanes where the CPU is AMD's with
+ * AVX-512, eight where it has AVX, else four. */
 static void
 test_velocity_same_bits(void **state)
 {
     (void)state;
+    same_bits(0);
+}
+
+/* Sixteen lanes wherever the CPU has AVX-512, even where the library
+ * would not choose them. */
+static void
+test_velocity_same_bits_sixteen(void **state)
+{
+    (void)state;
     same_bits(16);
+    gc_orca_lanes_widest = 0;
 }
 
 /* At most eight lanes, as on a CPU with AVX but not AVX-512. */
@@ -377,7 +390,7 @@ test_velocity_same_bits_eight(void **state)
 {
     (void)state;
     same_bits(8);
-    gc_orca_lanes_widest = 16;
+    gc_orca_lanes_widest = 0;
 }
 
 /* Four lanes, as on a CPU without AVX. */
@@ -386,7 +399,7 @@ test_velocity_same_bits_four(void **state)
 {
     (void)state;
     same_bits(4);
-    gc_orca_lanes_widest = 16;
+    gc_orca_lanes_widest = 0;
 }
 
 int
@@ -402,9 +415,15 @@ main(void)
                    __builtin_cpu_supports("avx512dq")
                ? "has"
                : "has no");
+    printf("# and is %s (the library takes sixteen lanes by default on "
+           "AMD's alone)\n",
+           __builtin_cpu_is("amd")     ? "AMD's"
+           : __builtin_cpu_is("intel") ? "Intel's"
+                                       : "neither AMD's nor Intel's");
 #endif
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_velocity_same_bits),
+        cmocka_unit_test(test_velocity_same_bits_sixteen),
         cmocka_unit_test(test_velocity_same_bits_eight),
         cmocka_unit_test(test_velocity_same_bits_four),
         cmocka_unit_test(test_solve_same_bits_degenerate),
