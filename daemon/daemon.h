@@ -155,6 +155,7 @@ typedef struct run_figures {
     uint64_t overruns, overruns_after_1s;
     gc_sim_stats total;
     uint64_t edit_batches;    /* ticks whose edits changed cells */
+    uint64_t snapshots;       /* agents' records published (publish_due) */
     uint64_t overruns_before; /* overruns when the window began */
     bool said_behind;         /* the falling-behind warning was given */
     /* --record: the recorder's figures at the end, the file's size. */

@@ -258,11 +258,11 @@ run(const options *o, gc_world *w, gc_host *host, gc_sim *sim,
                         (duration_ns && t - start >= duration_ns) ||
                         (sm != NULL ? gc_scenario_run_done(sm->run)
                                     : o->batch && gc_sim_done(sim));
-        /* Real time: publish every tick.  Batch: at most 120 times a wall
-         * second (readers cannot use more), and at the end. */
-        if (!o->batch || finished || t - last_publish >= 1000000000ull / 120) {
+        /* Every tick while someone reads them (gc_host_publish_due). */
+        if (finished || gc_host_publish_due(host, o->batch, t - last_publish)) {
             gc_host_publish_agents(host);
             last_publish = t;
+            fig->snapshots++;
         }
         if (rec->rec != NULL && fig->ticks % rec->every == 0)
             record_frame(rec, sim, grid);

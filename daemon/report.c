@@ -320,6 +320,7 @@ write_summary(FILE *f, bool json, const options *o, const run_figures *fig,
                 "\"smooth_us_mean\": %.3f, \"expanded_mean\": %.3f, "
                 "\"replans\": %llu, \"overruns\": %llu, "
                 "\"overruns_after_1s\": %llu, \"edit_batches\": %llu, "
+                "\"snapshots\": %llu, "
                 "\"replan_delay_ticks_max\": %llu, "
                 "\"replan_delay_ms_mean\": %.3f, "
                 "\"replan_delay_ms_max\": %.3f, \"threads\": %d, "
@@ -338,6 +339,7 @@ write_summary(FILE *f, bool json, const options *o, const run_figures *fig,
                 (unsigned long long)fig->overruns,
                 (unsigned long long)fig->overruns_after_1s,
                 (unsigned long long)fig->edit_batches,
+                (unsigned long long)fig->snapshots,
                 (unsigned long long)t->replan_delay_ticks_max,
                 t->replan_delay_ms_mean, t->replan_delay_ms_max, o->sim.threads,
                 o->batch ? "true" : "false", o->sim.hz, max_rss_kb(),

@@ -55,6 +55,9 @@ struct gc_host {
     uint32_t path_agent;
     /* Agents by state in the last records published without a sim. */
     uint64_t by_state[8];
+    /* Whether edits were applied since the agents were last published
+     * (gc_host_publish_due). */
+    bool edited;
 };
 
 static void report(gc_host *h, const char *fmt, ...)
@@ -258,9 +261,12 @@ gc_host_edits(gc_host *h, uint64_t now_ns, unsigned long queue_faults,
         *changed_out = 0;
     if (h->counts.edits_on)
         h->counts.edits_on = check_queue(h, now_ns, queue_faults);
-    if (h->counts.edits_on)
+    if (h->counts.edits_on) {
+        uint64_t applied = gc_world_edits_applied(h->world);
         rc = gc_edit_applier_drain(h->edits, h->world, h->grid, now_ns,
                                    &changed, &n_changed);
+        h->edited |= gc_world_edits_applied(h->world) != applied;
+    }
     if (rc != GC_OK || n_changed == 0)
         return rc;
     /* The agents these cells touch plan again in the coming tick. */
@@ -445,9 +451,20 @@ publish_part(void *arg, unsigned part, unsigned parts)
  * a hand-over costs more than it saves.  The records are the same either
  * way.
  */
+bool
+gc_host_publish_due(const gc_host *h, bool batch, uint64_t since_ns)
+{
+    if (h->edited || since_ns >= 1000000000ull / 4)
+        return true;
+    if (batch && since_ns < 1000000000ull / 120)
+        return false;
+    return gc_world_watched(h->world);
+}
+
 void
 gc_host_publish_agents(gc_host *h)
 {
+    h->edited = false;
     if (h->sim == NULL)
         return;
     gc_world_snap *snap = gc_world_agents_begin(h->world);

@@ -18,6 +18,11 @@
  *   from shared memory, so a corrupted header after attach cannot make them
  *   read out of bounds.  (The daemon never shrinks the object; a process
  *   that could would need write access, which readers do not grant.)
+ * - Every attached handle holds a shared lock on byte 0 of the world's
+ *   object (an open file description lock, which fcntl(2) keeps apart from
+ *   shm.c's flocks), so the owner can ask whether anyone reads
+ *   (gc_world_watched).  The kernel drops it with the descriptor: a reader
+ *   that dies leaves no lock behind.
  * - Only the owner's handle writes the world.  Its setters say GC_EPERM on a
  *   reader's handle; debug builds also assert the rule where a caller has
  *   no way to get it wrong but by a bug of ours.
@@ -329,6 +334,49 @@ check_world_cb(const uint8_t *p, size_t size, const char *name, void *lay,
     return gc_layout_check_world(p, size, name, lay, err);
 }
 
+/* The readers' lock: byte 0 of the world's object, shared. */
+static struct flock
+watch_lock(short type)
+{
+    struct flock fl;
+    memset(&fl, 0, sizeof fl);
+    fl.l_type = type;
+    fl.l_whence = SEEK_SET;
+    fl.l_start = 0;
+    fl.l_len = 1;
+    return fl;
+}
+
+/* Hold the readers' lock on fd (a reader's).  Should the system refuse
+ * it, the reader still reads: the daemon then publishes the agents four
+ * times a second instead of every tick, which is all it loses. */
+static void
+watch(int fd)
+{
+#if defined(F_OFD_SETLK)
+    struct flock fl = watch_lock(F_RDLCK);
+    (void)fcntl(fd, F_OFD_SETLK, &fl);
+#else
+    (void)fd;
+#endif
+}
+
+bool
+gc_world_watched(const gc_world *w)
+{
+#if defined(F_OFD_GETLK)
+    /* Would an exclusive lock conflict?  Only a reader's shared one can
+     * (nobody else locks the byte). */
+    struct flock fl = watch_lock(F_WRLCK);
+    if (fcntl(w->fd, F_OFD_GETLK, &fl) != 0)
+        return true;
+    return fl.l_type != F_UNLCK;
+#else
+    (void)w;
+    return true;
+#endif
+}
+
 int
 gc_world_attach(gc_world **out, const char *name, unsigned flags, gc_error *err)
 {
@@ -345,6 +393,7 @@ gc_world_attach(gc_world **out, const char *name, unsigned flags, gc_error *err)
     if (rc != GC_OK)
         goto fail;
     w->pid = (pid_t)world_hdr(w)->pid;
+    watch(w->fd);
     if (flags & GC_WORLD_ATTACH_QUEUE) {
         rc = gc_queue_attach(&w->queue, w->pid, w->name, err);
         if (rc != GC_OK)

@@ -7,7 +7,9 @@
  * without a sim publishes the records it is given; the whole path of the
  * agent the trace request names goes to the world's path section, however
  * long (the records hold 8 waypoints); the records of a large crowd,
- * written by the sim's workers, are the ones one thread writes.
+ * written by the sim's workers, are the ones one thread writes; the
+ * records are due every tick while a reader is attached, four times a
+ * second while none is, and after edits.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -76,6 +78,19 @@ quiet_host(gc_world *w, gc_grid *grid, gc_sim *sim)
     return h;
 }
 
+/* A sim of `agents` on grid, every other setting the default. */
+static gc_sim *
+default_sim(gc_grid *grid, size_t agents)
+{
+    gc_sim_config c;
+    gc_sim_config_init(&c);
+    c.agents = agents;
+    gc_sim *sim;
+    gc_error err;
+    assert_int_equal(gc_sim_new(&sim, grid, &c, &err), GC_OK);
+    return sim;
+}
+
 static void
 push_column(gc_world *w, int32_t x, uint32_t type)
 {
@@ -101,12 +116,8 @@ test_embedded_sim_publishes(void **state)
     assert_int_equal(gc_host_grid(w, map, &grid), GC_OK);
     assert_int_equal(gc_grid_get(grid, 0, 0), GC_CELL_OBSTACLE);
 
-    gc_sim_config c;
-    gc_sim_config_init(&c);
-    c.agents = 20;
-    gc_sim *sim;
+    gc_sim *sim = default_sim(grid, 20);
     gc_error err;
-    assert_int_equal(gc_sim_new(&sim, grid, &c, &err), GC_OK);
     said s = {0, ""};
     gc_host_config hc = {w, grid, sim, on_report, &s, NULL, NULL};
     gc_host *h;
@@ -205,6 +216,59 @@ test_embedded_sim_publishes(void **state)
     gc_host_counts_get(h, &hcnt);
     assert_int_equal(hcnt.queue_resets, 2);
     assert_non_null(strstr(s.last, "SIGBUS caught, 1 so far"));
+
+    gc_host_free(h);
+    gc_sim_free(sim);
+    gc_grid_free(grid);
+    gc_grid_free(map);
+    gc_world_destroy(w);
+}
+
+/* When the records are due (gc_host_publish_due): every tick while a
+ * reader is attached (120 times a second in batch), four times a second
+ * while none is, and after edits were applied since the last publish. */
+static void
+test_publish_due(void **state)
+{
+    (void)state;
+    const uint64_t ms = 1000000ull;
+    gc_world *w = make_world(4);
+    gc_grid *map, *grid;
+    assert_int_equal(gc_grid_new(&map, 21, 10), GC_OK);
+    assert_int_equal(gc_host_grid(w, map, &grid), GC_OK);
+    gc_sim *sim = default_sim(grid, 4);
+    gc_host *h = quiet_host(w, grid, sim);
+    gc_error err;
+
+    /* Nobody reads. */
+    assert_false(gc_host_publish_due(h, false, 0));
+    assert_false(gc_host_publish_due(h, false, 249 * ms));
+    assert_true(gc_host_publish_due(h, false, 250 * ms));
+    assert_false(gc_host_publish_due(h, true, 100 * ms));
+    assert_true(gc_host_publish_due(h, true, 250 * ms));
+
+    /* A reader. */
+    gc_world *r;
+    assert_int_equal(gc_world_attach(&r, name, GC_WORLD_ATTACH_QUEUE, &err),
+                     GC_OK);
+    assert_true(gc_host_publish_due(h, false, 0));
+    assert_false(gc_host_publish_due(h, true, 8 * ms));
+    assert_true(gc_host_publish_due(h, true, 9 * ms));
+
+    /* It leaves an edit behind: due once drained, until published. */
+    push_column(r, 10, GC_CELL_OBSTACLE);
+    gc_world_close(r);
+    assert_false(gc_host_publish_due(h, false, 0));
+    assert_int_equal(gc_host_edits(h, gc_clock_ns(), 0, NULL), GC_OK);
+    assert_true(gc_host_publish_due(h, false, 0));
+    assert_true(gc_host_publish_due(h, true, 0));
+    assert_int_equal(gc_host_tick(h), GC_OK);
+    assert_true(gc_host_publish_due(h, false, 0));
+    gc_host_publish_agents(h);
+    assert_false(gc_host_publish_due(h, false, 0));
+    /* An empty queue drained is no edit. */
+    assert_int_equal(gc_host_edits(h, gc_clock_ns(), 0, NULL), GC_OK);
+    assert_false(gc_host_publish_due(h, false, 0));
 
     gc_host_free(h);
     gc_sim_free(sim);
@@ -525,6 +589,7 @@ main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_embedded_sim_publishes),
+        cmocka_unit_test(test_publish_due),
         cmocka_unit_test(test_records_without_sim),
         cmocka_unit_test(test_edit_hook),
         cmocka_unit_test(test_whole_path_of_requested_agent),

@@ -1739,6 +1739,50 @@ test_owner_alive(void **state)
     assert_int_equal(gc_world_state(f->reader), GC_WORLD_STARTING);
 }
 
+/* The owner sees its readers: each attached handle, until it is closed
+ * or its process dies (the kernel drops the lock with the descriptor). */
+static void
+test_watched(void **state)
+{
+    fixture *f = *state;
+    create_owner(f);
+    assert_false(gc_world_watched(f->owner));
+    attach_reader(f, 0);
+    assert_true(gc_world_watched(f->owner));
+    gc_world *second = NULL;
+    gc_error err;
+    assert_int_equal(gc_world_attach(&second, f->name, 0, &err), GC_OK);
+    gc_world_close(f->reader);
+    f->reader = NULL;
+    assert_true(gc_world_watched(f->owner)); /* the second still reads */
+    gc_world_close(second);
+    assert_false(gc_world_watched(f->owner));
+
+    int ready[2];
+    assert_int_equal(pipe(ready), 0);
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        gc_world *w = NULL;
+        if (gc_world_attach(&w, f->name, 0, &err) != GC_OK)
+            _exit(1);
+        char c = 'r';
+        if (write(ready[1], &c, 1) != 1)
+            _exit(1);
+        for (;;)
+            pause(); /* killed, never closed */
+    }
+    close(ready[1]);
+    char c;
+    assert_int_equal(read(ready[0], &c, 1), 1);
+    close(ready[0]);
+    assert_true(gc_world_watched(f->owner));
+    assert_int_equal(kill(child, SIGKILL), 0);
+    int status;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_false(gc_world_watched(f->owner));
+}
+
 /* ---- Edit queue ---------------------------------------------------------- */
 
 static gc_edit
@@ -2501,6 +2545,7 @@ main(void)
         T(test_path_concurrent),
         T(test_cells_busy_while_written),
         T(test_owner_alive),
+        T(test_watched),
         T(test_edits_push_pop),
         T(test_edits_full),
         T(test_edits_dead_producer),

@@ -11,8 +11,9 @@
  *      grid, and tell the sim which cells changed;
  *   2. gc_host_tick: follow the viewer's trace request and publish a
  *      finished trace, run one tick, publish the tick number;
- *   3. gc_host_publish_agents (every tick, or as often as readers can use;
- *      with the whole path of the requested agent) and
+ *   3. gc_host_publish_agents when gc_host_publish_due says so (every
+ *      tick while a reader is attached, four times a second while none
+ *      is; with the whole path of the requested agent) and
  *      gc_host_publish_stats (once per window, a second say).
  *
  * Pacing, signals, options and printing stay with the program.  A host
@@ -113,6 +114,20 @@ int gc_host_edits(gc_host *h, uint64_t now_ns, unsigned long queue_faults,
 /* Step 2: follow the trace request and publish a finished trace (with a
  * sim), run one tick (gc_sim_tick's errors), publish the tick number. */
 int gc_host_tick(gc_host *h);
+
+/*
+ * Whether step 3 is due after this tick, `since_ns` after the agents were
+ * last published; `batch`: the loop runs ticks as fast as it can, not in
+ * real time.  While a reader has the world attached (gc_world_watched):
+ * after every tick in real time, at most 120 times a wall second in batch
+ * (no reader can use more).  With none: four times a wall second, so that
+ * one who attaches finds records at most a quarter of a second old (with
+ * 100,000 agents the records are 7% of a tick).  And always after edits
+ * were applied (gc_host_edits) since the last publish, so that a tool
+ * that waited for its edit (gc_edit_wait) and exited finds it in the next
+ * reader's records.  A program also publishes at its end.
+ */
+bool gc_host_publish_due(const gc_host *h, bool batch, uint64_t since_ns);
 
 /* Step 3: publish the sim's agents as one snapshot (requires a sim), and
  * the whole remaining path of the agent the trace request names (the

@@ -1,7 +1,7 @@
 /*
  * gc-test-reader.c: a test-only reader of a running world, for shell tests.
  *
- *   gc-test-reader [-a] [-s] [-w STATE] [-t SECONDS] NAME
+ *   gc-test-reader [-a] [-s] [-w STATE] [-t SECONDS] [-h SECONDS] NAME
  *
  * Attaches read-only to the world NAME and prints one line of header fields:
  *
@@ -14,6 +14,8 @@
  * -w  first wait until the world exists and is in STATE (starting, running,
  *     stopping), polling every 10 ms, for at most -t seconds (default 10).
  *     A script waits for a daemon's readiness this way instead of sleeping.
+ * -h  at the end keep the world attached (a reader the daemon sees:
+ *     gc_world_watched) for up to SECONDS, until its owner is gone.
  *
  * Exit codes: 0 printed; 1 attach or read failed (message on stderr);
  * 2 usage; 3 timed out waiting.
@@ -33,7 +35,7 @@ static int
 usage(void)
 {
     fprintf(stderr, "usage: gc-test-reader [-a] [-s] [-w STATE] "
-                    "[-t SECONDS] NAME\n");
+                    "[-t SECONDS] [-h SECONDS] NAME\n");
     return 2;
 }
 
@@ -82,9 +84,9 @@ main(int argc, char **argv)
 {
     bool agents = false, stats = false;
     int want = 0;
-    double timeout = 10;
+    double timeout = 10, hold = 0;
     int c;
-    while ((c = getopt(argc, argv, "asw:t:")) != -1) {
+    while ((c = getopt(argc, argv, "asw:t:h:")) != -1) {
         switch (c) {
         case 'a':
             agents = true;
@@ -98,6 +100,9 @@ main(int argc, char **argv)
             break;
         case 't':
             timeout = atof(optarg);
+            break;
+        case 'h':
+            hold = atof(optarg);
             break;
         default:
             return usage();
@@ -149,6 +154,11 @@ main(int argc, char **argv)
                    (unsigned long long)st.searches_total);
         }
     }
+    fflush(stdout);
+    struct timespec nap = {0, 10 * 1000 * 1000};
+    for (uint64_t t0 = gc_clock_ns();
+         (double)(gc_clock_ns() - t0) / 1e9 < hold && gc_world_owner_alive(w);)
+        nanosleep(&nap, NULL);
     gc_world_close(w);
     return status;
 }
