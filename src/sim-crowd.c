@@ -597,6 +597,15 @@ step_chunk(gc_sim_worker *w, gc_sim_crowd_scratch *c, uint32_t m,
     uint64_t t1 = gc_clock_ns();
     for (uint32_t j = 0; j < m; j++) {
         uint32_t i = c->who[j];
+        /* The next waypoint steering will read four agents on: each
+         * agent's path is its own allocation, and with 100,000 agents
+         * its load was a miss, a third of steering's samples (open
+         * ground, batch: 0.2 ms less a tick outside avoidance). */
+        if (j + 4 < m) {
+            const gc_agent *ahead = &s->agents[c->who[j + 4]];
+            if (ahead->wp_next < ahead->wp_len)
+                __builtin_prefetch(&ahead->wp[ahead->wp_next]);
+        }
         const uint32_t *ids = c->ids + j * k;
         const float *d2 = c->d2 + j * k;
         measure(w, i, &c->at[j], ids, d2, c->n[j], k);
