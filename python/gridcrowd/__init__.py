@@ -459,7 +459,12 @@ class World:
         return buf, n.value, tick.value
 
     def agents(self):
-        """The latest agent snapshot, a list of Agent."""
+        """The latest agent snapshot, a list of Agent.
+
+        The daemon writes one every tick while a reader (this World among
+        them) is attached, and four times a second while none is: the
+        first snapshot after attaching may be up to 0.25 s old.
+        """
         buf, n, _ = self._read_agents()
         out = []
         for a in buf[:n]:
