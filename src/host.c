@@ -443,14 +443,7 @@ publish_part(void *arg, unsigned part, unsigned parts)
         store_agents(p->sim, p->snap, p->cap, lo, hi, (uint32_t)at);
 }
 
-/*
- * Every live agent, in slot order.  From gc_sim_prep_shared slots up the
- * sim's workers write them, each a part of the slots (with 100,000
- * agents the records took the loop's thread about a tenth of a tick at
- * 60 Hz, the other core waiting); below that the loop's thread alone, as
- * a hand-over costs more than it saves.  The records are the same either
- * way.
- */
+/* Edits first: a reader the next tick must find them, watched or not. */
 bool
 gc_host_publish_due(const gc_host *h, bool batch, uint64_t since_ns)
 {
@@ -461,6 +454,14 @@ gc_host_publish_due(const gc_host *h, bool batch, uint64_t since_ns)
     return gc_world_watched(h->world);
 }
 
+/*
+ * Every live agent, in slot order.  From gc_sim_prep_shared slots up the
+ * sim's workers write them, each a part of the slots (with 100,000
+ * agents the records took the loop's thread about a tenth of a tick at
+ * 60 Hz, the other core waiting); below that the loop's thread alone, as
+ * a hand-over costs more than it saves.  The records are the same either
+ * way.
+ */
 void
 gc_host_publish_agents(gc_host *h)
 {

@@ -334,27 +334,15 @@ check_world_cb(const uint8_t *p, size_t size, const char *name, void *lay,
     return gc_layout_check_world(p, size, name, lay, err);
 }
 
-/* The readers' lock: byte 0 of the world's object, shared. */
-static struct flock
-watch_lock(short type)
-{
-    struct flock fl;
-    memset(&fl, 0, sizeof fl);
-    fl.l_type = type;
-    fl.l_whence = SEEK_SET;
-    fl.l_start = 0;
-    fl.l_len = 1;
-    return fl;
-}
-
-/* Hold the readers' lock on fd (a reader's).  Should the system refuse
- * it, the reader still reads: the daemon then publishes the agents four
- * times a second instead of every tick, which is all it loses. */
+/* Hold the readers' lock on fd (a reader's): byte 0 of the world's
+ * object, shared.  Should the system refuse it, the reader still reads:
+ * the daemon then publishes the agents four times a second instead of
+ * every tick, which is all it loses. */
 static void
 watch(int fd)
 {
 #if defined(F_OFD_SETLK)
-    struct flock fl = watch_lock(F_RDLCK);
+    struct flock fl = {.l_type = F_RDLCK, .l_whence = SEEK_SET, .l_len = 1};
     (void)fcntl(fd, F_OFD_SETLK, &fl);
 #else
     (void)fd;
@@ -365,9 +353,9 @@ bool
 gc_world_watched(const gc_world *w)
 {
 #if defined(F_OFD_GETLK)
-    /* Would an exclusive lock conflict?  Only a reader's shared one can
-     * (nobody else locks the byte). */
-    struct flock fl = watch_lock(F_WRLCK);
+    /* Would an exclusive lock on the byte conflict?  Only a reader's
+     * shared one can (nobody else locks it). */
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_len = 1};
     if (fcntl(w->fd, F_OFD_GETLK, &fl) != 0)
         return true;
     return fl.l_type != F_UNLCK;

@@ -121,11 +121,11 @@ int gc_host_tick(gc_host *h);
  * real time.  While a reader has the world attached (gc_world_watched):
  * after every tick in real time, at most 120 times a wall second in batch
  * (no reader can use more).  With none: four times a wall second, so that
- * one who attaches finds records at most a quarter of a second old (with
- * 100,000 agents the records are 7% of a tick).  And always after edits
- * were applied (gc_host_edits) since the last publish, so that a tool
- * that waited for its edit (gc_edit_wait) and exited finds it in the next
- * reader's records.  A program also publishes at its end.
+ * one who attaches finds records at most a quarter of a second old
+ * (with 100,000 agents the records are 7 to 10% of a tick).  And always
+ * after edits were applied (gc_host_edits) since the last publish, so
+ * that a tool that waited for its edit (gc_edit_wait) and exited finds
+ * it in the next reader's records.  A program also publishes at its end.
  */
 bool gc_host_publish_due(const gc_host *h, bool batch, uint64_t since_ns);
 

@@ -316,8 +316,8 @@ bool gc_world_owner_alive(const gc_world *w);
  * holds a shared lock on the world's object (an open file description
  * lock) from attach to gc_world_close, or to its process's end, however
  * that comes.  Meant for the owner, which publishes the agents' records
- * every tick only while someone may read them (they are 7% of a tick with
- * 100,000 agents).  True when the system cannot say.
+ * every tick only while someone may read them (they are 7 to 10% of a
+ * tick with 100,000 agents).  True when the system cannot say.
  */
 bool gc_world_watched(const gc_world *w);
 
