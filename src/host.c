@@ -443,7 +443,8 @@ publish_part(void *arg, unsigned part, unsigned parts)
         store_agents(p->sim, p->snap, p->cap, lo, hi, (uint32_t)at);
 }
 
-/* Edits first: a reader the next tick must find them, watched or not. */
+/* The rules are host.h's: edits since the last publish first, as they
+ * must reach the next reader whether anyone is attached now or not. */
 bool
 gc_host_publish_due(const gc_host *h, bool batch, uint64_t since_ns)
 {

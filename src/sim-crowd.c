@@ -603,7 +603,7 @@ step_chunk(gc_sim_worker *w, gc_sim_crowd_scratch *c, uint32_t m,
          * ground, batch: 0.2 ms less a tick outside avoidance). */
         if (j + 4 < m) {
             const gc_agent *ahead = &s->agents[c->who[j + 4]];
-            if (ahead->wp_next < ahead->wp_len)
+            if (gc_agent_remaining(ahead) > 0)
                 __builtin_prefetch(&ahead->wp[ahead->wp_next]);
         }
         const uint32_t *ids = c->ids + j * k;
