@@ -62,7 +62,7 @@ const char *read_why(int r);
 
 /* Attach to the world (and its queue when `edits`); for editing, also
  * insist that its daemon is alive and not stopping.  EX_OK or the exit
- * code, message printed. */
+ * code, message printed; on failure *w is NULL (nothing to close). */
 int attach(gc_world **w, bool edits, const char *what);
 
 /* A coordinate: an integer, clamped to int32 (so that it stays off any

@@ -116,6 +116,7 @@ attach(gc_world **w, bool edits, const char *what)
                            "no daemon: %s was left by pid %ld, which is gone",
                            gc_world_name(*w), (long)gc_world_pid(*w));
             gc_world_close(*w);
+            *w = NULL; /* (callers close what attach leaves them) */
             return rc;
         }
         if (gc_world_state(*w) == GC_WORLD_STOPPING) {
@@ -123,6 +124,7 @@ attach(gc_world **w, bool edits, const char *what)
                 prog_fail(EX_NODAEMON, what, "the daemon (pid %ld) is stopping",
                           (long)gc_world_pid(*w));
             gc_world_close(*w);
+            *w = NULL;
             return rc;
         }
     }
