@@ -258,13 +258,14 @@ scenario_summary(FILE *f, bool json, const scenario_mode *m)
             f,
             ", \"seed\": %llu, \"time_s\": %.6f, \"spawned\": %llu, "
             "\"from_sources\": %llu, \"present\": %llu, \"arrived\": "
-            "%llu, \"left\": %llu, \"blocked\": %llu, \"events_fired\": "
-            "%llu, \"cells_edited\": %llu, \"sim_agents\": %zu, "
-            "\"evacuation_time_s\": ",
+            "%llu, \"left\": %llu, \"removed\": %llu, \"blocked\": %llu, "
+            "\"events_fired\": %llu, \"cells_edited\": %llu, "
+            "\"sim_agents\": %zu, \"evacuation_time_s\": ",
             (unsigned long long)m->seed, c.time, (unsigned long long)c.spawned,
             (unsigned long long)c.from_sources, (unsigned long long)c.present,
             (unsigned long long)c.arrived, (unsigned long long)c.left,
-            (unsigned long long)c.blocked, (unsigned long long)c.events_fired,
+            (unsigned long long)c.removed, (unsigned long long)c.blocked,
+            (unsigned long long)c.events_fired,
             (unsigned long long)c.cells_edited, gc_sim_live_count(m->sim));
         if (c.evacuation_time >= 0)
             fprintf(f, "%.6f", c.evacuation_time);
@@ -306,7 +307,11 @@ scenario_summary(FILE *f, bool json, const scenario_mode *m)
     for (size_t e = 0; e < c.nexits; e++)
         fprintf(f, "%s%s %llu", e ? ", " : "", sc->exits[e].name,
                 (unsigned long long)c.left_by_exit[e]);
-    fprintf(f, "), %llu present, %llu arrived; ", (unsigned long long)c.present,
+    fputs(")", f);
+    if (c.removed > 0)
+        fprintf(f, ", %llu removed by an editor",
+                (unsigned long long)c.removed);
+    fprintf(f, ", %llu present, %llu arrived; ", (unsigned long long)c.present,
             (unsigned long long)c.arrived);
     if (c.evacuation_time >= 0)
         fprintf(f, "evacuation time %.2f s", c.evacuation_time);

@@ -214,6 +214,8 @@ scn_run_index_rebuild(gc_scenario_run *r)
     for (size_t i = 0; i < r->nagents; i++) {
         scn_body b;
         int rc = r->crowd.body(r->crowd.arg, r->agents[i].h, &b);
+        if (rc == GC_EGONE)
+            continue; /* removed by an editor (after_tick lets it go) */
         if (rc != GC_OK)
             return rc;
         rc = index_add(r, b.pos, r->agents[i].radius);

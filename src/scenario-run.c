@@ -426,6 +426,8 @@ fire(gc_scenario_run *r, const gc_scenario_event *ev)
                 continue;
             scn_body b;
             int rc = r->crowd.body(r->crowd.arg, a->h, &b);
+            if (rc == GC_EGONE)
+                continue; /* removed by an editor: after_tick lets it go */
             if (rc != GC_OK)
                 return rc;
             a->step = 0;
@@ -556,6 +558,16 @@ gc_scenario_run_after_tick(gc_scenario_run *r, gc_error *err)
         scn_run_agent *a = &r->agents[i];
         scn_body b;
         rc = r->crowd.body(r->crowd.arg, a->h, &b);
+        if (rc == GC_EGONE) {
+            /* Removed from outside (gridcrowd-ctl remove): not the run's
+             * to report as an error, nor an exit's leaver. */
+            rc = GC_OK;
+            if (a->arrived)
+                r->arrived--;
+            r->removed++;
+            gone = true;
+            continue;
+        }
         if (rc != GC_OK)
             break;
         gc_cell c = scn_run_cell_of(r, b.pos);
@@ -682,6 +694,7 @@ gc_scenario_run_counts(const gc_scenario_run *r, gc_scenario_counts *out)
     out->present = r->nagents;
     out->arrived = r->arrived;
     out->left = r->left;
+    out->removed = r->removed;
     out->left_by_exit = r->left_by_exit;
     out->last_by_exit = r->last_by_exit;
     out->nexits = r->sc->nexits;

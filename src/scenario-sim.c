@@ -107,6 +107,32 @@ sim_body(void *arg, scn_agent a, scn_body *out)
     return GC_OK;
 }
 
+/*
+ * Every group's fastest speed must be one the simulation takes at this
+ * tick rate (GC_SIM_MAX_SPEED_CELLS_PER_TICK, as gc_sim_spawn checks
+ * it): checked before anyone is made, so that the message says which
+ * group and what to change, and a source's first agent cannot stop a
+ * run that has started.
+ */
+static int
+check_speeds(const gc_scenario *sc, const gc_sim *sim, double hz, gc_error *err)
+{
+    float cs = gc_sim_grid(sim)->cell_size, dt = (float)(1.0 / hz);
+    float max = GC_SIM_MAX_SPEED_CELLS_PER_TICK * cs / dt;
+    for (size_t g = 0; g < sc->ngroups; g++) {
+        const gc_scenario_group *gr = &sc->groups[g];
+        if ((float)gr->speed.max <= max)
+            continue;
+        return gc_error_set(
+            err, GC_ERANGE, sc->path, gr->has_spawn ? gr->spawn.line : 0, 0,
+            "group '%s': speeds up to %g m/s are more than %g cells a tick "
+            "at %g Hz (at most %g m/s); raise --hz or lower the speeds",
+            gr->name, gr->speed.max, (double)GC_SIM_MAX_SPEED_CELLS_PER_TICK,
+            hz, (double)max);
+    }
+    return GC_OK;
+}
+
 int
 gc_scenario_run_new(gc_scenario_run **out, const gc_scenario *sc, gc_sim *sim,
                     const gc_scenario_run_config *cfg, gc_error *err)
@@ -114,6 +140,12 @@ gc_scenario_run_new(gc_scenario_run **out, const gc_scenario *sc, gc_sim *sim,
     if (sim == NULL)
         return gc_error_set(err, GC_EINVAL, NULL, 0, 0,
                             "scenario run: no simulation");
+    if (out != NULL && sc != NULL && cfg != NULL && cfg->hz > 0) {
+        *out = NULL;
+        int rc = check_speeds(sc, sim, cfg->hz, err);
+        if (rc != GC_OK)
+            return rc;
+    }
     scn_crowd c = {sim, sim_spawn, sim_remove, sim_aim, sim_body};
     return scn_run_new_crowd(out, sc, &c, cfg, err);
 }

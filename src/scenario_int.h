@@ -273,7 +273,8 @@ struct gc_scenario_run {
     double max_radius;
 
     /* Figures. */
-    uint64_t spawned, from_sources, left, arrived, blocked, events_fired;
+    uint64_t spawned, from_sources, left, removed, arrived, blocked,
+        events_fired;
     uint64_t cells_edited;
     uint64_t *left_by_exit;
     double *last_by_exit;

@@ -40,6 +40,8 @@ typedef struct model_agent {
     int group;
     scn_aim aim;
     bool removed;
+    bool outside; /* removed by an editor: its handle answers GC_EGONE */
+    bool told;    /* the runner has heard so */
 } model_agent;
 
 typedef struct model {
@@ -57,8 +59,8 @@ m_spawn(void *arg, const scn_spawn *sp, const scn_aim *aim, scn_agent *out)
         m->a = realloc(m->a, m->cap * sizeof *m->a);
         assert_non_null(m->a);
     }
-    m->a[m->n] = (model_agent){{sp->x, sp->y}, sp->speed, sp->radius,
-                               sp->group,      *aim,      false};
+    m->a[m->n] = (model_agent){{sp->x, sp->y}, sp->speed, sp->radius, sp->group,
+                               *aim,           false,     false,      false};
     *out = ++m->n;
     return GC_OK;
 }
@@ -96,10 +98,26 @@ m_aim(void *arg, scn_agent h, const scn_aim *aim)
     return GC_OK;
 }
 
+/* An editor's remove (gridcrowd-ctl remove), behind the runner's back:
+ * the agent is gone, and its handle answers GC_EGONE, as gc_sim_resolve's
+ * does for a removed agent. */
+static void
+m_remove_outside(model *m, scn_agent h)
+{
+    m->a[h - 1].removed = true;
+    m->a[h - 1].outside = true;
+}
+
 static int
 m_body(void *arg, scn_agent h, scn_body *out)
 {
     model *m = arg;
+    if (h > 0 && h <= m->n && m->a[h - 1].outside) {
+        if (m->a[h - 1].told)
+            m->bad_calls++; /* asked again after hearing it was gone */
+        m->a[h - 1].told = true;
+        return GC_EGONE;
+    }
     model_agent *a = m_get(m, h);
     if (a == NULL)
         return GC_EINVAL;
@@ -219,13 +237,18 @@ step(gc_scenario_run *r, model *m, double hz)
         fail_msg("%s", err.msg);
 }
 
-/* The books balance: every agent made is present or left, once. */
+/* The books balance: every agent made is present, left or was removed
+ * by an editor, once. */
 static void
 check_books(const gc_scenario_run *r, const model *m)
 {
     gc_scenario_counts c;
     gc_scenario_run_counts(r, &c);
-    assert_int_equal(c.spawned, c.present + c.left);
+    assert_int_equal(c.spawned, c.present + c.left + c.removed);
+    uint64_t outside = 0;
+    for (size_t i = 0; i < m->n; i++)
+        outside += m->a[i].outside;
+    assert_int_equal(c.removed, outside);
     assert_int_equal(c.spawned, m->n);
     assert_int_equal(c.left, m->removes);
     assert_int_equal(m->bad_calls, 0);
@@ -391,6 +414,53 @@ test_exits_count(void **state)
     assert_int_equal(c.left_by_exit[1], 70 - west);
     /* The evacuation time is the tick of the last exit, which ended it. */
     assert_true(fabs(c.evacuation_time - c.time) < 1e-9);
+    gc_scenario_run_free(r);
+    gc_scenario_free(sc);
+    free(m.a);
+}
+
+/* Agents an editor removes (their handles answer GC_EGONE) are let go:
+ * the tick after goes on (it failed with "agent was removed (stale
+ * handle)"), they are counted as removed, not as present or as leavers,
+ * the runner never asks for them again, and the rest still all leave. */
+static void
+test_removed_outside(void **state)
+{
+    (void)state;
+    static const char *json =
+        "{\"version\": 1, \"geometry\": {\"size\": [20, 10], "
+        "\"cell_size\": 0.5},"
+        " \"exits\": [{\"name\": \"east\", \"area\": {\"rect\": [[19.5, 0], "
+        "[20, 10]]}}],"
+        " \"groups\": [{\"name\": \"g\", \"count\": 20, \"radius\": 0.2,"
+        "   \"spawn\": {\"rect\": [[2, 0], [8, 10]]},"
+        "   \"goal\": {\"exits\": \"all\"}}],"
+        " \"stop\": {\"time_limit\": 100}}";
+    gc_scenario *sc = parse(json);
+    model m;
+    gc_scenario_run *r = run_new(sc, &m, 20, 3, NULL);
+    assert_int_equal(gc_scenario_run_start(r, NULL), GC_OK);
+    step(r, &m, 20);
+    m_remove_outside(&m, 1);
+    m_remove_outside(&m, 7);
+    step(r, &m, 20);
+    check_books(r, &m);
+    gc_scenario_counts c;
+    gc_scenario_run_counts(r, &c);
+    assert_int_equal(c.removed, 2);
+    assert_int_equal(c.present, 18);
+    assert_true(m.a[0].told && m.a[6].told);
+    int ticks = 0;
+    while (!gc_scenario_run_done(r)) {
+        step(r, &m, 20);
+        check_books(r, &m);
+        assert_true(++ticks < 2000);
+    }
+    gc_scenario_run_counts(r, &c);
+    assert_int_equal(c.spawned, 20);
+    assert_int_equal(c.left, 18);
+    assert_int_equal(c.removed, 2);
+    assert_int_equal(c.present, 0);
     gc_scenario_run_free(r);
     gc_scenario_free(sc);
     free(m.a);
@@ -652,6 +722,7 @@ main(void)
         cmocka_unit_test(test_source_rate),
         cmocka_unit_test(test_source_blocked),
         cmocka_unit_test(test_exits_count),
+        cmocka_unit_test(test_removed_outside),
         cmocka_unit_test(test_events_at_tick),
         cmocka_unit_test(test_events_goal_source),
         cmocka_unit_test(test_same_seed_same_run),

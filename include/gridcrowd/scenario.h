@@ -319,8 +319,8 @@ typedef struct gc_scenario_run_config {
     void *edits_arg;
 } gc_scenario_run_config;
 
-/* Figures of a run so far.  Every agent made is present or has left:
- * spawned == present + left at every call. */
+/* Figures of a run so far.  Every agent made is present, has left or
+ * was removed: spawned == present + left + removed at every call. */
 typedef struct gc_scenario_counts {
     uint64_t tick;                /* ticks after which these were taken */
     double time;                  /* tick / hz, seconds */
@@ -337,12 +337,16 @@ typedef struct gc_scenario_counts {
     uint64_t blocked;       /* source spawns that waited a tick */
     uint64_t events_fired;
     uint64_t cells_edited; /* cells the events' edits changed */
+    uint64_t removed;      /* removed from outside the scenario (an
+                              editor's remove): the run lets them go */
 } gc_scenario_counts;
 
 /*
  * A run of `sc` (borrowed: it must outlive the run) on `sim` (borrowed;
  * made with no agents and max_agents room for the scenario), under `cfg`.
- * The caller owns *out (gc_scenario_run_free).  GC_EINVAL, GC_ENOMEM.
+ * The caller owns *out (gc_scenario_run_free).  GC_EINVAL, GC_ENOMEM;
+ * GC_ERANGE when a group's fastest speed is more than the simulation
+ * takes at cfg's tick rate (GC_SIM_MAX_SPEED_CELLS_PER_TICK).
  */
 int gc_scenario_run_new(gc_scenario_run **out, const gc_scenario *sc,
                         gc_sim *sim, const gc_scenario_run_config *cfg,
