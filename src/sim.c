@@ -284,11 +284,42 @@ check_config(const gc_sim_config *c, gc_error *err)
     return GC_OK;
 }
 
+/*
+ * Bodies may not move more than GC_SIM_MAX_SPEED_CELLS_PER_TICK a tick:
+ * the wall clamp looks only at where a move ends, so a longer step could
+ * cross a thin wall.  The default speed (motion.speed 0: four cells a
+ * second) and the most avoidance may ask (max_speed) are checked at the
+ * tick rate, as each agent's own speed is at its spawn.
+ */
+static int
+check_body_speed(const gc_sim_config *c, float cell_size, gc_error *err)
+{
+    float dt = (float)(1.0 / c->hz);
+    float lim = GC_SIM_MAX_SPEED_CELLS_PER_TICK * cell_size / dt;
+    float v = c->motion.speed > 0.0f ? c->motion.speed : 4.0f * cell_size;
+    const char *what = c->motion.speed > 0.0f ? "speed" : "the default speed";
+    if (c->max_speed > v) {
+        v = c->max_speed;
+        what = "max speed";
+    }
+    if (v <= lim)
+        return GC_OK;
+    return gc_error_set(err, GC_ERANGE, NULL, 0, 0,
+                        "%s %g units/s is more than %g cells a tick at %g "
+                        "Hz (at most %g units/s for bodies); raise --hz or "
+                        "lower the speed",
+                        what, (double)v,
+                        (double)GC_SIM_MAX_SPEED_CELLS_PER_TICK, c->hz,
+                        (double)lim);
+}
+
 int
 gc_sim_new(gc_sim **out, gc_grid *g, const gc_sim_config *cfg, gc_error *err)
 {
     *out = NULL;
     int rc = check_config(cfg, err);
+    if (rc == GC_OK && cfg->avoid != GC_AVOID_NONE)
+        rc = check_body_speed(cfg, g->cell_size, err);
     if (rc != GC_OK)
         return rc;
     gc_sim *s = calloc(1, sizeof *s);

@@ -185,7 +185,9 @@ typedef struct gc_sim gc_sim;
  * Make a simulation on `g` (borrowed; must outlive the sim and change only
  * between ticks).  Places the agents: scen mode at the problems' starts,
  * otherwise on distinct random passable cells (GC_ERANGE with a message
- * when there are more agents than passable cells).  Starts the worker
+ * when there are more agents than passable cells).  With avoidance on,
+ * GC_ERANGE also when the default speed or max_speed is more than
+ * GC_SIM_MAX_SPEED_CELLS_PER_TICK at cfg->hz.  Starts the worker
  * threads.  Errors fill `err` with one line.
  */
 int gc_sim_new(gc_sim **out, gc_grid *g, const gc_sim_config *cfg,
