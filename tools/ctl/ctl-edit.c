@@ -230,8 +230,8 @@ cmd_trace(const char *cmd, int n, char **args, cmd_opts *o)
                              "expected an agent number or 'none', got '%s'",
                              args[0]);
         if (v < 0)
-            return prog_fail(EX_REJECTED, what,
-                             "agent %" PRId32 " does not exist", v);
+            return prog_fail(EX_REJECTED, what, "agent %s does not exist",
+                             args[0]);
         agent = (uint32_t)v;
     }
     gc_world *w;
@@ -241,11 +241,11 @@ cmd_trace(const char *cmd, int n, char **args, cmd_opts *o)
     uint32_t cap = gc_world_agent_capacity(w), salt = 0;
     if (agent != GC_WORLD_NO_AGENT && agent >= cap) {
         gc_world_close(w);
+        /* (args[0] as given: parse_coord clamps what int32 cannot hold) */
         return prog_fail(EX_REJECTED, what,
-                         "agent %" PRIu32
-                         " does not exist (the world has %" PRIu32
+                         "agent %s does not exist (the world has %" PRIu32
                          " agent slots)",
-                         agent, cap);
+                         args[0], cap);
     }
     if (agent != GC_WORLD_NO_AGENT) {
         /* Trace the agent now in that slot: its salt. */
