@@ -235,8 +235,11 @@ scenario_second_text(const scenario_mode *m)
                       e ? ", " : "", m->sc->exits[e].name,
                       (unsigned long long)c.left_by_exit[e]);
     if (n > 0 && (size_t)n < sizeof buf)
-        snprintf(buf + n, sizeof buf - (size_t)n, ") %llu blocked",
-                 (unsigned long long)c.blocked);
+        n += snprintf(buf + n, sizeof buf - (size_t)n, ") %llu blocked",
+                      (unsigned long long)c.blocked);
+    if (c.removed > 0 && n > 0 && (size_t)n < sizeof buf)
+        snprintf(buf + n, sizeof buf - (size_t)n, " %llu removed",
+                 (unsigned long long)c.removed);
     return buf;
 }
 
