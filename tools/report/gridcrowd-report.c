@@ -67,9 +67,9 @@ usage(void)
         "  0  the report was written\n"
         "  1  failure while running (out of memory, a read or write error)\n"
         "  2  bad command line (unknown option, a bad number or --line)\n"
-        "  3  bad input: FILE is missing, not a regular file, not SQLite, or\n"
+        "  3  bad input: FILE is missing, not a regular file, not SQLite,\n"
         "     not a trajectory recording (no metadata or trajectory_data, no\n"
-        "     fps, no rows)\n"
+        "     fps, no rows) or damaged (a malformed page met while reading)\n"
         "  4  DIR cannot be created or written\n",
         REP_MAX_LINES);
 }

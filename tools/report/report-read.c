@@ -184,6 +184,15 @@ bounds_from_rows(sqlite3 *db, rep_info *in)
     return rc;
 }
 
+/* A failed read's code: a damaged file is bad input (GC_EPARSE, exit 3),
+ * anything else a read error (GC_EIO). */
+static int
+read_code(sqlite3 *db)
+{
+    int e = sqlite3_errcode(db);
+    return e == SQLITE_CORRUPT || e == SQLITE_NOTADB ? GC_EPARSE : GC_EIO;
+}
+
 static int
 fail(gc_error *err, int code, const char *path, const char *why)
 {
@@ -291,7 +300,7 @@ rep_read_frames(rep_read *r, rep_acc *acc,
               "ORDER BY frame, id";
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK)
-        return fail(err, GC_EIO, path, sqlite3_errmsg(r->db));
+        return fail(err, read_code(r->db), path, sqlite3_errmsg(r->db));
     int src, rc = GC_OK;
     int64_t frame = INT64_MIN;
     while ((src = sqlite3_step(st)) == SQLITE_ROW) {
@@ -326,7 +335,7 @@ rep_read_frames(rep_read *r, rep_acc *acc,
         }
     }
     if (rc == GC_OK && src != SQLITE_DONE)
-        rc = fail(err, GC_EIO, path, sqlite3_errmsg(r->db));
+        rc = fail(err, read_code(r->db), path, sqlite3_errmsg(r->db));
     sqlite3_finalize(st);
     return rc;
 }
