@@ -133,8 +133,11 @@ writer_fail(gc_recorder *r, const char *what)
     if (r->in_txn)
         sqlite3_exec(r->d.db, "ROLLBACK", NULL, NULL, NULL);
     r->in_txn = false;
-    r->txn_frames = 0;
     pthread_mutex_lock(&r->mu);
+    /* The frames rolled back are not in the file: written counts them no
+     * more (the per-second line said 90 written of a file holding 0). */
+    r->stats.written -= r->txn_frames;
+    r->txn_frames = 0;
     if (r->stats.status == GC_OK) {
         r->stats.status = GC_EIO;
         memcpy(r->stats.msg, msg, sizeof msg);

@@ -915,6 +915,9 @@ fsize_child(const char *path, rlim_t limit, bool expect_open_fail)
     sqlite3_close(db);
     if (frames < 1 || rows != frames * 1000 || (uint64_t)frames < st.committed)
         return 15;
+    /* written counts no frame the failed transaction rolled back. */
+    if (st.written != (uint64_t)frames)
+        return 16;
     return 0;
 }
 

@@ -148,7 +148,8 @@ typedef struct gc_record_edit {
 typedef struct gc_record_stats {
     uint64_t pushed;    /* frames accepted by push */
     uint64_t dropped;   /* frames dropped (real time, buffer full) */
-    uint64_t written;   /* frames inserted by the writer */
+    uint64_t written;   /* frames inserted by the writer (not those a
+                           failed transaction rolled back) */
     uint64_t committed; /* frames committed: survive a SIGKILL */
     uint64_t edits;     /* edits accepted */
     int status;         /* GC_OK, or the error that stopped the writer */
