@@ -323,7 +323,8 @@ static const opt_row opt_rows[OPT_COUNT] = {
                  .def_text = true,
                  .unit = "world units per second",
                  FIELD(sim.motion.speed, FT_FLOAT),
-                 .help = "agent speed"},
+                 .help = "agent speed; with bodies at most half a cell a "
+                         "tick"},
     [O_ARRIVE] = {.name = "arrive-radius",
                   REAL(0, 1e6),
                   .metavar = "UNITS",
