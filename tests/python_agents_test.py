@@ -7,7 +7,9 @@ a name unique to this process and removes everything in a finally.
 Checks: spawn returns a handle that the snapshot shows (slot, salt,
 group); goals, follow, speed and radius applied (the agent arrives where
 sent); every refusal raises Refused with its reason and the library's
-code; a removed agent's handle stays stale after its slot is reused.
+code; a removed agent's handle stays stale after its slot is reused;
+numbers too large for the C fields are refused rather than wrapped;
+trace takes a handle.
 """
 import os
 import sys
@@ -104,6 +106,44 @@ def test():
           refused(lambda: w.goal(a, "stop", sync=True),
                   "stale_agent") is not None)
     check("the new one works", w.goal(c, "stop", sync=True) is None)
+
+    # Numbers a 32-bit field cannot hold are refused, not wrapped: 2**32
+    # plus a live handle removed that agent, and a negative timeout waited
+    # for ever.
+    def error_code(fn):
+        try:
+            fn()
+        except gridcrowd.Refused:
+            return "refused"
+        except gridcrowd.Error as e:
+            return e.code
+        return None
+    check("remove(2**32 + handle): Error GC_EINVAL, the agent stays",
+          error_code(lambda: w.remove(2 ** 32 + c, sync=True)) == -2 and
+          agent(w, c) is not None, agent(w, c))
+    check("spawn(group=-1): Error GC_ERANGE",
+          error_code(lambda: w.spawn(1.5, 2.5, group=-1)) == -6)
+    check("spawn(goal=()): Error GC_EINVAL, nothing spawned",
+          error_code(lambda: w.spawn(1.5, 2.5, goal=())) == -2 and
+          len(w.agents()) == 2, w.agents())
+    check("set(2**32 + 1, 1): Error GC_EOUTSIDE",
+          error_code(lambda: w.set(2 ** 32 + 1, 1, "walkable")) == -8)
+    check("set(1, 1, 2**32): unknown cell type",
+          error_code(lambda: w.set(1, 1, 2 ** 32)) == -2)
+    check("path((2**32 + 1, 1), ...): Error GC_EOUTSIDE",
+          error_code(lambda: w.path((2 ** 32 + 1, 1), (2, 2))) == -8)
+    check("timeout -1: Error GC_ERANGE, the old one kept",
+          error_code(lambda: setattr(w, "timeout", -1)) == -6 and
+          w.timeout == 10.0, w.timeout)
+    check("attach with a NUL in the name: Error GC_EINVAL",
+          error_code(lambda: gridcrowd.attach(NAME + "\0junk")) == -2)
+    # trace takes the handles spawn returns, as every agent call does.
+    w.trace(c, sync=True)
+    w.goal(c, (12.5, 6.5), sync=True)  # (a search to trace)
+    check("trace(handle): traces its slot",
+          wait_until(5, lambda: w.last_trace().agent == c & 0xFFFFF),
+          w.last_trace().agent)
+    w.trace(None, sync=True)
     w.close()
 
 

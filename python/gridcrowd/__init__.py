@@ -29,6 +29,8 @@ then ctypes.util.find_library).
 import collections
 import ctypes
 import ctypes.util
+import math
+import operator
 import os
 
 __all__ = ["Error", "Refused", "World", "Agent", "Path", "Status", "attach",
@@ -267,7 +269,8 @@ _EDIT_SET, _EDIT_RECT, _EDIT_LINE, _EDIT_TRACE = 1, 2, 3, 5
 _EDIT_SEND_EACH = 1
 _NO_AGENT = 0xFFFFFFFF
 _WORLD_ATTACH_QUEUE = 1
-_GC_EINVAL, _GC_EOUTSIDE, _GC_EPERM = -2, -8, -15
+_GC_EINVAL, _GC_ERANGE, _GC_EOUTSIDE, _GC_EPERM = -2, -6, -8, -15
+_INDEX_BITS = 20  # a handle: slot in the low bits, salt (>= 1) above
 
 # ---- Errors -------------------------------------------------------------
 
@@ -327,9 +330,23 @@ Trace = collections.namedtuple("Trace", "seq tick agent salt truncated events")
 _TRACE_KINDS = {1: "open", 2: "close", 3: "path"}
 
 
+_I32 = (-2 ** 31, 2 ** 31 - 1)
+_U32 = (0, 2 ** 32 - 1)
+
+
+def _int_in(v, bounds, code, what):
+    """v as an int inside bounds (inclusive), else Error(code, what): the
+    C fields are 32 bits, and ctypes would wrap a larger number silently
+    (2**32 + x set cell x, and removed another agent's handle)."""
+    i = operator.index(v)
+    if not bounds[0] <= i <= bounds[1]:
+        raise Error(code, what % i if "%" in what else what)
+    return i
+
+
 def _cell_type(t):
     if isinstance(t, int):
-        if _type_name(t) is None:
+        if not 0 <= t <= 255 or _type_name(t) is None:
             raise Error(_GC_EINVAL, "unknown cell type %d" % t)
         return t
     v = _type_parse(str(t).encode())
@@ -357,10 +374,14 @@ class World:
     between threads: open one per thread."""
 
     def __init__(self, name=None, timeout=10.0):
-        self._w = _p()
+        self._w = None
         self._q = None
         self.timeout = timeout
+        self._w = _p()
         err = _GcError()
+        if name is not None and "\0" in name:
+            raise Error(_GC_EINVAL, "shared-memory name %r holds a NUL "
+                        "byte" % (name,))
         bname = None if name is None else name.encode()
         rc = _attach(ctypes.byref(self._w), bname, _WORLD_ATTACH_QUEUE,
                      ctypes.byref(err))
@@ -376,6 +397,20 @@ class World:
         self.height = _w_height(self._w)
         self.cell_size = _w_cell_size(self._w)
         self.capacity = _w_capacity(self._w)
+
+    @property
+    def timeout(self):
+        """Seconds to wait for room in the queue and for sync: finite,
+        0 or more (a negative one waited for ever)."""
+        return self._timeout
+
+    @timeout.setter
+    def timeout(self, t):
+        t = float(t)
+        if not (math.isfinite(t) and t >= 0):
+            raise Error(_GC_ERANGE, "timeout %r: expected a finite number of "
+                        "seconds, 0 or more" % (t,))
+        self._timeout = t
 
     # -- life --
 
@@ -514,6 +549,9 @@ class World:
     # -- edits --
 
     def _edit(self, op, x0, y0, x1=0, y1=0, t=0):
+        for v in (x0, y0, x1, y1):
+            _int_in(v, _I32, _GC_EOUTSIDE, "cell coordinate %%d is outside "
+                    "the %dx%d map" % (self.width, self.height))
         e = _Edit(op=op, type=t, x0=x0, y0=y0, x1=x1, y1=y1)
         why = ctypes.c_char_p()
         rc = _edit_check(ctypes.byref(e), self.width, self.height,
@@ -619,7 +657,10 @@ class World:
 
     @staticmethod
     def _handle(agent):
-        return agent.handle if isinstance(agent, Agent) else int(agent)
+        if isinstance(agent, Agent):
+            return agent.handle
+        return _int_in(agent, _U32, _GC_EINVAL,
+                       "agent handle %d is not a handle (0 to 4294967295)")
 
     def spawn(self, x, y, goal=None, radius=0.0, speed=0.0, group=0):
         """Add an agent at world position (x, y), with an optional goal
@@ -627,10 +668,15 @@ class World:
         for the daemon's answer and return the new agent's handle.  Raises
         Refused (reason "blocked", "out_of_bounds", "overlap", "capacity",
         "bad_value") when the daemon refuses it."""
+        if goal is not None and len(goal) != 2:
+            raise Error(_GC_EINVAL, "goal %r: expected (x, y) or None"
+                        % (goal,))
+        group = _int_in(group, _U32, _GC_ERANGE,
+                        "group %d is not from 0 to 4294967295")
         sp = _SpawnSpec(x=x, y=y, has_goal=goal is not None,
-                        goal_x=goal[0] if goal else 0.0,
-                        goal_y=goal[1] if goal else 0.0, radius=radius,
-                        speed=speed, group=group)
+                        goal_x=goal[0] if goal is not None else 0.0,
+                        goal_y=goal[1] if goal is not None else 0.0,
+                        radius=radius, speed=speed, group=group)
         h = _u32()
         self._agent_call("spawn", lambda w, t, a: _ag_spawn(
             w, ctypes.byref(sp), t, ctypes.byref(h), a))
@@ -672,12 +718,23 @@ class World:
     # -- tracing --
 
     def trace(self, agent, sync=False):
-        """Ask the daemon to record the searches of `agent` (an id, an Agent,
-        or None to stop) for viewers; read them back with last_trace()."""
+        """Ask the daemon to record the searches of `agent` (a handle as
+        spawn returns, an Agent, a slot id, or None to stop) for viewers;
+        read them back with last_trace()."""
         if agent is None:
             aid, salt = _NO_AGENT, 0
+        elif not isinstance(agent, Agent) and operator.index(agent) >= \
+                2 ** _INDEX_BITS:
+            # A handle (its salt is at least 1, so it is never a slot id).
+            h = self._handle(agent)
+            aid, salt = h & (2 ** _INDEX_BITS - 1), h >> _INDEX_BITS
+            if aid >= self.capacity:
+                raise Error(_GC_EINVAL, "agent handle %d: slot %d does not "
+                            "exist (the world has %d agent slots)"
+                            % (h, aid, self.capacity))
         else:
-            aid = agent.id if isinstance(agent, Agent) else int(agent)
+            aid = agent.id if isinstance(agent, Agent) else \
+                operator.index(agent)
             if not 0 <= aid < self.capacity:
                 raise Error(_GC_EINVAL, "agent %d does not exist (the world "
                             "has %d agent slots)" % (aid, self.capacity))
@@ -704,6 +761,13 @@ class World:
                      info.salt, bool(info.truncated), ev)
 
     # -- path queries --
+
+    def _cell_arg(self, c, which):
+        x, y = c
+        for v in (x, y):
+            _int_in(v, _I32, _GC_EOUTSIDE, "%s (%d, %d) is outside the %dx%d "
+                    "map" % (which, x, y, self.width, self.height))
+        return _Cell(x, y)
 
     def _query(self):
         if not self._q:
@@ -753,7 +817,8 @@ class World:
         err = _GcError()
         q = self._query()
         try:
-            rc = _query_path(q, _Cell(*start), _Cell(*goal), ctypes.byref(o),
+            rc = _query_path(q, self._cell_arg(start, "start"),
+                             self._cell_arg(goal, "goal"), ctypes.byref(o),
                              ctypes.byref(p), ctypes.byref(st),
                              ctypes.byref(err))
             if rc != 0:
@@ -772,7 +837,8 @@ class World:
         o = self._opts(radius, diag, heuristic, False, algo, max_expansions)
         nx = _Cell()
         err = _GcError()
-        rc = _query_next(self._query(), _Cell(*start), _Cell(*goal),
+        rc = _query_next(self._query(), self._cell_arg(start, "start"),
+                         self._cell_arg(goal, "goal"),
                          ctypes.byref(o), ctypes.byref(nx), None,
                          ctypes.byref(err))
         if rc != 0:
