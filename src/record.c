@@ -540,6 +540,16 @@ gc_recorder_push(gc_recorder *r, const gc_record_frame *f)
     int64_t frame = (int64_t)(f->tick / r->opts.tick_every);
     if (r->have_frame && frame <= r->last_frame)
         return GC_EINVAL;
+    /* Every column is NOT NULL, and SQLite stores a NaN as NULL: one
+     * such value failed the writer's insert and stopped the recording.
+     * The frame is refused here instead, and the recording goes on. */
+    for (size_t i = 0; i < f->n_agents; i++) {
+        const gc_record_agent *g = &f->agents[i];
+        if (!isfinite(g->x) || !isfinite(g->y) || !isfinite(g->heading) ||
+            !isfinite(g->speed) || !isfinite(g->radius) || !isfinite(g->vx) ||
+            !isfinite(g->vy))
+            return GC_EINVAL;
+    }
     pthread_mutex_lock(&r->mu);
     for (;;) {
         if (r->stats.status != GC_OK) {

@@ -672,6 +672,48 @@ test_record_columns(void **state)
     gc_grid_free(g);
 }
 
+/* A frame with a value that is not finite is refused (GC_EINVAL), and
+ * the recording goes on: a NaN reached the NOT NULL column as NULL,
+ * failed the insert and stopped the whole recording. */
+static void
+test_record_nonfinite(void **state)
+{
+    (void)state;
+    char path[512];
+    tmp_path(path, sizeof path, "nonfinite.sqlite");
+    gc_grid *g;
+    assert_int_equal(gc_grid_new(&g, 8, 8), GC_OK);
+    gc_record_opts o;
+    gc_record_opts_init(&o);
+    gc_recorder *r;
+    gc_error err;
+    assert_int_equal(gc_recorder_open(&r, path, &o, &err), GC_OK);
+    gc_record_agent ag[2] = {{.id = 1, .x = 1, .y = 1},
+                             {.id = 2, .x = 2, .y = 2}};
+    float *fields[] = {&ag[1].x,      &ag[1].y,  &ag[1].heading, &ag[1].speed,
+                       &ag[1].radius, &ag[1].vx, &ag[1].vy};
+    uint64_t tick = 0;
+    for (size_t k = 0; k < sizeof fields / sizeof *fields; k++) {
+        gc_record_frame fr = {
+            .tick = tick++, .agents = ag, .n_agents = 2, .grid = g};
+        assert_int_equal(gc_recorder_push(r, &fr), GC_OK);
+        float was = *fields[k];
+        *fields[k] = k % 2 ? INFINITY : NAN;
+        fr.tick = tick++;
+        assert_int_equal(gc_recorder_push(r, &fr), GC_EINVAL);
+        *fields[k] = was;
+    }
+    gc_record_stats st;
+    gc_recorder_stats(r, &st);
+    assert_int_equal(st.status, GC_OK);
+    assert_int_equal(gc_recorder_close(r, &err), GC_OK);
+    sqlite3 *db = db_open(path);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM gc_frames"), 7);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM trajectory_data"), 14);
+    sqlite3_close(db);
+    gc_grid_free(g);
+}
+
 /* ---- real time: drops ---- */
 
 static void
@@ -1007,6 +1049,7 @@ main(void)
         cmocka_unit_test(test_wkt_random),
         cmocka_unit_test(test_record_run),
         cmocka_unit_test(test_record_columns),
+        cmocka_unit_test(test_record_nonfinite),
         cmocka_unit_test(test_record_realtime_drops),
         cmocka_unit_test(test_record_sigkill),
         cmocka_unit_test(test_record_full_disk),

@@ -176,8 +176,11 @@ int gc_recorder_open(gc_recorder **out, const char *path,
  * GC_OK when accepted; GC_EFULL when dropped (real-time mode, buffer full;
  * counted); GC_EIO once the writer has stopped (see gc_recorder_stats;
  * returns at once); GC_EINVAL for a frame number not after the last one
- * accepted or a NULL grid; GC_ENOMEM.  In batch mode it waits while the
- * buffer is full.
+ * accepted, a NULL grid or an agent with a value that is not finite (the
+ * frame is not recorded; the recording goes on); GC_ENOMEM.  In batch
+ * mode it waits while the buffer is full.  Ids must be unique within a
+ * frame: a repeated one fails the writer's insert and stops the
+ * recording (GC_EIO, the frames committed before it kept).
  */
 int gc_recorder_push(gc_recorder *r, const gc_record_frame *f);
 
