@@ -448,7 +448,7 @@ gc_sim_set_radius(gc_sim *s, gc_agent_handle h, float radius, gc_error *err)
 static int
 resolve_turn(const gc_sim *s, float deg, float *out, gc_error *err)
 {
-    if (!(deg <= GC_SIM_MAX_TURN_RATE))
+    if (!(deg <= GC_SIM_MAX_TURN_RATE) || !isfinite(deg))
         return gc_error_set(err, GC_ERANGE, NULL, 0, 0,
                             "turn rate %g deg/s is out of range (at most %g)",
                             (double)deg, (double)GC_SIM_MAX_TURN_RATE);

@@ -315,6 +315,22 @@ test_errors(void **state)
     c.point = (gc_cell){30, 3};
     assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_EOUTSIDE);
     assert_string_equal(err.msg, "goal point (30, 3) is outside the 24x12 map");
+
+    /* Enums out of range are refused, not run (a rule of 42 left every
+     * agent unreachable, goals of 77 every agent arrived). */
+    gc_sim_config_init(&c);
+    c.agents = 10;
+    c.diag = (gc_diag_rule)42;
+    assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_EINVAL);
+    assert_string_equal(err.msg, "unknown diagonal rule 42");
+    c.diag = (gc_diag_rule)-3;
+    assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_EINVAL);
+    gc_sim_config_init(&c);
+    c.agents = 10;
+    c.goals = (gc_goal_mode)77;
+    assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_EINVAL);
+    assert_string_equal(err.msg, "unknown goal mode 77");
+    assert_null(s);
     gc_grid_free(g);
 }
 

@@ -134,6 +134,8 @@ test_turn_rate_per_agent(void **state)
     /* The setter: errors, then a new rate from the next tick. */
     assert_int_equal(gc_sim_set_turn_rate(s, h[0], NAN, &err), GC_ERANGE);
     assert_int_equal(gc_sim_set_turn_rate(s, h[0], 2e5f, &err), GC_ERANGE);
+    /* (-inf was taken for "the default", as any negative rate is.) */
+    assert_int_equal(gc_sim_set_turn_rate(s, h[0], -INFINITY, &err), GC_ERANGE);
     assert_int_equal(gc_sim_set_wander_radius(s, h[0], INFINITY, &err),
                      GC_ERANGE);
     assert_int_equal(gc_sim_set_turn_rate(s, GC_AGENT_NONE, 1.0f, &err),
