@@ -83,6 +83,10 @@ command(uint32_t op, gc_agent_handle h, uint32_t type)
     return e;
 }
 
+/* The Python module mirrors the struct (python/gridcrowd: _SpawnSpec,
+ * whose import checks the same size). */
+_Static_assert(sizeof(gc_spawn_spec) == 40, "gc_spawn_spec's layout");
+
 int
 gc_edit_spawn(gc_world *w, const gc_spawn_spec *sp, uint64_t timeout_ns,
               gc_agent_handle *out, gc_world_answer *ans)

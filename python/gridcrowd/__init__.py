@@ -157,9 +157,11 @@ class _Answer(ctypes.Structure):
 
 
 class _SpawnSpec(ctypes.Structure):
+    # gc_spawn_spec whole (sim.h): turn_rate and wander_radius were left
+    # out, a struct 8 bytes shorter than the one the library is handed.
     _fields_ = [("x", _f), ("y", _f), ("has_goal", _b), ("goal_x", _f),
                 ("goal_y", _f), ("radius", _f), ("speed", _f),
-                ("group", _u32)]
+                ("group", _u32), ("turn_rate", _f), ("wander_radius", _f)]
 
 
 class _EditSent(ctypes.Structure):
@@ -179,7 +181,7 @@ class _TraceEvent(ctypes.Structure):
 # mismatch fails at import, not as garbage later.
 assert ctypes.sizeof(_Agent) == 128 and ctypes.sizeof(_Stats) == 256
 assert ctypes.sizeof(_Edit) == 104 and ctypes.sizeof(_GcError) == 524
-assert ctypes.sizeof(_Answer) == 48 and ctypes.sizeof(_SpawnSpec) == 32
+assert ctypes.sizeof(_Answer) == 48 and ctypes.sizeof(_SpawnSpec) == 40
 
 
 def _fn(name, res, *args):
@@ -676,7 +678,8 @@ class World:
         sp = _SpawnSpec(x=x, y=y, has_goal=goal is not None,
                         goal_x=goal[0] if goal is not None else 0.0,
                         goal_y=goal[1] if goal is not None else 0.0,
-                        radius=radius, speed=speed, group=group)
+                        radius=radius, speed=speed, group=group,
+                        turn_rate=-1.0, wander_radius=-1.0)  # (defaults)
         h = _u32()
         self._agent_call("spawn", lambda w, t, a: _ag_spawn(
             w, ctypes.byref(sp), t, ctypes.byref(h), a))
