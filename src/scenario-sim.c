@@ -18,6 +18,7 @@
 #include <gridcrowd/sim.h>
 
 #include "scenario_int.h"
+#include "sim_int.h" /* gc_sim_speed_limit */
 
 #include <string.h>
 
@@ -117,8 +118,7 @@ sim_body(void *arg, scn_agent a, scn_body *out)
 static int
 check_speeds(const gc_scenario *sc, const gc_sim *sim, double hz, gc_error *err)
 {
-    float cs = gc_sim_grid(sim)->cell_size, dt = (float)(1.0 / hz);
-    float max = GC_SIM_MAX_SPEED_CELLS_PER_TICK * cs / dt;
+    float max = gc_sim_speed_limit(sim->grid->cell_size, sim->dt);
     for (size_t g = 0; g < sc->ngroups; g++) {
         const gc_scenario_group *gr = &sc->groups[g];
         if ((float)gr->speed.max <= max)
@@ -140,12 +140,11 @@ gc_scenario_run_new(gc_scenario_run **out, const gc_scenario *sc, gc_sim *sim,
     if (sim == NULL)
         return gc_error_set(err, GC_EINVAL, NULL, 0, 0,
                             "scenario run: no simulation");
-    if (out != NULL && sc != NULL && cfg != NULL && cfg->hz > 0) {
-        *out = NULL;
-        int rc = check_speeds(sc, sim, cfg->hz, err);
-        if (rc != GC_OK)
-            return rc;
-    }
     scn_crowd c = {sim, sim_spawn, sim_remove, sim_aim, sim_body};
-    return scn_run_new_crowd(out, sc, &c, cfg, err);
+    int rc = scn_run_new_crowd(out, sc, &c, cfg, err);
+    if (rc == GC_OK && (rc = check_speeds(sc, sim, cfg->hz, err)) != GC_OK) {
+        gc_scenario_run_free(*out);
+        *out = NULL;
+    }
+    return rc;
 }

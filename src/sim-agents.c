@@ -102,7 +102,7 @@ check_radius(const gc_sim *s, float r, gc_error *err)
 static int
 check_speed(const gc_sim *s, float v, gc_error *err)
 {
-    float max = GC_SIM_MAX_SPEED_CELLS_PER_TICK * s->grid->cell_size / s->dt;
+    float max = gc_sim_speed_limit(s->grid->cell_size, s->dt);
     if (!isfinite(v) || v <= 0.0f || v > max)
         return gc_error_set(err, GC_ERANGE, NULL, 0, 0,
                             "speed %g is not above 0 and at most %g "

@@ -17,6 +17,7 @@
 
 #include "sim_int.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -203,25 +204,22 @@ gc_sim_place_agents(gc_sim *s, gc_error *err)
     if (s->cfg.goals == GC_GOALS_SCEN) {
         for (uint32_t i = 0; i < s->n; i++) {
             const gc_scen_entry *e = &s->cfg.scen->entries[i];
-            if (!gc_grid_passable(g, e->start.x, e->start.y) && g != s->grid &&
-                gc_grid_passable(s->grid, e->start.x, e->start.y))
+            if (!gc_grid_passable(g, e->start.x, e->start.y)) {
+                /* Open on the map but closed to planning: too near a
+                 * wall for the body. */
+                char why[160] = "not a passable cell of the map";
+                if (g != s->grid &&
+                    gc_grid_passable(s->grid, e->start.x, e->start.y))
+                    snprintf(why, sizeof why,
+                             "too near a wall for a body of radius %g "
+                             "(cells nearer a wall than the radius are "
+                             "closed to planning); use a smaller --radius",
+                             (double)s->cfg.radius);
                 return gc_error_set(
                     err, GC_EBLOCKED,
                     s->cfg.scen_name ? s->cfg.scen_name : "scenario", e->line,
-                    0,
-                    "start (%d, %d) is too near a wall for "
-                    "a body of radius %g (cells nearer a "
-                    "wall than the radius are closed to "
-                    "planning); use a smaller --radius",
-                    e->start.x, e->start.y, (double)s->cfg.radius);
-            if (!gc_grid_passable(g, e->start.x, e->start.y))
-                return gc_error_set(err, GC_EBLOCKED,
-                                    s->cfg.scen_name ? s->cfg.scen_name
-                                                     : "scenario",
-                                    e->line, 0,
-                                    "start (%d, %d) is not a passable "
-                                    "cell of the map",
-                                    e->start.x, e->start.y);
+                    0, "start (%d, %d) is %s", e->start.x, e->start.y, why);
+            }
             gc_agent_init(&s->agents[i], gc_grid_cell_center(g, e->start), 0);
             s->agents[i].goal = e->goal;
         }

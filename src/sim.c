@@ -302,8 +302,7 @@ check_config(const gc_sim_config *c, gc_error *err)
 static int
 check_body_speed(const gc_sim_config *c, float cell_size, gc_error *err)
 {
-    float dt = (float)(1.0 / c->hz);
-    float lim = GC_SIM_MAX_SPEED_CELLS_PER_TICK * cell_size / dt;
+    float lim = gc_sim_speed_limit(cell_size, (float)(1.0 / c->hz));
     float v = c->motion.speed > 0.0f ? c->motion.speed : 4.0f * cell_size;
     const char *what = c->motion.speed > 0.0f ? "speed" : "the default speed";
     if (c->max_speed > v) {

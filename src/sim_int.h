@@ -739,6 +739,16 @@ gc_sim_bodies(const gc_sim *s)
     return s->cfg.avoid != GC_AVOID_NONE;
 }
 
+/* The fastest an agent may be given, world units a second, on cells of
+ * cell_size at ticks of dt seconds (GC_SIM_MAX_SPEED_CELLS_PER_TICK):
+ * what spawns, the sim's own defaults and a scenario's groups are held
+ * to. */
+static inline float
+gc_sim_speed_limit(float cell_size, float dt)
+{
+    return GC_SIM_MAX_SPEED_CELLS_PER_TICK * cell_size / dt;
+}
+
 /* Whether slot i holds an agent. */
 static inline bool
 gc_sim_alive(const gc_sim *s, uint32_t i)

@@ -336,13 +336,13 @@ _I32 = (-2 ** 31, 2 ** 31 - 1)
 _U32 = (0, 2 ** 32 - 1)
 
 
-def _int_in(v, bounds, code, what):
-    """v as an int inside bounds (inclusive), else Error(code, what): the
-    C fields are 32 bits, and ctypes would wrap a larger number silently
-    (2**32 + x set cell x, and removed another agent's handle)."""
+def _int_in(v, bounds, code, fmt, *args):
+    """v as an int inside bounds (inclusive), else Error(code, fmt % args):
+    the C fields are 32 bits, and ctypes would wrap a larger number
+    silently (2**32 + x set cell x, and removed another agent's handle)."""
     i = operator.index(v)
     if not bounds[0] <= i <= bounds[1]:
-        raise Error(code, what % i if "%" in what else what)
+        raise Error(code, fmt % args)
     return i
 
 
@@ -552,8 +552,8 @@ class World:
 
     def _edit(self, op, x0, y0, x1=0, y1=0, t=0):
         for v in (x0, y0, x1, y1):
-            _int_in(v, _I32, _GC_EOUTSIDE, "cell coordinate %%d is outside "
-                    "the %dx%d map" % (self.width, self.height))
+            _int_in(v, _I32, _GC_EOUTSIDE, "cell coordinate %d is outside "
+                    "the %dx%d map", v, self.width, self.height)
         e = _Edit(op=op, type=t, x0=x0, y0=y0, x1=x1, y1=y1)
         why = ctypes.c_char_p()
         rc = _edit_check(ctypes.byref(e), self.width, self.height,
@@ -662,7 +662,8 @@ class World:
         if isinstance(agent, Agent):
             return agent.handle
         return _int_in(agent, _U32, _GC_EINVAL,
-                       "agent handle %d is not a handle (0 to 4294967295)")
+                       "agent handle %d is not a handle (0 to 4294967295)",
+                       agent)
 
     def spawn(self, x, y, goal=None, radius=0.0, speed=0.0, group=0):
         """Add an agent at world position (x, y), with an optional goal
@@ -674,7 +675,7 @@ class World:
             raise Error(_GC_EINVAL, "goal %r: expected (x, y) or None"
                         % (goal,))
         group = _int_in(group, _U32, _GC_ERANGE,
-                        "group %d is not from 0 to 4294967295")
+                        "group %d is not from 0 to 4294967295", group)
         sp = _SpawnSpec(x=x, y=y, has_goal=goal is not None,
                         goal_x=goal[0] if goal is not None else 0.0,
                         goal_y=goal[1] if goal is not None else 0.0,
@@ -769,7 +770,7 @@ class World:
         x, y = c
         for v in (x, y):
             _int_in(v, _I32, _GC_EOUTSIDE, "%s (%d, %d) is outside the %dx%d "
-                    "map" % (which, x, y, self.width, self.height))
+                    "map", which, x, y, self.width, self.height)
         return _Cell(x, y)
 
     def _query(self):
