@@ -319,6 +319,11 @@ Status = collections.namedtuple(
     "Status", "name pid state width height cell_size tick generation "
     "agents agents_by_state ticks_per_s searches_total edits_accepted "
     "edits_rejected edits_pending")
+Status.__doc__ = """The daemon's header and last published statistics.
+state is "starting", "running" or "stopping" as the daemon set it, or
+"dead" when its process is gone (killed) and its world was left behind;
+agents_by_state maps state names to counts (states with none left out),
+ticks_per_s and searches_total are the last figures it published."""
 
 Path = collections.namedtuple(
     "Path", "cells cost expanded opened algo generation")
@@ -459,8 +464,10 @@ class World:
         for s in range(6):
             if st.agents[s]:
                 by_state[_agent_state_name(s).decode()] = st.agents[s]
-        state = _w_state(w)
-        return Status(self.name, _w_pid(w), _w_state_name(state).decode(),
+        # A daemon killed outright leaves its world saying "running".
+        state = (_w_state_name(_w_state(w)).decode()
+                 if _w_owner_alive(w) else "dead")
+        return Status(self.name, _w_pid(w), state,
                       self.width, self.height, self.cell_size, _w_tick(w),
                       _w_generation(w), _w_agent_count(w), by_state,
                       st.ticks_per_s, st.searches_total, acc.value,

@@ -89,8 +89,11 @@ cmd_status(const char *cmd, int n, char **args, cmd_opts *o)
                count, acc, rej, pend, gc_world_edits_applied(w));
     } else {
         printf("world:      %s\n", gc_world_name(w));
-        printf("daemon:     pid %ld, %s%s\n", (long)gc_world_pid(w), state,
-               alive ? "" : " (not running)");
+        if (alive)
+            printf("daemon:     pid %ld, %s\n", (long)gc_world_pid(w), state);
+        else /* (killed: its world still says what it last was) */
+            printf("daemon:     pid %ld, not running (its world was left %s)\n",
+                   (long)gc_world_pid(w), state);
         printf("map:        %dx%d cells, cell size %g\n",
                (int)gc_world_width(w), (int)gc_world_height(w),
                (double)gc_world_cell_size(w));
