@@ -351,8 +351,10 @@ main(int argc, char **argv)
     sigaction(SIGBUS, &sa, NULL);
 
     int c;
-    /* '+': stop at the command; its own options are parsed after it. */
-    while ((c = getopt_long(argc, argv, "+s:hV", longopts, NULL)) != -1) {
+    /* '+': stop at the command; its own options are parsed after it.
+     * ':' and opterr 0: a bad option is our one line, not getopt's two. */
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "+:s:hV", longopts, NULL)) != -1) {
         switch (c) {
         case 's':
             shm_name = optarg;
@@ -369,9 +371,15 @@ main(int argc, char **argv)
         case 'V':
             printf(PROG " %s\n", gc_version());
             return EX_OK;
+        case ':':
+            return prog_usage(EX_USAGE, "%s needs a value", argv[optind - 1]);
         default:
-            fprintf(stderr, "Try '" PROG " --help'.\n");
-            return EX_USAGE;
+            /* optopt: an unknown short option's letter (argv[optind - 1]
+             * may hold several); 0 for an unknown long one. */
+            if (optopt != 0)
+                return prog_usage(EX_USAGE, "unknown option '-%c'", optopt);
+            return prog_usage(EX_USAGE, "unknown option '%s'",
+                              argv[optind - 1]);
         }
     }
     if (optind >= argc)
