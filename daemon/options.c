@@ -259,8 +259,11 @@ static const opt_row opt_rows[OPT_COUNT] = {
                     FIELD(scenario, FT_TEXT),
                     .help = "run a scenario file (JSON, docs/scenario.md): "
                             "its geometry, groups, sources, exits, events "
-                            "and stop rule; --seed and --ticks override "
-                            "the file's"},
+                            "and stop rule; --seed, --ticks, --max-agents "
+                            "and the body flags --speed, --radius, "
+                            "--turn-rate and --wander-radius override the "
+                            "file's; --map, --cell-size, --agents and "
+                            "--goals are refused"},
     [O_UNIFORM] = {.name = "uniform",
                    .kind = ARG_NONE,
                    .flag = true,

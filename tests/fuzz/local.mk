@@ -276,7 +276,7 @@ fuzz-corpus-listed:
 	@for f in $(srcdir)/%reldir%/corpus/*/*; do \
 	    case " $(fuzz_corpus) " in \
 	    *" $${f#$(srcdir)/} "*) ;; \
-	    *) echo "$$f: add it to fuzz_corpus in Makefile.am" >&2; exit 1 ;; \
+	    *) echo "$$f: add it to fuzz_corpus in %reldir%/local.mk" >&2; exit 1 ;; \
 	    esac; \
 	done
 .PHONY: fuzz-corpus-listed

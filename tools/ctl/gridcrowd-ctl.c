@@ -310,11 +310,13 @@ help(FILE *f)
         "\n"
         "Options:\n"
         "  -s, --shm NAME   world to use (default " GC_WORLD_DEFAULT_NAME ")\n"
-        "  --timeout S      how long to wait for room in a full queue and for\n"
-        "                   --sync and sync (default 10 seconds); also after\n"
-        "                   the command\n"
-        "  --sync           (edit commands) wait until the edits are applied,\n"
-        "                   then print the grid generation\n"
+        "  --timeout S      how long to wait for room in a full queue, for\n"
+        "                   --sync and sync, and for spawn's answer (default\n"
+        "                   10 seconds); before the command, or after set,\n"
+        "                   rect, line, apply, batch, trace or sync\n"
+        "  --sync           (set, rect, line, apply, batch, trace) wait until\n"
+        "                   the edits are applied, then print the grid\n"
+        "                   generation\n"
         "  -h, --help       show this help\n"
         "  -V, --version    show the version\n"
         "\n"
@@ -351,8 +353,10 @@ main(int argc, char **argv)
     sigaction(SIGBUS, &sa, NULL);
 
     int c;
-    /* '+': stop at the command; its own options are parsed after it. */
-    while ((c = getopt_long(argc, argv, "+s:hV", longopts, NULL)) != -1) {
+    /* '+': stop at the command; its own options are parsed after it.
+     * ':' and opterr 0: a bad option is our one line, not getopt's two. */
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "+:s:hV", longopts, NULL)) != -1) {
         switch (c) {
         case 's':
             shm_name = optarg;
@@ -369,9 +373,15 @@ main(int argc, char **argv)
         case 'V':
             printf(PROG " %s\n", gc_version());
             return EX_OK;
+        case ':':
+            return prog_usage(EX_USAGE, "%s needs a value", argv[optind - 1]);
         default:
-            fprintf(stderr, "Try '" PROG " --help'.\n");
-            return EX_USAGE;
+            /* optopt: an unknown short option's letter (argv[optind - 1]
+             * may hold several); 0 for an unknown long one. */
+            if (optopt != 0)
+                return prog_usage(EX_USAGE, "unknown option '-%c'", optopt);
+            return prog_usage(EX_USAGE, "unknown option '%s'",
+                              argv[optind - 1]);
         }
     }
     if (optind >= argc)
