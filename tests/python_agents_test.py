@@ -89,6 +89,19 @@ def test():
         e = refused(fn, reason)
         check("%s: Refused, %s" % (desc, reason), e is not None)
 
+    # The answer does not say which point was refused; the message must.
+    e = refused(lambda: w.spawn(2.5, 8.5, goal=(5.5, 4.5)), "blocked")
+    check("a goal in a wall: the message names the goal",
+          e is not None and "goal (5.5, 4.5) is in impassable cell (5, 4)"
+          in str(e), e)
+    e = refused(lambda: w.spawn(2.5, 8.5, goal=(99, 2)), "out_of_bounds")
+    check("a goal off the map: the message names the goal",
+          e is not None and "goal (99, 2) is off the 32x24 map" in str(e), e)
+    e = refused(lambda: w.spawn(5.5, 4.5, goal=(2.5, 8.5)), "blocked")
+    check("a start in a wall: the message names the position",
+          e is not None and "position (5.5, 4.5) is in impassable" in str(e),
+          e)
+
     e = refused(lambda: w.spawn(5.5, 4.5), "blocked")
     check("Refused carries the code and its name",
           e is not None and e.code == -9 and e.name == "GC_EBLOCKED" and

@@ -121,6 +121,20 @@ int gc_edit_wait_answer(const gc_world *w, const gc_edit *e,
 /* Spawn: always waits (the answer carries the handle, written to *out). */
 int gc_edit_spawn(gc_world *w, const gc_spawn_spec *sp, uint64_t timeout_ns,
                   gc_agent_handle *out, gc_world_answer *ans);
+
+/*
+ * Why a SPAWN of `sp` was refused with `code` (its answer's code), as one
+ * line without a newline in buf (n bytes; truncated to fit).  For
+ * GC_EOUTSIDE and GC_EBLOCKED the answer does not say whether the position
+ * or the goal was refused, so this finds out from the world's map as it is
+ * now, by the daemon's rule (position first): "goal (99, 2) is off the
+ * 32x24 map", "position (5.5, 4.5) is in impassable cell (5, 4)".  For
+ * other codes, or when the map no longer shows which (an edit came
+ * between), gc_strerror(code).  Returns buf.
+ */
+const char *gc_edit_spawn_why(const gc_world *w, const gc_spawn_spec *sp,
+                              int code, char *buf, size_t n);
+
 int gc_edit_remove(gc_world *w, gc_agent_handle h, uint64_t timeout_ns,
                    gc_world_answer *ans);
 int gc_edit_goal_point(gc_world *w, gc_agent_handle h, float x, float y,

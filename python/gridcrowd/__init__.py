@@ -265,6 +265,9 @@ _ag_follow = _fn("gc_edit_goal_follow", ctypes.c_int, _p, _u32, _u32, _f,
 _ag_speed = _fn("gc_edit_speed", ctypes.c_int, _p, _u32, _f, _u64, _A)
 _ag_radius = _fn("gc_edit_radius", ctypes.c_int, _p, _u32, _f, _u64, _A)
 _reason_name = _fn("gc_edit_reason_name", ctypes.c_char_p, ctypes.c_int)
+_spawn_why = _fn("gc_edit_spawn_why", ctypes.c_char_p, _p,
+                 ctypes.POINTER(_SpawnSpec), ctypes.c_int, ctypes.c_char_p,
+                 ctypes.c_size_t)
 
 # Constants of the C headers (edits.h, world.h, error.h).
 _EDIT_SET, _EDIT_RECT, _EDIT_LINE, _EDIT_TRACE = 1, 2, 3, 5
@@ -293,9 +296,11 @@ class Refused(Error):
     refused an agent command: .reason names why ("stale_agent",
     "blocked", "overlap", "capacity"...), .code is the library's code."""
 
-    def __init__(self, code, reason, what=None):
+    def __init__(self, code, reason, what=None, detail=None):
         self.reason = reason
-        msg = "refused: %s (%s)" % (reason, _gc_strerror(code).decode())
+        if detail is None:
+            detail = _gc_strerror(code).decode()
+        msg = "refused: %s (%s)" % (reason, detail)
         super().__init__(code, "%s: %s" % (what, msg) if what else msg)
 
 
@@ -648,15 +653,17 @@ class World:
 
     # -- agents --
 
-    def _agent_call(self, what, fn, *args, sync=True):
+    def _agent_call(self, what, fn, *args, sync=True, why=None):
         """Run one agent command; with sync, wait for its answer and raise
-        Refused when the daemon refused it."""
+        Refused when the daemon refused it (why(code): its detail, when the
+        code's message is not enough)."""
         ans = _Answer()
         ans.reason = -2
         rc = fn(self._h(), *args, int(self.timeout * 1e9),
                 ctypes.byref(ans) if sync else None)
         if sync and ans.reason >= 0:
-            raise Refused(ans.code, _reason_name(ans.reason).decode(), what)
+            raise Refused(ans.code, _reason_name(ans.reason).decode(), what,
+                          why(ans.code) if why is not None else None)
         if rc != 0:
             if rc == -23:  # GC_EAGAIN
                 raise Error(rc, "%s: the answer was overwritten before it "
@@ -689,8 +696,13 @@ class World:
                         radius=radius, speed=speed, group=group,
                         turn_rate=-1.0, wander_radius=-1.0)  # (defaults)
         h = _u32()
+        # The answer does not say whether the position or the goal was
+        # refused: the library finds out from the map.
+        buf = ctypes.create_string_buffer(256)
         self._agent_call("spawn", lambda w, t, a: _ag_spawn(
-            w, ctypes.byref(sp), t, ctypes.byref(h), a))
+            w, ctypes.byref(sp), t, ctypes.byref(h), a),
+            why=lambda code: _spawn_why(self._h(), ctypes.byref(sp), code,
+                                        buf, len(buf)).decode())
         return h.value
 
     def remove(self, agent, sync=False):

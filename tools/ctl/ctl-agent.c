@@ -236,8 +236,21 @@ cmd_agent(const char *cmd, int n, char **args, cmd_opts *o)
             printf("{\"applied\": false, \"reason\": \"%s\", \"code\": "
                    "\"%s\"}\n",
                    why ? why : "unknown", gc_err_name(ans.code));
+        /* A spawn's answer does not say which point it refused: the
+         * library finds out from the map. */
+        char detail[256];
+        if (e.op == GC_EDIT_SPAWN) {
+            gc_spawn_spec sp = {.x = e.px,
+                                .y = e.py,
+                                .has_goal = (e.flags & GC_EDIT_F_GOAL) != 0,
+                                .goal_x = e.gx,
+                                .goal_y = e.gy};
+            gc_edit_spawn_why(w, &sp, ans.code, detail, sizeof detail);
+        } else {
+            snprintf(detail, sizeof detail, "%s", gc_strerror(ans.code));
+        }
         rc = prog_fail(EX_REJECTED, what, "refused: %s (%s)",
-                       why ? why : "unknown", gc_strerror(ans.code));
+                       why ? why : "unknown", detail);
     } else if (r != GC_OK) {
         rc = transport_error(w, r, what);
     } else if (e.op == GC_EDIT_SPAWN) {
