@@ -228,8 +228,9 @@ gc_sim_place_agents(gc_sim *s, gc_error *err)
     uint32_t np = passable_count(s);
     if (s->n > np)
         return gc_error_set(err, GC_ERANGE, NULL, 0, 0,
-                            "%u agents do not fit on %u passable cells", s->n,
-                            np);
+                            "%u agent%s not fit on %u passable cell%s", s->n,
+                            s->n == 1 ? " does" : "s do", np,
+                            np == 1 ? "" : "s");
     if (s->cfg.goals == GC_GOALS_POINT &&
         !gc_grid_in_bounds(g, s->cfg.point.x, s->cfg.point.y))
         return gc_error_set(err, GC_EOUTSIDE, NULL, 0, 0,
