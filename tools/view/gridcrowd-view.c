@@ -64,8 +64,10 @@ static const char help_text[] =
     "  --frames N         frames rendered for --screenshot (default 1)\n"
     "  --bench-frames N   render N frames uncapped, print frames per second\n"
     "                     and exit\n"
-    "  --show-paths       start with every agent's path shown (key p)\n"
-    "  --show-velocities  start with every agent's velocity shown (key v)\n"
+    "  --show-paths       start with every agent's path shown (key p;\n"
+    "                     not with --replay: a recording has no paths)\n"
+    "  --show-velocities  start with every agent's velocity shown (key v;\n"
+    "                     not with --replay: a recording has none)\n"
     "  --select AGENT     select AGENT (as a click on it does)\n"
     "  --trace AGENT      select AGENT and show its trace (key t)\n"
     "  --log-attach       print a line on stderr at each attach and detach\n"
@@ -154,6 +156,16 @@ check_combinations(view_opts *o, bool frames_given, bool fps_given)
                                               : NULL;
         if (bad != NULL) {
             prog_say(bad, "needs a daemon; it does not mix with --replay");
+            return VIEW_EXIT_USAGE;
+        }
+        /* What a recording does not hold: no paths, no velocities (the
+         * drawing would silently show nothing). */
+        bad = o->show_paths        ? "--show-paths"
+              : o->show_velocities ? "--show-velocities"
+                                   : NULL;
+        if (bad != NULL) {
+            prog_say(bad, "a recording holds none; it does not mix with "
+                          "--replay");
             return VIEW_EXIT_USAGE;
         }
     }
