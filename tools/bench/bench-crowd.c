@@ -58,6 +58,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "prog.h"
 #include <time.h>
 
 #define PROG "bench-crowd"
@@ -276,8 +278,11 @@ main(int argc, char **argv)
         {"avoid", required_argument, NULL, 'A'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
+    prog_init(PROG);
+    /* ':' and opterr 0: a bad option is our one line, not getopt's two. */
+    opterr = 0;
     int ch;
-    while ((ch = getopt_long(argc, argv, "s:n:t:k:m:H:D:V:G:S:R:NA:h", longs,
+    while ((ch = getopt_long(argc, argv, ":s:n:t:k:m:H:D:V:G:S:R:NA:h", longs,
                              NULL)) != -1) {
         switch (ch) {
         case 's':
@@ -332,8 +337,7 @@ main(int argc, char **argv)
             usage(stdout);
             return 0;
         default:
-            usage(stderr);
-            return 2;
+            return prog_bad_option(2, ch, argv);
         }
     }
     if (optind < argc) {

@@ -36,7 +36,8 @@ noinst_PROGRAMS += %reldir%/bench-record
 # circle, corridor, bottleneck and den520d (issue 10).
 noinst_PROGRAMS += %reldir%/bench-crowd
 %canon_reldir%_bench_crowd_SOURCES = %reldir%/bench-crowd.c
-%canon_reldir%_bench_crowd_LDADD = libgridcrowd.la -lm
+%canon_reldir%_bench_crowd_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/common
+%canon_reldir%_bench_crowd_LDADD = tools/common/libgcprog.la libgridcrowd.la -lm
 # rvo2-peer: RVO2 beside bench-crowd on the same scenarios, built on demand
 # from a checkout of RVO2 (not packaged by Debian, not in this tree).
 EXTRA_DIST += %reldir%/rvo2-peer %reldir%/rvo2-peer.cpp

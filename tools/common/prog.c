@@ -11,6 +11,7 @@
 
 #include "prog.h"
 
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -119,4 +120,22 @@ prog_usage(int code, const char *fmt, ...)
     emit(NULL, tail, fmt, ap);
     va_end(ap);
     return code;
+}
+
+int
+prog_bad_option(int code, int c, char **argv)
+{
+    const char *arg = optind > 0 ? argv[optind - 1] : "";
+    if (c == ':')
+        return prog_usage(code, "%s needs a value", arg);
+    /* optopt: an unknown short option's letter (argv[optind - 1] may hold
+     * several); 0 for an unknown long one, whose text getopt has just
+     * passed (or a long option's own value when it takes no argument:
+     * --help=x). */
+    if (optopt != 0 && strncmp(arg, "--", 2) != 0)
+        return prog_usage(code, "unknown option '-%c'", optopt);
+    const char *eq = strchr(arg, '=');
+    if (optopt != 0 && eq != NULL)
+        return prog_usage(code, "%.*s takes no value", (int)(eq - arg), arg);
+    return prog_usage(code, "unknown option '%s'", arg);
 }

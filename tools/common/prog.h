@@ -61,4 +61,12 @@ int prog_fail_err(int code, int rc, const gc_error *err, const char *what);
 /* A bad command line: "NAME: MESSAGE (see NAME --help)"; returns `code`. */
 int prog_usage(int code, const char *fmt, ...) PROG_PRINTF(2, 3);
 
+/*
+ * getopt_long returned ':' (an option without its value) or '?' (an
+ * unknown option): say so in one prog_usage line naming the option as
+ * typed, not getopt's two lines, and return `code`.  For it, set opterr to
+ * 0 and start the option string with ':' (after a '+' if any).
+ */
+int prog_bad_option(int code, int c, char **argv);
+
 #endif
