@@ -285,7 +285,8 @@ shell_tests = \
 	%reldir%/test_bench.sh \
 	%reldir%/daemon.test \
 	%reldir%/daemon-errors.test \
-	%reldir%/bench-crowd.test %reldir%/rvo2-peer.test \
+	%reldir%/bench-crowd.test %reldir%/bench-chase.test \
+	%reldir%/rvo2-peer.test \
 	%reldir%/replan-split.test \
 	%reldir%/motion-units.test \
 	%reldir%/edits-ctl.test \

@@ -37,6 +37,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prog.h"
+
+#define PROG "bench-chase"
+
 typedef struct opts {
     const char *map;
     long chasers, targets, ticks;
@@ -162,6 +166,38 @@ median(double *v, int n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
 }
 
+static void
+usage(void)
+{
+    printf("usage: " PROG " [OPTION...]\n"
+           "Agents chasing wandering targets: the follow goal (full "
+           "plans, then\n"
+           "reused ones) against a point goal set every tick; one line a "
+           "run, then\n"
+           "the medians over the rounds.\n"
+           "  --map FILE     the Moving AI map (default\n"
+           "                 ../shared/benchmarks/movingai/den520d.map)\n"
+           "  --chasers N    chasers (default 1000)\n"
+           "  --targets K    targets, chaser i after target i %% K "
+           "(default 10)\n"
+           "  --ticks T      ticks a run (default 600)\n"
+           "  --threads N    worker threads (default 2)\n"
+           "  --rounds R     rounds of the three runs, 1 to 99 (default 1)\n"
+           "  --help         this text\n"
+           "Exit codes: 0 ran; 1 the map did not load or a run failed; 2 bad "
+           "command line.\n");
+}
+
+/* A whole number for option `name` in [lo, hi], or exit 2 saying why. */
+static long
+count(const char *name, const char *arg, double lo, double hi)
+{
+    double v;
+    if (!prog_number(name, arg, lo, hi, true, &v))
+        exit(2);
+    return (long)v;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -173,45 +209,50 @@ main(int argc, char **argv)
         {"ticks", required_argument, NULL, 't'},
         {"threads", required_argument, NULL, 'j'},
         {"rounds", required_argument, NULL, 'r'},
+        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
+    prog_init(PROG);
+    /* ':' and opterr 0: a bad option is our one line, not getopt's two. */
+    opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "f:n:k:t:j:r:", lo, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":f:n:k:t:j:r:h", lo, NULL)) != -1) {
         switch (c) {
         case 'f':
             o.map = optarg;
             break;
         case 'n':
-            o.chasers = atol(optarg);
+            o.chasers = count("--chasers", optarg, 1, GC_SIM_MAX_AGENTS);
             break;
         case 'k':
-            o.targets = atol(optarg);
+            o.targets = count("--targets", optarg, 1, GC_SIM_MAX_AGENTS);
             break;
         case 't':
-            o.ticks = atol(optarg);
+            o.ticks = count("--ticks", optarg, 1, 1e9);
             break;
         case 'j':
-            o.threads = atoi(optarg);
+            o.threads = (int)count("--threads", optarg, 1, 256);
             break;
         case 'r':
-            o.rounds = atoi(optarg);
+            o.rounds = (int)count("--rounds", optarg, 1, 99);
             break;
+        case 'h':
+            usage();
+            return 0;
         default:
-            fprintf(stderr, "usage: bench-chase [--map FILE] [--chasers N] "
-                            "[--targets K] [--ticks T] [--threads N] "
-                            "[--rounds R]\n");
-            return 2;
+            return prog_bad_option(2, c, argv);
         }
     }
-    if (o.chasers < 1 || o.targets < 1 || o.ticks < 1 || o.threads < 1 ||
-        o.rounds < 1 || o.rounds > 99) {
-        fprintf(stderr, "bench-chase: counts must be >= 1 (rounds at most "
-                        "99)\n");
-        return 2;
-    }
+    if (optind < argc)
+        return prog_usage(2, "unexpected argument '%s'", argv[optind]);
+    if (o.chasers + o.targets > GC_SIM_MAX_AGENTS)
+        return prog_usage(2,
+                          "--chasers and --targets: %ld agents in all, "
+                          "more than %ld",
+                          o.chasers + o.targets, (long)GC_SIM_MAX_AGENTS);
     gc_grid *g;
     gc_error err;
     if (gc_map_load(&g, o.map, &err) != GC_OK) {
-        fprintf(stderr, "bench-chase: %s\n", err.msg);
+        prog_msg("%s", err.msg);
         return 1;
     }
     figures f[NMODES][99];

@@ -231,19 +231,14 @@ usage(FILE *f)
             "Exit codes: 0 ran; 1 the run failed; 2 bad command line.\n");
 }
 
-/* A number for option `name` in [lo, hi], or exit 2 saying why. */
+/* A number for option `name` in [lo, hi] (whole: a whole one), or exit 2
+ * saying why (prog_number: "5x" is not 5). */
 static double
-number(const char *name, const char *arg, double lo, double hi)
+number(const char *name, const char *arg, double lo, double hi, bool whole)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(arg, &end);
-    if (errno || end == arg || *end || !(v >= lo && v <= hi)) {
-        fprintf(stderr,
-                PROG ": --%s: '%s' is not a number from %.10g to %.10g\n", name,
-                arg, lo, hi);
+    double v;
+    if (!prog_number(name, arg, lo, hi, whole, &v))
         exit(2);
-    }
     return v;
 }
 
@@ -289,34 +284,35 @@ main(int argc, char **argv)
             scenario = optarg;
             break;
         case 'n':
-            n = (size_t)number("agents", optarg, 1, GC_SIM_MAX_AGENTS);
+            n = (size_t)number("--agents", optarg, 1, GC_SIM_MAX_AGENTS, true);
             break;
         case 't':
-            threads = (int)number("threads", optarg, 1, 256);
+            threads = (int)number("--threads", optarg, 1, 256, true);
             break;
         case 'k':
-            max_ticks = (uint64_t)number("ticks", optarg, 1, 1e9);
+            max_ticks = (uint64_t)number("--ticks", optarg, 1, 1e9, true);
             break;
         case 'm':
             map = optarg;
             break;
         case 'H':
-            horizon = (float)number("horizon", optarg, 1e-3, 1e6);
+            horizon = (float)number("--horizon", optarg, 1e-3, 1e6, false);
             break;
         case 'D':
-            ndist = (float)number("neighbour-dist", optarg, 0, 1e6);
+            ndist = (float)number("--neighbour-dist", optarg, 0, 1e6, false);
             break;
         case 'V':
-            max_speed = (float)number("max-speed", optarg, 0, 1e6);
+            max_speed = (float)number("--max-speed", optarg, 0, 1e6, false);
             break;
         case 'G':
-            time_gap = (float)number("time-gap", optarg, 0, 1e6);
+            time_gap = (float)number("--time-gap", optarg, 0, 1e6, false);
             break;
         case 'S':
-            show = (size_t)number("show", optarg, 0, 1e9);
+            show = (size_t)number("--show", optarg, 0, 1e9, true);
             break;
         case 'R':
-            seed = (uint64_t)number("seed", optarg, 0, 9007199254740992.0);
+            seed =
+                (uint64_t)number("--seed", optarg, 0, 9007199254740992.0, true);
             break;
         case 'N':
             smooth = false;

@@ -51,4 +51,5 @@ noinst_PROGRAMS += %reldir%/bench-agents
 # bench-chase: 1,000 agents chasing 10 moving targets, follow vs naive.
 noinst_PROGRAMS += %reldir%/bench-chase
 %canon_reldir%_bench_chase_SOURCES = %reldir%/bench-chase.c
-%canon_reldir%_bench_chase_LDADD = libgridcrowd.la -lm
+%canon_reldir%_bench_chase_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/common
+%canon_reldir%_bench_chase_LDADD = tools/common/libgcprog.la libgridcrowd.la -lm

@@ -11,8 +11,11 @@
 
 #include "prog.h"
 
+#include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Written once by prog_init before any thread starts; read-only after. */
@@ -138,4 +141,21 @@ prog_bad_option(int code, int c, char **argv)
     if (optopt != 0 && eq != NULL)
         return prog_usage(code, "%.*s takes no value", (int)(eq - arg), arg);
     return prog_usage(code, "unknown option '%s'", arg);
+}
+
+bool
+prog_number(const char *opt, const char *s, double lo, double hi, bool whole,
+            double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end != '\0' || errno == ERANGE || !isfinite(v) ||
+        !(v >= lo && v <= hi) || (whole && v != floor(v))) {
+        prog_usage(2, "%s: '%s' is not a %snumber from %.10g to %.10g", opt, s,
+                   whole ? "whole " : "", lo, hi);
+        return false;
+    }
+    *out = v;
+    return true;
 }

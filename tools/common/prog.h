@@ -13,6 +13,7 @@
 #define GRIDCROWD_PROG_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 
 #include <gridcrowd/error.h>
 
@@ -68,5 +69,14 @@ int prog_usage(int code, const char *fmt, ...) PROG_PRINTF(2, 3);
  * 0 and start the option string with ':' (after a '+' if any).
  */
 int prog_bad_option(int code, int c, char **argv);
+
+/*
+ * The number option `opt` ("--agents") was given as `s`: true with it in
+ * *out when all of `s` is a finite number from lo to hi (and a whole one
+ * when `whole`), else false after one prog_usage line naming the option,
+ * the text and the range ("5x" is not 5).
+ */
+bool prog_number(const char *opt, const char *s, double lo, double hi,
+                 bool whole, double *out);
 
 #endif
