@@ -341,16 +341,44 @@ max_cost(const gc_grid *g)
     return m;
 }
 
-/* Whether jump point search gives this search's answer (see gc_algo in
- * astar.h), given unit = uniform_cost (0 without nav). */
+/* Why jump point search would not give this search's answer (see gc_algo
+ * in astar.h), given unit = uniform_cost (0 without nav); NULL when it
+ * would.  The one statement of its conditions. */
+static const char *
+jps_why_not(const gc_astar_opts *o, double unit)
+{
+    if (o->diag != GC_DIAG_NO_CORNER_CUT)
+        return "it needs the diagonal rule no-corner-cut";
+    if (o->radius > 0.0f)
+        return "it plans for no radius";
+    if (o->weight > 1.0)
+        return "it runs unweighted only (weight at most 1)";
+    if (o->partial)
+        return "it gives no partial paths";
+    if (o->nav == NULL)
+        return "it needs the navigation data (nav)";
+    if (o->heuristic != GC_HEUR_DEFAULT && o->heuristic != GC_HEUR_OCTILE)
+        return "it needs the default or octile heuristic";
+    if (!(unit > 0.0))
+        return "the passable cell types on the map do not all cost the "
+               "same (it needs uniform costs)";
+    return NULL;
+}
+
 static bool
 jps_applies(const gc_astar_opts *o, double unit)
 {
-    return o->diag == GC_DIAG_NO_CORNER_CUT && o->radius <= 0.0f &&
-           o->weight <= 1.0 && !o->partial && o->nav != NULL &&
-           (o->heuristic == GC_HEUR_DEFAULT ||
-            o->heuristic == GC_HEUR_OCTILE) &&
-           unit > 0.0;
+    return jps_why_not(o, unit) == NULL;
+}
+
+/* See astar_int.h. */
+const char *
+gc_astar_jps_why_not(const gc_grid *g, const gc_astar_opts *o)
+{
+    const gc_nav *nav = o->nav;
+    bool fits = nav != NULL && g != NULL && nav->width == g->width &&
+                nav->height == g->height;
+    return jps_why_not(o, fits ? uniform_cost(nav, g) : 0.0);
 }
 
 static int

@@ -322,4 +322,9 @@ int gc_astar_build_path(const gc_astar *a, const gc_search *s, uint32_t end,
 int gc_astar_build_path_jps(const gc_astar *a, const gc_search *s, gc_path *out,
                             double *cost);
 
+/* Why GC_ALGO_JPS is refused (GC_EINVAL) for a search of g under o: the
+ * first of jump point search's conditions (gc_algo in astar.h) that fails,
+ * as a clause ("it gives no partial paths"); NULL when they all hold. */
+const char *gc_astar_jps_why_not(const gc_grid *g, const gc_astar_opts *o);
+
 #endif

@@ -24,6 +24,8 @@
 
 #include <gridcrowd/query.h>
 
+#include "astar_int.h"
+
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -187,9 +189,11 @@ prepare(gc_query *q, gc_cell from, gc_cell to, const gc_astar_opts *o,
 
 /* The message for a search that failed past the end checks. */
 static int
-search_error(int rc, gc_cell from, gc_cell to, const gc_astar_opts *o,
-             gc_error *err)
+search_error(const gc_query *q, int rc, gc_cell from, gc_cell to,
+             const gc_astar_opts *o, gc_error *err)
 {
+    const char *why_not_jps =
+        rc == GC_EINVAL ? gc_astar_jps_why_not(q->grid, o) : NULL;
     const char *rule = gc_diag_rule_name(o->diag);
     switch (rc) {
     case GC_EUNREACHABLE:
@@ -204,6 +208,11 @@ search_error(int rc, gc_cell from, gc_cell to, const gc_astar_opts *o,
                             "no path found within %" PRIu64 " expansions",
                             o->max_expansions);
     case GC_EINVAL:
+        if (o->algo == GC_ALGO_JPS && why_not_jps != NULL)
+            return gc_error_set(err, rc, NULL, 0, 0,
+                                "jump point search does not apply: %s; use "
+                                "algorithm astar or auto",
+                                why_not_jps);
         return gc_error_set(err, rc, NULL, 0, 0,
                             "invalid search options (diagonal rule, "
                             "heuristic, algorithm, weight or radius)");
@@ -226,7 +235,7 @@ gc_query_search(gc_query *q, gc_cell from, gc_cell to, const gc_astar_opts *o,
         return rc;
     rc = gc_astar_find(q->astar, q->grid, from, to, &use, out, st);
     if (rc != GC_OK)
-        return search_error(rc, from, to, &use, err);
+        return search_error(q, rc, from, to, &use, err);
     gc_error_clear(err);
     return GC_OK;
 }
@@ -258,7 +267,7 @@ gc_query_next_step(gc_query *q, gc_cell from, gc_cell to,
     rc = gc_astar_next_step(q->astar, q->grid, from, to, &use, &q->scratch,
                             next, st);
     if (rc != GC_OK)
-        return search_error(rc, from, to, &use, err);
+        return search_error(q, rc, from, to, &use, err);
     gc_error_clear(err);
     return GC_OK;
 }

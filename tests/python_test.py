@@ -194,6 +194,12 @@ def test(d):
     check("path to a cell off the map: GC_EOUTSIDE naming the goal",
           e is not None and e.message ==
           "goal (40, 3) is outside the 32x24 map", e)
+    e = raises(lambda: w.path((0, 0), (31, 23), diag="no-corner-cut",
+                              algo="jps"), "GC_EINVAL")
+    check("algo jps on a map of several costs: says why, and what to use",
+          e is not None and e.message == "jump point search does not "
+          "apply: the passable cell types on the map do not all cost the "
+          "same (it needs uniform costs); use algorithm astar or auto", e)
     e = raises(lambda: w.next_step((5, 2), (0, 0)), "GC_EBLOCKED")
     check("next_step from a wall: GC_EBLOCKED naming the start",
           e is not None and e.message == "start (5, 2) is impassable "
