@@ -147,11 +147,16 @@ bool
 prog_number(const char *opt, const char *s, double lo, double hi, bool whole,
             double *out)
 {
+    /* Decimal only: strtod would also take leading blanks and hex ("0x10"
+     * is 16), which nobody means by a count on a command line. */
+    const char *digits = s + (s[0] == '-' || s[0] == '+');
+    bool decimal = strpbrk(s, "xX") == NULL &&
+                   ((digits[0] >= '0' && digits[0] <= '9') || digits[0] == '.');
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    if (end == s || *end != '\0' || errno == ERANGE || !isfinite(v) ||
-        !(v >= lo && v <= hi) || (whole && v != floor(v))) {
+    if (!decimal || end == s || *end != '\0' || errno == ERANGE ||
+        !isfinite(v) || !(v >= lo && v <= hi) || (whole && v != floor(v))) {
         prog_usage(2, "%s: '%s' is not a %snumber from %.10g to %.10g", opt, s,
                    whole ? "whole " : "", lo, hi);
         return false;

@@ -74,7 +74,9 @@ int prog_bad_option(int code, int c, char **argv);
  * The number option `opt` ("--agents") was given as `s`: true with it in
  * *out when all of `s` is a finite number from lo to hi (and a whole one
  * when `whole`), else false after one prog_usage line naming the option,
- * the text and the range ("5x" is not 5).
+ * the text and the range ("5x" is not 5).  Decimal only: no leading
+ * blanks, no hex ("0x10"), no inf or nan.  Whole numbers are exact up to
+ * 2^53: keep `hi` below that.
  */
 bool prog_number(const char *opt, const char *s, double lo, double hi,
                  bool whole, double *out);
