@@ -34,7 +34,6 @@
 #include <gridcrowd/grid.h>
 #include <gridcrowd/version.h>
 
-#include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -45,22 +44,6 @@
 #include <unistd.h>
 
 #include "bench.h"
-
-/* Parse a decimal integer in [min, max]; false if s is anything else. */
-static bool
-parse_count(const char *s, unsigned long long min, unsigned long long max,
-            unsigned long long *out)
-{
-    if (*s < '0' || *s > '9')
-        return false;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno != 0 || *end != '\0' || v < min || v > max)
-        return false;
-    *out = v;
-    return true;
-}
 
 /* ---- options ----------------------------------------------------------- */
 
@@ -173,21 +156,20 @@ set_search_option(struct options *o, int c, const char *arg)
 static int
 set_option(struct options *o, int c, const char *arg)
 {
-    unsigned long long v;
+    double v;
     switch (c) {
     case 'm':
         o->map = arg;
         break;
     case 'r':
-        if (!parse_count(arg, 1, 1000000, &v))
-            return prog_usage(EXIT_USAGE,
-                              "--repeat: '%s' is not a count from 1", arg);
+        if (!prog_number("--repeat", arg, 1, 1000000, true, &v))
+            return EXIT_USAGE;
         o->repeat = (unsigned)v;
         break;
     case 'n':
-        if (!parse_count(arg, 1, SIZE_MAX, &v))
-            return prog_usage(EXIT_USAGE, "--limit: '%s' is not a count from 1",
-                              arg);
+        /* Far past any scenario file: the limit only has to be exact. */
+        if (!prog_number("--limit", arg, 1, 1e15, true, &v))
+            return EXIT_USAGE;
         o->limit = (size_t)v;
         break;
     case 'c':
@@ -258,15 +240,8 @@ parse_options(struct options *o, int argc, char **argv)
             );
             return EXIT_OPTIMAL;
         case ':':
-            return prog_usage(EXIT_USAGE, "%s: needs an argument",
-                              argv[optind - 1]);
         case '?':
-            /* optopt is the letter of an unknown short option, 0 for an
-             * unknown long one (whose text getopt has just passed). */
-            if (optopt != 0 && strchr("mrncpjdHahV", optopt) == NULL)
-                return prog_usage(EXIT_USAGE, "unknown option '-%c'", optopt);
-            return prog_usage(EXIT_USAGE, "unknown option '%s'",
-                              argv[optind - 1]);
+            return prog_bad_option(EXIT_USAGE, c, argv);
         default:
             if ((code = set_option(o, c, optarg)) >= 0)
                 return code;
