@@ -74,23 +74,6 @@ usage(void)
         REP_MAX_LINES);
 }
 
-/* A number from an option, in [lo, hi]; false with a message otherwise. */
-static bool
-num_arg(const char *opt, const char *s, double lo, double hi, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || *end != '\0' || errno == ERANGE || !isfinite(v) || v < lo ||
-        v > hi) {
-        prog_usage(EXIT_USAGE, "%s: '%s' is not a number from %g to %g", opt, s,
-                   lo, hi);
-        return false;
-    }
-    *out = v;
-    return true;
-}
-
 /* mkdir -p DIR, then prove it is writable by making a file in it. */
 static int
 make_dir(const char *dir)
@@ -189,20 +172,15 @@ main(int argc, char **argv)
             n_lines++;
             break;
         case 's':
-            if (!num_arg("--sample", optarg, 0, 100000, &sample))
+            if (!prog_number("--sample", optarg, 0, 100000, true, &sample))
                 return EXIT_USAGE;
-            if (sample != floor(sample))
-                return prog_usage(EXIT_USAGE,
-                                  "--sample: '%s' is not a whole "
-                                  "number",
-                                  optarg);
             break;
         case 'c':
-            if (!num_arg("--cell", optarg, 1e-6, 1e9, &cell))
+            if (!prog_number("--cell", optarg, 1e-6, 1e9, false, &cell))
                 return EXIT_USAGE;
             break;
         case 'z':
-            if (!num_arg("--size", optarg, 320, 8192, &size))
+            if (!prog_number("--size", optarg, 320, 8192, false, &size))
                 return EXIT_USAGE;
             break;
         case 'q':
@@ -211,12 +189,8 @@ main(int argc, char **argv)
         case 'h':
             usage();
             return 0;
-        case ':':
-            return prog_usage(EXIT_USAGE, "%s needs an argument",
-                              argv[optind - 1]);
         default:
-            return prog_usage(EXIT_USAGE, "unknown option '%s'",
-                              argv[optind - 1]);
+            return prog_bad_option(EXIT_USAGE, c, argv);
         }
     }
     if (optind >= argc)
