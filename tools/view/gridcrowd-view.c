@@ -18,7 +18,6 @@
 #include <gridcrowd/util.h>
 #include <gridcrowd/version.h>
 
-#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
@@ -33,6 +32,9 @@
 #define SNAPSHOT_WAIT_S 10.0
 /* How long a screenshot then waits for the selected agent's whole path. */
 #define PATH_WAIT_S 2.0
+/* The most --frame and --bench-frames take: far past any run, and exact
+ * as prog_number's double. */
+#define MAX_COUNT 1e15
 
 static const char usage_text[] =
     "usage: " PROG " [--shm NAME] [--scale PIXELS] [--fps N] "
@@ -103,26 +105,6 @@ static double
 now_s(void)
 {
     return (double)gc_clock_ns() * 1e-9;
-}
-
-static int
-bad_arg(const char *opt, const char *val, const char *want)
-{
-    prog_say(opt, "expected %s, got '%s'", want, val);
-    return VIEW_EXIT_USAGE;
-}
-
-/* A whole number in [min, max]. */
-static bool
-parse_long(const char *s, long min, long max, long *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno != 0 || end == s || *end != '\0' || v < min || v > max)
-        return false;
-    *out = v;
-    return true;
 }
 
 /*
@@ -223,7 +205,7 @@ parse_args(int argc, char **argv, view_opts *o)
         {"version", no_argument, NULL, O_VERSION},
         {NULL, 0, NULL, 0}};
     bool frames_given = false, fps_given = false;
-    long v;
+    double v;
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":", longs, NULL)) != -1) {
@@ -232,17 +214,13 @@ parse_args(int argc, char **argv, view_opts *o)
             o->shm = optarg;
             break;
         case O_SCALE:
-            if (!parse_long(optarg, 1, 1024, &v))
-                return bad_arg("--scale", optarg,
-                               "a whole number of pixels "
-                               "from 1 to 1024");
+            if (!prog_number("--scale", optarg, 1, 1024, true, &v))
+                return VIEW_EXIT_USAGE;
             o->scale = (int)v;
             break;
         case O_FPS:
-            if (!parse_long(optarg, 0, 1000, &v))
-                return bad_arg("--fps", optarg,
-                               "a whole number from 0 to "
-                               "1000");
+            if (!prog_number("--fps", optarg, 0, 1000, true, &v))
+                return VIEW_EXIT_USAGE;
             o->fps = (int)v;
             fps_given = true;
             break;
@@ -259,17 +237,15 @@ parse_args(int argc, char **argv, view_opts *o)
             o->screenshot = optarg;
             break;
         case O_FRAMES:
-            if (!parse_long(optarg, 1, 100000, &v))
-                return bad_arg("--frames", optarg,
-                               "a whole number from 1 to "
-                               "100000");
+            if (!prog_number("--frames", optarg, 1, 100000, true, &v))
+                return VIEW_EXIT_USAGE;
             o->frames = (int)v;
             frames_given = true;
             break;
         case O_BENCH:
-            if (!parse_long(optarg, 1, LONG_MAX, &v))
-                return bad_arg("--bench-frames", optarg, "a whole number >= 1");
-            o->bench_frames = v;
+            if (!prog_number("--bench-frames", optarg, 1, MAX_COUNT, true, &v))
+                return VIEW_EXIT_USAGE;
+            o->bench_frames = (long)v;
             break;
         case O_PATHS:
             o->show_paths = true;
@@ -279,10 +255,10 @@ parse_args(int argc, char **argv, view_opts *o)
             break;
         case O_SELECT:
         case O_TRACE:
-            if (!parse_long(optarg, 0, (long)GC_WORLD_MAX_AGENTS - 1, &v))
-                return bad_arg(c == O_TRACE ? "--trace" : "--select", optarg,
-                               "an agent id");
-            o->select_agent = v;
+            if (!prog_number(c == O_TRACE ? "--trace" : "--select", optarg, 0,
+                             GC_WORLD_MAX_AGENTS - 1, true, &v))
+                return VIEW_EXIT_USAGE;
+            o->select_agent = (long)v;
             o->trace = c == O_TRACE;
             break;
         case O_LOG:
@@ -292,9 +268,9 @@ parse_args(int argc, char **argv, view_opts *o)
             o->replay = optarg;
             break;
         case O_FRAME:
-            if (!parse_long(optarg, 0, LONG_MAX, &v))
-                return bad_arg("--frame", optarg, "a frame number >= 0");
-            o->frame = v;
+            if (!prog_number("--frame", optarg, 0, MAX_COUNT, true, &v))
+                return VIEW_EXIT_USAGE;
+            o->frame = (long)v;
             break;
         case O_HELP:
             printf("%s\n%s", usage_text, help_text);
@@ -302,21 +278,13 @@ parse_args(int argc, char **argv, view_opts *o)
         case O_VERSION:
             printf(PROG " (gridcrowd) %s\n", gc_version());
             exit(VIEW_EXIT_OK);
-        case ':':
-            prog_msg("%s: needs a value", argv[optind - 1]);
-            fputs(usage_text, stderr);
-            return VIEW_EXIT_USAGE;
         default:
-            prog_msg("%s: unknown option", argv[optind - 1]);
-            fputs(usage_text, stderr);
-            return VIEW_EXIT_USAGE;
+            return prog_bad_option(VIEW_EXIT_USAGE, c, argv);
         }
     }
-    if (optind < argc) {
-        prog_msg("%s: unexpected argument", argv[optind]);
-        fputs(usage_text, stderr);
-        return VIEW_EXIT_USAGE;
-    }
+    if (optind < argc)
+        return prog_usage(VIEW_EXIT_USAGE, "unexpected argument '%s'",
+                          argv[optind]);
     return check_combinations(o, frames_given, fps_given);
 }
 
