@@ -747,14 +747,8 @@ options_parse(options *o, int argc, char **argv)
         int c = getopt_long(argc, argv, ":", longs, NULL);
         if (c == -1)
             break;
-        if (c == ':') {
-            prog_msg("%s needs a value (see --help)", argv[optind - 1]);
-            return EXIT_USAGE;
-        }
-        if (c < 256 || c >= 256 + OPT_COUNT) {
-            prog_msg("unknown option '%s' (see --help)", argv[optind - 1]);
-            return EXIT_USAGE;
-        }
+        if (c < 256 || c >= 256 + OPT_COUNT)
+            return prog_bad_option(EXIT_USAGE, c, argv);
         int id = c - 256;
         if (id == O_HELP) {
             usage(stdout);
@@ -769,10 +763,8 @@ options_parse(options *o, int argc, char **argv)
             return EXIT_USAGE;
         note_given(o, id, arg);
     }
-    if (optind < argc) {
-        prog_msg("unexpected argument '%s' (see --help)", argv[optind]);
-        return EXIT_USAGE;
-    }
+    if (optind < argc)
+        return prog_usage(EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
     int code = scenario_flags_check(o);
     if (code != 0)
         return code;
