@@ -111,11 +111,17 @@ build_agent_edit(const char *name, int n, char **args, gc_edit *e,
             if (!opt_float(n, args, &i, &e->speed, a, msg, msgsz))
                 return EX_USAGE;
         } else if (strcmp(name, "spawn") == 0 && strcmp(a, "--group") == 0) {
-            if (i + 1 >= n || !parse_handle(args[i + 1], &e->group)) {
-                snprintf(msg, msgsz, "--group needs a whole number, got '%s'",
-                         i + 1 < n ? args[i + 1] : "nothing");
+            /* A label, decimal (unlike a handle, never hex: "010" is
+             * ten). */
+            unsigned long long g;
+            if (i + 1 >= n || !parse_count(args[i + 1], UINT32_MAX, &g)) {
+                snprintf(msg, msgsz,
+                         "--group needs a whole number from 0 to %" PRIu32
+                         ", got '%s'",
+                         UINT32_MAX, i + 1 < n ? args[i + 1] : "nothing");
                 return EX_USAGE;
             }
+            e->group = (uint32_t)g;
             i++;
         } else if (strcmp(name, "follow") == 0 &&
                    strcmp(a, "--distance") == 0) {

@@ -55,20 +55,6 @@ typedef struct path_args {
     unsigned long repeat; /* searches to time; 0: just answer */
 } path_args;
 
-static bool
-parse_count(const char *s, unsigned long long max, unsigned long long *out)
-{
-    char *end;
-    errno = 0;
-    if (s[0] == '-')
-        return false;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno != 0 || end == s || *end != '\0' || v > max)
-        return false;
-    *out = v;
-    return true;
-}
-
 static int
 parse(const char *cmd, int argc, char **argv, path_args *pa)
 {

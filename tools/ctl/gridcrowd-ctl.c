@@ -206,6 +206,23 @@ parse_args(const char *cmd, unsigned allowed, int argc, char **argv,
     return EX_OK;
 }
 
+/* See ctl.h. */
+bool
+parse_count(const char *s, unsigned long long max, unsigned long long *out)
+{
+    /* A digit first: strtoull would skip blanks and take "-1" as its
+     * unsigned wrap. */
+    if (!(s[0] >= '0' && s[0] <= '9'))
+        return false;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno != 0 || *end != '\0' || v > max)
+        return false;
+    *out = v;
+    return true;
+}
+
 /* Values past int32 are clamped, which keeps them off any map, so that
  * they are reported as outside it. */
 bool
@@ -292,7 +309,11 @@ help(FILE *f)
         "  spawn X Y                add an agent at world position X Y and\n"
         "                           print its handle ([--goal X Y]\n"
         "                           [--radius R] [--speed V] [--group G]\n"
-        "                           [--json]); waits for the daemon's answer\n"
+        "                           [--json]); waits for the daemon's answer;\n"
+        "                           G, 0 to 4294967295 (default 0), is a\n"
+        "                           label of yours kept with the agent and\n"
+        "                           shown by agents --json and Python's\n"
+        "                           agents(); the daemon uses it for nothing\n"
         "  remove H                 remove agent H\n"
         "  goal H X Y|wander|stop   give agent H a goal (world units)\n"
         "  follow H TARGET          agent H follows agent TARGET\n"
