@@ -365,6 +365,13 @@ gc_scenario_run_start(gc_scenario_run *r, gc_error *err)
             made++;
         }
         free(perm);
+        /* "its 1 agent does not fit", not "only 0 of its 1 agents". */
+        if (made < g->count && g->count == 1)
+            return gc_error_set(err, GC_ERANGE, sc->path, g->spawn.line, 0,
+                                "group '%s': its 1 agent does not fit in its "
+                                "spawn area (a body of radius %g, apart from "
+                                "the walls)",
+                                g->name, g->radius);
         if (made < g->count)
             return gc_error_set(err, GC_ERANGE, sc->path, g->spawn.line, 0,
                                 "group '%s': only %lld of its %lld agents fit "
