@@ -752,14 +752,16 @@ main(int argc, char **argv)
     }
     gc_host_publish_agents(host);
     if (!o.quiet)
-        prog_msg("running: %s %dx%d, %zu agents, %d threads, %s at %.0f Hz, "
+        prog_msg("running: %s %dx%d, %zu agent%s, %d thread%s, %s at %.0f Hz, "
                  "shared memory /%s (pid %d)",
                  o.scenario ? o.scenario
                  : o.map    ? o.map
                             : gc_default_map_name,
                  map->width, map->height, gc_sim_live_count(sim),
-                 o.sim.threads, o.batch ? "batch" : "real time", o.sim.hz,
-                 o.shm, (int)getpid());
+                 prog_s(gc_sim_live_count(sim)), o.sim.threads,
+                 prog_s((unsigned long long)o.sim.threads),
+                 o.batch ? "batch" : "real time", o.sim.hz, o.shm,
+                 (int)getpid());
 
     run_figures fig;
     memset(&fig, 0, sizeof fig);

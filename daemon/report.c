@@ -365,13 +365,14 @@ write_summary(FILE *f, bool json, const options *o, const run_figures *fig,
         return;
     }
     fprintf(f,
-            "%s: summary: %llu ticks in %.2f s (%.1f ticks/s), %zu agents: "
+            "%s: summary: %llu tick%s in %.2f s (%.1f ticks/s), %zu agent%s: "
             "%llu arrived, %llu unreachable, %llu stuck, %llu moving, %llu "
             "waiting; %llu arrivals; %llu searches (%.0f/s, %.1f us mean: "
             "%.1f search + %.1f smoothing, %.1f us p99); %llu overruns; max "
             "RSS %ld KiB\n",
-            prog_name(), (unsigned long long)fig->ticks, fig->wall_s, tps,
-            agents, (unsigned long long)t->by_state[GC_AGENT_ARRIVED],
+            prog_name(), (unsigned long long)fig->ticks, prog_s(fig->ticks),
+            fig->wall_s, tps, agents, prog_s(agents),
+            (unsigned long long)t->by_state[GC_AGENT_ARRIVED],
             (unsigned long long)t->by_state[GC_AGENT_UNREACHABLE],
             (unsigned long long)t->by_state[GC_AGENT_STUCK],
             (unsigned long long)t->by_state[GC_AGENT_MOVING],
@@ -380,9 +381,9 @@ write_summary(FILE *f, bool json, const options *o, const run_figures *fig,
             sps, t->search_us_mean, t->search_only_us_mean, t->smooth_us_mean,
             t->search_us_p99, (unsigned long long)fig->overruns, max_rss_kb());
     if (fig->recording) {
-        fprintf(f, "%s: record: %s: %llu frames, %llu dropped, %llu bytes",
+        fprintf(f, "%s: record: %s: %llu frame%s, %llu dropped, %llu bytes",
                 prog_name(), o->record, (unsigned long long)fig->rec.written,
-                (unsigned long long)fig->rec.dropped,
+                prog_s(fig->rec.written), (unsigned long long)fig->rec.dropped,
                 (unsigned long long)fig->rec_bytes);
         if (fig->rec.status != GC_OK)
             fprintf(f, "; the recording stopped: %s", fig->rec.msg);

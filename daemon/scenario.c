@@ -303,10 +303,11 @@ scenario_summary(FILE *f, bool json, const scenario_mode *m)
         return;
     }
     fprintf(f,
-            "%s: scenario %s: %.1f s simulated, %llu agents made, %llu "
+            "%s: scenario %s: %.1f s simulated, %llu agent%s made, %llu "
             "left (",
             prog_name(), sc->name ? sc->name : sc->path, c.time,
-            (unsigned long long)c.spawned, (unsigned long long)c.left);
+            (unsigned long long)c.spawned, prog_s(c.spawned),
+            (unsigned long long)c.left);
     for (size_t e = 0; e < c.nexits; e++)
         fprintf(f, "%s%s %llu", e ? ", " : "", sc->exits[e].name,
                 (unsigned long long)c.left_by_exit[e]);

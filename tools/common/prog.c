@@ -113,6 +113,12 @@ prog_fail_err(int code, int rc, const gc_error *err, const char *what)
     return prog_fail(code, what, "%s", gc_strerror(rc));
 }
 
+const char *
+prog_s(unsigned long long n)
+{
+    return n == 1 ? "" : "s";
+}
+
 int
 prog_usage(int code, const char *fmt, ...)
 {

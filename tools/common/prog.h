@@ -59,6 +59,9 @@ int prog_fail(int code, const char *what, const char *fmt, ...)
  */
 int prog_fail_err(int code, int rc, const gc_error *err, const char *what);
 
+/* "s" unless n is 1, for a count in a line: "%llu agent%s", n, prog_s(n). */
+const char *prog_s(unsigned long long n);
+
 /* A bad command line: "NAME: MESSAGE (see NAME --help)"; returns `code`. */
 int prog_usage(int code, const char *fmt, ...) PROG_PRINTF(2, 3);
 
