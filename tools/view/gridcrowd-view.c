@@ -69,7 +69,8 @@ static const char help_text[] =
     "  --show-paths       start with every agent's path shown (key p;\n"
     "                     not with --replay: a recording has no paths)\n"
     "  --show-velocities  start with every agent's velocity shown (key v;\n"
-    "                     not with --replay: a recording has none)\n"
+    "                     with --replay, as recorded; not for a JuPedSim\n"
+    "                     file: it has none)\n"
     "  --select AGENT     select AGENT (as a click on it does)\n"
     "  --trace AGENT      select AGENT and show its trace (key t)\n"
     "  --log-attach       print a line on stderr at each attach and detach\n"
@@ -140,14 +141,12 @@ check_combinations(view_opts *o, bool frames_given, bool fps_given)
             prog_say(bad, "needs a daemon; it does not mix with --replay");
             return VIEW_EXIT_USAGE;
         }
-        /* What a recording does not hold: no paths, no velocities (the
-         * drawing would silently show nothing). */
-        bad = o->show_paths        ? "--show-paths"
-              : o->show_velocities ? "--show-velocities"
-                                   : NULL;
-        if (bad != NULL) {
-            prog_say(bad, "a recording holds none; it does not mix with "
-                          "--replay");
+        /* What a recording does not hold: no paths (the drawing would
+         * silently show nothing).  Velocities are in gridcrowd's
+         * recordings; view_replay_open refuses them for a JuPedSim file. */
+        if (o->show_paths) {
+            prog_say("--show-paths", "a recording holds none; it does not mix "
+                                     "with --replay");
             return VIEW_EXIT_USAGE;
         }
     }

@@ -149,6 +149,12 @@ view_replay_open(view_state *s)
     r->first = view_rdb_first(r->db);
     r->last = view_rdb_last(r->db);
     r->fps = view_rdb_fps(r->db);
+    if (s->show_velocities && !view_rdb_ours(r->db)) {
+        prog_say("--show-velocities",
+                 "%s is a JuPedSim file: positions only, no velocities",
+                 r->path);
+        return VIEW_EXIT_USAGE;
+    }
     int64_t f = r->first;
     if (s->opt.frame >= 0) {
         int has = view_rdb_has(r->db, s->opt.frame, why);
@@ -268,6 +274,7 @@ static const char *const help_lines[] = {
     "click        select an agent: its whole trajectory",
     "wheel, drag  zoom, pan; f fits the map",
     "p            every agent's path (none in a recording)",
+    "v            every agent's velocity (none in a JuPedSim file)",
     "o            overlay on/off",
     "s            save the window as gridcrowd-view-TICK.bmp",
     "h            this help",
@@ -355,6 +362,11 @@ replay_event(view_state *s, const SDL_Event *e)
             return true;
         case SDLK_t:
             view_message(s, false, "a recording holds no search traces");
+            return true;
+        case SDLK_v: /* ours records them: the live key draws them */
+            if (view_rdb_ours(r->db))
+                return false;
+            view_message(s, false, "a JuPedSim file holds no velocities");
             return true;
         default:
             return false;

@@ -199,8 +199,9 @@ prepare_all(view_rdb *db, char *why)
         return -1;
     if (db->ours)
         return prepare(db, VIEW_RDB_ST_AGENT,
-                       "SELECT id, heading, state, goal_x, goal_y, speed "
-                       "FROM gc_agent_data WHERE frame = ? ORDER BY id",
+                       "SELECT id, heading, state, goal_x, goal_y, speed, "
+                       "vel_x, vel_y FROM gc_agent_data WHERE frame = ? ORDER "
+                       "BY id",
                        why) != 0 ||
                        prepare(db, VIEW_RDB_ST_FRAME,
                                "SELECT tick, generation FROM gc_frames "
@@ -519,6 +520,8 @@ view_rdb_load(view_rdb *db, int64_t frame, view_conn *c, char *why)
             g->goal_x = (int32_t)sqlite3_column_int64(a, 3);
             g->goal_y = (int32_t)sqlite3_column_int64(a, 4);
             g->speed = (float)sqlite3_column_double(a, 5);
+            g->vx = (float)sqlite3_column_double(a, 6);
+            g->vy = (float)sqlite3_column_double(a, 7);
         }
         n++;
     }
