@@ -227,16 +227,17 @@ scenario_second_text(const scenario_mode *m)
     gc_scenario_counts c;
     gc_scenario_run_counts(m->run, &c);
     int n = snprintf(buf, sizeof buf,
-                     "  scenario t %.1f s: %llu made %llu present %llu left (",
+                     "  scenario t %.1f s: %llu made %llu present %llu left",
                      c.time, (unsigned long long)c.spawned,
                      (unsigned long long)c.present, (unsigned long long)c.left);
+    /* By exit, when there are exits (no "()" for none). */
     for (size_t e = 0; e < c.nexits && n > 0 && (size_t)n < sizeof buf; e++)
         n += snprintf(buf + n, sizeof buf - (size_t)n, "%s%s %llu",
-                      e ? ", " : "", m->sc->exits[e].name,
+                      e ? ", " : " (", m->sc->exits[e].name,
                       (unsigned long long)c.left_by_exit[e]);
     if (n > 0 && (size_t)n < sizeof buf)
-        n += snprintf(buf + n, sizeof buf - (size_t)n, ") %llu blocked",
-                      (unsigned long long)c.blocked);
+        n += snprintf(buf + n, sizeof buf - (size_t)n, "%s %llu blocked",
+                      c.nexits > 0 ? ")" : "", (unsigned long long)c.blocked);
     if (c.removed > 0 && n > 0 && (size_t)n < sizeof buf)
         snprintf(buf + n, sizeof buf - (size_t)n, " %llu removed",
                  (unsigned long long)c.removed);
@@ -304,14 +305,14 @@ scenario_summary(FILE *f, bool json, const scenario_mode *m)
     }
     fprintf(f,
             "%s: scenario %s: %.1f s simulated, %llu agent%s made, %llu "
-            "left (",
+            "left",
             prog_name(), sc->name ? sc->name : sc->path, c.time,
             (unsigned long long)c.spawned, prog_s(c.spawned),
             (unsigned long long)c.left);
     for (size_t e = 0; e < c.nexits; e++)
-        fprintf(f, "%s%s %llu", e ? ", " : "", sc->exits[e].name,
+        fprintf(f, "%s%s %llu", e ? ", " : " (", sc->exits[e].name,
                 (unsigned long long)c.left_by_exit[e]);
-    fputs(")", f);
+    fputs(c.nexits > 0 ? ")" : "", f);
     if (c.removed > 0)
         fprintf(f, ", %llu removed by an editor",
                 (unsigned long long)c.removed);

@@ -163,8 +163,13 @@ prog_number(const char *opt, const char *s, double lo, double hi, bool whole,
     double v = strtod(s, &end);
     if (!decimal || end == s || *end != '\0' || errno == ERANGE ||
         !isfinite(v) || !(v >= lo && v <= hi) || (whole && v != floor(v))) {
-        prog_usage(2, "%s: '%s' is not a %snumber from %.10g to %.10g", opt, s,
-                   whole ? "whole " : "", lo, hi);
+        /* Whole bounds in full ("9007199254740992", not "9.0e+15"). */
+        if (whole)
+            prog_usage(2, "%s: '%s' is not a whole number from %.0f to %.0f",
+                       opt, s, lo, hi);
+        else
+            prog_usage(2, "%s: '%s' is not a number from %.10g to %.10g", opt,
+                       s, lo, hi);
         return false;
     }
     *out = v;
