@@ -341,6 +341,34 @@ rep_read_frames(rep_read *r, rep_acc *acc,
 }
 
 void
+rep_acc_config_for(rep_acc_config *cfg, const rep_info *in, double cell,
+                   const rep_line *lines, size_t n_lines, size_t sample)
+{
+    *cfg = (rep_acc_config){
+        .fps = in->fps,
+        .first_frame = in->first_frame,
+        .last_frame = in->last_frame,
+        .xmin = in->xmin,
+        .ymin = in->ymin,
+        .xmax = in->xmax,
+        .ymax = in->ymax,
+        .cell = cell > 0 ? cell : in->cell_size,
+        .lines = lines,
+        .n_lines = n_lines,
+        .sample = sample,
+    };
+    double side = fmax(in->xmax - in->xmin, in->ymax - in->ymin);
+    if (!(cfg->cell > 0))
+        cfg->cell = side / 100;
+    /* The default is kept within the bins' limit; --cell is the user's. */
+    while (cell == 0 && (((in->xmax - in->xmin) / cfg->cell) *
+                                 ((in->ymax - in->ymin) / cfg->cell) >
+                             REP_MAX_BINS / 2 ||
+                         side / cfg->cell > REP_MAX_SIDE))
+        cfg->cell *= 2;
+}
+
+void
 rep_read_close(rep_read *r)
 {
     rep_info *in = &r->info;

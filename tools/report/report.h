@@ -242,6 +242,13 @@ int rep_read_frames(rep_read *r, rep_acc *acc,
 
 void rep_read_close(rep_read *r);
 
+/* The figures' configuration for the recording `in`: bins of side `cell`
+ * (0: its gc_cell_size, or a hundredth of its larger side, doubled until
+ * the bins are within REP_MAX_BINS / 2 and REP_MAX_SIDE), `lines` and a
+ * sample of `sample` tracks.  gridcrowd-report's and the fuzz target's. */
+void rep_acc_config_for(rep_acc_config *cfg, const rep_info *in, double cell,
+                        const rep_line *lines, size_t n_lines, size_t sample);
+
 /* ---- the outputs
  * ---------------------------------------------------------------- */
 
