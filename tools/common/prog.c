@@ -11,6 +11,7 @@
 
 #include "prog.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -119,4 +120,22 @@ prog_usage(int code, const char *fmt, ...)
     emit(NULL, tail, fmt, ap);
     va_end(ap);
     return code;
+}
+
+void
+prog_escape(char *out, size_t size, const char *s)
+{
+    size_t n = 0;
+    if (size == 0)
+        return;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        bool plain = *p >= 0x20 && *p <= 0x7e;
+        if (n + (plain ? 1 : 4) >= size)
+            break;
+        if (plain)
+            out[n++] = (char)*p;
+        else
+            n += (size_t)snprintf(out + n, size - n, "\\x%02x", *p);
+    }
+    out[n] = '\0';
 }

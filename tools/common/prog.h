@@ -61,4 +61,11 @@ int prog_fail_err(int code, int rc, const gc_error *err, const char *what);
 /* A bad command line: "NAME: MESSAGE (see NAME --help)"; returns `code`. */
 int prog_usage(int code, const char *fmt, ...) PROG_PRINTF(2, 3);
 
+/*
+ * Copy `s` into out[size] (terminated, cut short to fit) with every byte
+ * that is not printable ASCII shown as \xNN, so that text from a file (an
+ * SQLite error quoting a damaged schema) stays one printable line.
+ */
+void prog_escape(char *out, size_t size, const char *s);
+
 #endif

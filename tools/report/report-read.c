@@ -18,6 +18,8 @@
 
 #include "report.h"
 
+#include "prog.h"
+
 #include <errno.h>
 #include <math.h>
 #include <sqlite3.h>
@@ -193,10 +195,14 @@ read_code(sqlite3 *db)
     return e == SQLITE_CORRUPT || e == SQLITE_NOTADB ? GC_EPARSE : GC_EIO;
 }
 
+/* "PATH: why", `why` escaped: SQLite's errors quote the file (a damaged
+ * schema's bytes), and the message must stay one printable line. */
 static int
 fail(gc_error *err, int code, const char *path, const char *why)
 {
-    gc_error_set(err, code, NULL, 0, 0, "%s: %s", path, why);
+    char buf[sizeof err->msg];
+    prog_escape(buf, sizeof buf, why);
+    gc_error_set(err, code, NULL, 0, 0, "%s: %s", path, buf);
     return code;
 }
 

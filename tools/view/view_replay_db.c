@@ -28,6 +28,8 @@
 
 #include "view_replay.h"
 
+#include "prog.h"
+
 #include <errno.h>
 #include <math.h>
 #include <sqlite3.h>
@@ -52,7 +54,10 @@ view_rdb_say(char *why, const char *fmt, ...)
 int
 view_rdb_sql_fail(view_rdb *db, char *why, const char *what)
 {
-    view_rdb_say(why, "%s: %s", what, sqlite3_errmsg(db->db));
+    /* Escaped: SQLite's errors may quote a damaged schema's bytes. */
+    char msg[VIEW_RDB_WHY];
+    prog_escape(msg, sizeof msg, sqlite3_errmsg(db->db));
+    view_rdb_say(why, "%s: %s", what, msg);
     return -1;
 }
 
