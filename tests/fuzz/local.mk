@@ -299,6 +299,7 @@ fuzz_corpus = \
 	%reldir%/corpus/recording/many-rows \
 	%reldir%/corpus/recording/meta-fps-nan \
 	%reldir%/corpus/recording/pos-huge \
+	%reldir%/corpus/recording/regress-dropped-huge \
 	%reldir%/corpus/recording/regress-schema-control-byte \
 	%reldir%/corpus/recording/valid-both \
 	%reldir%/corpus/recording/valid-report \
