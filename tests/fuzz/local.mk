@@ -301,6 +301,7 @@ fuzz_corpus = \
 	%reldir%/corpus/recording/pos-huge \
 	%reldir%/corpus/recording/regress-dropped-huge \
 	%reldir%/corpus/recording/regress-schema-control-byte \
+	%reldir%/corpus/recording/regress-view-text-frame \
 	%reldir%/corpus/recording/valid-both \
 	%reldir%/corpus/recording/valid-report \
 	%reldir%/corpus/recording/valid-view \
