@@ -15,8 +15,9 @@
  * indexes dropped, constraints removed, metadata rewritten, WKT and map
  * texts replaced), serialises it, flips or cuts the bytes it names, and
  * writes it to a file under /dev/shm (removed again, with any -wal, -shm
- * or -journal beside it).  Then each reader reads the file the way its
- * program does, and must end in one of its documented ways:
+ * or -journal beside it; after a failed check it stays, and the next run
+ * removes it once its process is gone).  Then each reader reads the file the
+ * way its program does, and must end in one of its documented ways:
  *
  * - report: rep_read_open fails with GC_EPARSE, GC_ENOENT, GC_EINVAL,
  *   GC_EIO or GC_ENOMEM (exit 3, or 1 for memory) and one printable line
@@ -24,15 +25,17 @@
  *   program would choose (rep_acc_config_for, no --cell) are accepted by
  *   rep_acc_init (else the program would blame a --cell never given), and
  *   rep_read_frames ends with GC_OK or GC_EPARSE (exit 3: a bad file is
- *   not a "failure while running") and such a line.
+ *   not a "failure while running") and such a line; with bit 3 of byte 0
+ *   the pictures and the page are made too (rep_draw_all, rep_html_write
+ *   at --size 320, into a directory beside the file), which must succeed.
  * - view: every call returns 0 or -1 with one printable line in `why`;
  *   it opens, loads the first frame, steps forwards and backwards, loads
  *   the last and reads an agent's trajectory, as the replay does.
  *
- * Input: byte 0 chooses the readers (bits 0-1: both, report, view, both)
- * and bit 2 switches the written file to WAL mode (a recording copied
- * without its -wal and -shm); then operations, one byte of opcode and its
- * arguments each, a missing byte read as 0 (see the op_* functions).
+ * Input: byte 0 chooses the readers (bits 0-1: both, report, view, both),
+ * the report's pictures (bit 3) and a file in WAL mode (bit 2: a recording
+ * copied without its -wal and -shm); then up to 64 edits, one byte of
+ * opcode and its arguments each, a missing byte read as 0 (see edit()).
  * AddressSanitizer, UBSan and libFuzzer's memory limit find the rest.
  */
 #include "fuzz.h"
@@ -45,8 +48,13 @@
 #include <gridcrowd/grid.h>
 #include <gridcrowd/record.h>
 
+#include <dirent.h>
+#include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <sqlite3.h>
+#include <stdbool.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* ---- The input --------------------------------------------------------- */
@@ -84,6 +92,24 @@ die(const char *what, const char *why)
     abort();
 }
 
+/* The report's directory, and what is in it. */
+static void
+remove_dir(void)
+{
+    static const char *const files[] = {
+        "density.png", "speed.png",  "trajectories.png", "traveltime.png",
+        "flow.png",    "index.html", "report.json",      "",
+    };
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char p[200];
+        snprintf(p, sizeof p, "%s.d/%s", path, files[i]);
+        if (files[i][0] != '\0')
+            unlink(p);
+        else
+            rmdir(p);
+    }
+}
+
 static void
 remove_file(void)
 {
@@ -95,12 +121,39 @@ remove_file(void)
     }
 }
 
+/* A failed check aborts with the file still there (it is the recording
+ * that failed): files of processes that are gone are removed at start. */
+static void
+remove_stale(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d != NULL && (e = readdir(d)) != NULL) {
+        long pid;
+        int n = 0;
+        if (sscanf(e->d_name, "gc-fuzz-rec-%ld.sqlite%n", &pid, &n) != 1 ||
+            n == 0 || pid <= 0 || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue;
+        char p[300];
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        if (strcmp(e->d_name + n, ".d") == 0) {
+            snprintf(path, sizeof path, "%s/gc-fuzz-rec-%ld.sqlite", dir, pid);
+            remove_dir();
+        } else {
+            unlink(p);
+        }
+    }
+    if (d != NULL)
+        closedir(d);
+}
+
 /* Record the base recording with the library's recorder, in rollback mode
  * (an in-memory database has no WAL), and keep its bytes. */
 static void
 make_base(void)
 {
     const char *dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+    remove_stale(dir);
     snprintf(path, sizeof path, "%s/gc-fuzz-rec-%ld.sqlite", dir,
              (long)getpid());
     remove_file();
@@ -150,6 +203,8 @@ make_base(void)
     }
     if (gc_recorder_close(r, &err) != GC_OK)
         die("recorder", err.msg);
+    /* cairo's and fontconfig's caches, as the program releases them. */
+    atexit(rep_draw_cleanup);
     gc_grid_free(g);
     sqlite3 *db;
     if (sqlite3_open(path, &db) != SQLITE_OK ||
@@ -549,8 +604,30 @@ report_error(const gc_error *err)
     FUZZ_CHECK(strncmp(err->msg, path, pl) == 0 && err->msg[pl] == ':');
 }
 
+/* The pictures and the page, as the program makes them (at the smallest
+ * --size), into a directory beside the file, removed again. */
 static void
-read_report(void)
+draw_report(const rep_info *info, const rep_acc *acc, const rep_travel *tr)
+{
+    char dir[160];
+    snprintf(dir, sizeof dir, "%s.d", path);
+    FUZZ_CHECK(mkdir(dir, 0700) == 0);
+    rep_out out = {
+        .dir = dir, .size = 320, .info = info, .acc = acc, .travel = tr};
+    gc_error err;
+    gc_error_clear(&err);
+    int rc = rep_draw_all(&out, &err);
+    if (rc == GC_OK)
+        rc = rep_html_write(&out, &err);
+    /* Nothing about the recording may fail the drawing. */
+    if (rc != GC_OK)
+        fprintf(stderr, "the message: %s\n", err.msg);
+    FUZZ_CHECK(rc == GC_OK || rc == GC_ENOMEM);
+    remove_dir();
+}
+
+static void
+read_report(bool draw)
 {
     gc_error err;
     gc_error_clear(&err);
@@ -586,20 +663,13 @@ read_report(void)
         FUZZ_CHECK(err.code == rc);
         report_error(&err);
     } else {
-        rep_travel tr;
+        rep_travel tr = {.evacuation_s = -1};
         if (rep_acc_travel(&acc, &tr) == GC_OK) {
             for (size_t i = 0; i < tr.n; i++)
                 FUZZ_CHECK(!isnan(tr.t[i]));
+            if (draw)
+                draw_report(info, &acc, &tr);
             free(tr.t);
-        }
-        const rep_track **tk;
-        size_t n;
-        if (rep_acc_tracks(&acc, &tk, &n) == GC_OK)
-            free(tk);
-        size_t nb = (size_t)acc.nx * (size_t)acc.ny;
-        for (size_t i = 0; i < nb && i < 4096; i++) {
-            (void)rep_acc_density(&acc, i);
-            (void)rep_acc_speed(&acc, i);
         }
     }
     rep_acc_free(&acc);
@@ -712,7 +782,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         sqlite3_close(w);
     }
     if ((mode & 3) != 2)
-        read_report();
+        read_report(mode & 8);
 #ifdef GC_FUZZ_VIEW
     if ((mode & 3) != 1)
         read_view();

@@ -42,7 +42,7 @@ noinst_PROGRAMS += %reldir%/fuzz_recording
 %canon_reldir%_fuzz_recording_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer \
 	-no-install
 %canon_reldir%_fuzz_recording_LDADD = tools/common/libgcprog.la \
-	libgridcrowd.la $(SQLITE3_LIBS) -lm
+	libgridcrowd.la $(SQLITE3_LIBS) $(CAIRO_LIBS) -lm
 # fuzz_scenario drives the runner through its internal crowd interface
 # (src/scenario_int.h): the library's objects.
 noinst_PROGRAMS += %reldir%/fuzz_scenario
@@ -55,13 +55,15 @@ noinst_PROGRAMS += %reldir%/fuzz_scenario
 	$(PTHREAD_LIBS) -lm
 endif
 
-# fuzz_recording links the readers' files themselves: the report's always,
+# fuzz_recording links the readers' files themselves: the report's always
+# (with its pictures and page),
 # the viewer's only where SDL2's headers are (view.h includes SDL.h, though
 # the reader calls nothing of SDL's).
 fuzz_rec_sources = tools/report/report-read.c tools/report/report-calc.c \
+	tools/report/report-draw.c tools/report/report-html.c \
 	tools/report/report.h
 fuzz_rec_cppflags = -I$(top_srcdir)/tools/report -I$(top_srcdir)/tools/common
-fuzz_rec_cflags = $(SQLITE3_CFLAGS)
+fuzz_rec_cflags = $(SQLITE3_CFLAGS) $(CAIRO_CFLAGS)
 if HAVE_SDL2
 fuzz_rec_sources += tools/view/view_replay_db.c \
 	tools/view/view_replay_db-grid.c tools/view/view_replay.h \
@@ -89,7 +91,7 @@ fuzz_replays += tests/fuzz_replay_recording
 %canon_reldir%_replay_recording_CFLAGS = $(AM_CFLAGS) $(fuzz_rec_cflags)
 %canon_reldir%_replay_recording_LDFLAGS = $(AM_LDFLAGS) -no-install
 %canon_reldir%_replay_recording_LDADD = tools/common/libgcprog.la \
-	libgridcrowd.la $(SQLITE3_LIBS) -lm
+	libgridcrowd.la $(SQLITE3_LIBS) $(CAIRO_LIBS) -lm
 check_PROGRAMS += $(fuzz_replays)
 TESTS += $(fuzz_replays)
 %canon_reldir%_replay_map_SOURCES = \
@@ -295,6 +297,7 @@ fuzz_corpus = \
 	%reldir%/corpus/recording/flip-header \
 	%reldir%/corpus/recording/frame-min \
 	%reldir%/corpus/recording/jupedsim \
+	%reldir%/corpus/recording/jupedsim-draw \
 	%reldir%/corpus/recording/loose-null \
 	%reldir%/corpus/recording/many-rows \
 	%reldir%/corpus/recording/meta-fps-nan \
@@ -303,6 +306,7 @@ fuzz_corpus = \
 	%reldir%/corpus/recording/regress-schema-control-byte \
 	%reldir%/corpus/recording/regress-view-text-frame \
 	%reldir%/corpus/recording/valid-both \
+	%reldir%/corpus/recording/valid-draw \
 	%reldir%/corpus/recording/valid-report \
 	%reldir%/corpus/recording/valid-view \
 	%reldir%/corpus/recording/valid-wal \
