@@ -302,7 +302,9 @@ fuzz_corpus = \
 	%reldir%/corpus/recording/many-rows \
 	%reldir%/corpus/recording/meta-fps-nan \
 	%reldir%/corpus/recording/pos-huge \
+	%reldir%/corpus/recording/regress-cell-size-huge \
 	%reldir%/corpus/recording/regress-dropped-huge \
+	%reldir%/corpus/recording/regress-fps-denormal \
 	%reldir%/corpus/recording/regress-schema-control-byte \
 	%reldir%/corpus/recording/regress-view-text-frame \
 	%reldir%/corpus/recording/valid-both \

@@ -276,9 +276,12 @@ rep_read_open(rep_read *r, const char *path, gc_error *err)
         return fail(err, GC_EPARSE, path,
                     "not a trajectory recording (metadata has no key, "
                     "value)");
-    if (!meta_num(db, "fps", &in->fps) || !(in->fps > 0))
+    /* Within these the durations (frames / fps) stay finite. */
+    if (!meta_num(db, "fps", &in->fps) || !(in->fps >= REP_MIN_FPS) ||
+        !(in->fps <= REP_MAX_FPS))
         return fail(err, GC_EPARSE, path,
-                    "metadata: fps is missing or not a positive number");
+                    "metadata: fps is missing or not a number from 1e-6 to "
+                    "1e9");
     int lo = frame_end(db, "SELECT min(frame) FROM trajectory_data",
                        &in->first_frame);
     int hi = lo < 1 ? lo
@@ -435,6 +438,10 @@ rep_acc_config_for(rep_acc_config *cfg, const rep_info *in, double cell,
     double side = fmax(in->xmax - in->xmin, in->ymax - in->ymin);
     if (!(cfg->cell > 0))
         cfg->cell = side / 100;
+    /* A recording's cell larger than its map is one bin (a gc_cell_size
+     * of 1e300 scaled the picture past what cairo can invert). */
+    if (cell == 0 && cfg->cell > side)
+        cfg->cell = side;
     /* The default is kept within the bins' limit; --cell is the user's. */
     while (cell == 0 && (((in->xmax - in->xmin) / cfg->cell) *
                                  ((in->ymax - in->ymin) / cfg->cell) >

@@ -36,6 +36,8 @@
 #define REP_MAX_FRAME (1LL << 53)
 #define REP_MAX_COORD 1e12
 #define REP_MIN_EXTENT 1e-6 /* a narrower extent is taken as empty */
+#define REP_MIN_FPS 1e-6    /* frames per second a recording may have */
+#define REP_MAX_FPS 1e9
 
 /* ---- lines (--line) -------------------------------------------------------
  */
