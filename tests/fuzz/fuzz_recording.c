@@ -756,6 +756,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                             SQLITE_DESERIALIZE_FREEONCLOSE |
                                 SQLITE_DESERIALIZE_RESIZEABLE) != SQLITE_OK)
         die("sqlite3_deserialize", sqlite3_errmsg(db));
+        /* Edits that double a table 64 times stop at 8 MiB (SQLITE_FULL),
+         * not in an out-of-memory of the fuzzer's own making. */
+#ifdef SQLITE_FCNTL_SIZE_LIMIT /* SQLite 3.33 */
+    sqlite3_int64 limit = 8 << 20;
+    sqlite3_file_control(db, "main", SQLITE_FCNTL_SIZE_LIMIT, &limit);
+#endif
     flip flips[MAX_FLIPS];
     size_t nflips = 0, cut = 0;
     for (int k = 0; k < 64 && s.pos < s.n; k++)

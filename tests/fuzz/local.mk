@@ -306,6 +306,7 @@ fuzz_corpus = \
 	%reldir%/corpus/recording/regress-dropped-huge \
 	%reldir%/corpus/recording/regress-fps-denormal \
 	%reldir%/corpus/recording/regress-schema-control-byte \
+	%reldir%/corpus/recording/regress-table-doubling \
 	%reldir%/corpus/recording/regress-view-text-frame \
 	%reldir%/corpus/recording/valid-both \
 	%reldir%/corpus/recording/valid-draw \
