@@ -222,8 +222,8 @@ raster(view_rdb *db, const char *wkt, view_conn *c, char *why)
             }
         }
         /* Sorted with qsort: a row of a real map crosses few edges, but
-         * a damaged one may cross thousands (insertion sort took minutes
-         * on a 100 000-point zigzag). */
+         * a damaged one may cross thousands (insertion sort took over two
+         * minutes on 20 000 points in random order, qsort half a second). */
         qsort(xs, nx, sizeof *xs, cmp_double);
         for (size_t i = 0; i + 1 < nx; i += 2) {
             double a = (xs[i] - db->xmin) / cs - 0.5,
