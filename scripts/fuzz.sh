@@ -11,8 +11,10 @@
 # scen (the parsers), world (the world and queue header validators and
 # the readers after them), edits (the edit-entry validator and the
 # applier's drain), scenario (scenario files, their grid and the runner
-# on a model crowd).  What the fuzzer adds stays in
-# build-fuzz/run/TARGET/corpus/, never in the repository.  The build uses a
+# on a model crowd), recording (edits to a recording, read by the report's
+# reader and, when SDL2's headers are there, by the viewer's replay).  What
+# the fuzzer adds stays in build-fuzz/run/TARGET/corpus/, never in the
+# repository.  The build uses a
 # copy of the sources (build-fuzz/src/, refreshed on every run) because
 # automake refuses a second build directory beside an in-tree ./configure.
 #
@@ -29,8 +31,8 @@
 # Environment: GC_FUZZ_CC (clang), GC_FUZZ_BUILD (build-fuzz under the
 # source tree), GC_FUZZ_MAX_LEN (largest input tried, 4096 bytes: the seeds
 # are smaller, and large maps only repeat rows), GC_FUZZ_TARGETS (which
-# targets, default "map scen world edits scenario"), GC_FUZZ_JOBS (how many
-# fuzz at once, default the number of cores).
+# targets, default "map scen world edits scenario recording"), GC_FUZZ_JOBS
+# (how many fuzz at once, default the number of cores).
 #
 # Exit codes: 0 every target ran its time without a failure; 1 a target
 # failed; 2 bad usage, or the build failed.
@@ -51,7 +53,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 build=${GC_FUZZ_BUILD:-$top/build-fuzz}
 cc=${GC_FUZZ_CC:-clang}
 max_len=${GC_FUZZ_MAX_LEN:-4096}
-targets=${GC_FUZZ_TARGETS:-map scen world edits scenario}
+targets=${GC_FUZZ_TARGETS:-map scen world edits scenario recording}
 jobs=${GC_FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
 case $jobs in
 '' | *[!0-9]* | 0) echo "fuzz: GC_FUZZ_JOBS must be a positive number" >&2; exit 2 ;;
@@ -92,9 +94,12 @@ if [ ! -f "$objdir/Makefile" ]; then
         (cd "$srcdir" && autoreconf -fi >/dev/null 2>&1) ||
             die "autoreconf failed in $srcdir"
     fi
+    # SDL2 stays (when found) for its headers: fuzz_recording compiles the
+    # viewer's replay reader, whose view.h includes SDL.h.  Only the fuzz
+    # targets are built, so nothing links SDL2.
     echo "fuzz: configuring in $objdir" >&2
     (cd "$objdir" && "$srcdir/configure" -q CC="$cc" --enable-fuzzing \
-        --enable-sanitizers --without-sdl2 --without-libtcod) ||
+        --enable-sanitizers --without-libtcod) ||
         die "configure failed (see $objdir/config.log)"
 fi
 echo "fuzz: building the fuzz targets" >&2

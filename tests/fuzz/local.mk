@@ -11,7 +11,9 @@ fuzz_common = %reldir%/fuzz.h
 # Targets: fuzz_map (gc_map_parse), fuzz_scen (gc_scen_parse), fuzz_world
 # (the world and queue header validators, then every reader on an attached
 # copy), fuzz_edits (gc_edit_check against a reference, and the applier
-# draining fuzzed queue entries against a reference applier).
+# draining fuzzed queue entries against a reference applier),
+# fuzz_recording (edits to a recording, then gridcrowd-report's reader and,
+# with SDL2 for its headers, gridcrowd-view's replay reader on it).
 if GC_FUZZING
 noinst_PROGRAMS += %reldir%/fuzz_map %reldir%/fuzz_scen \
 	%reldir%/fuzz_world %reldir%/fuzz_edits
@@ -31,6 +33,16 @@ noinst_PROGRAMS += %reldir%/fuzz_map %reldir%/fuzz_scen \
 %canon_reldir%_fuzz_edits_CFLAGS = $(AM_CFLAGS) -fsanitize=fuzzer
 %canon_reldir%_fuzz_edits_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer -no-install
 %canon_reldir%_fuzz_edits_LDADD = libgridcrowd.la -lm
+noinst_PROGRAMS += %reldir%/fuzz_recording
+%canon_reldir%_fuzz_recording_SOURCES = %reldir%/fuzz_recording.c \
+	$(fuzz_rec_sources) $(fuzz_common)
+%canon_reldir%_fuzz_recording_CPPFLAGS = $(AM_CPPFLAGS) $(fuzz_rec_cppflags)
+%canon_reldir%_fuzz_recording_CFLAGS = $(AM_CFLAGS) $(fuzz_rec_cflags) \
+	-fsanitize=fuzzer
+%canon_reldir%_fuzz_recording_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer \
+	-no-install
+%canon_reldir%_fuzz_recording_LDADD = tools/common/libgcprog.la \
+	libgridcrowd.la $(SQLITE3_LIBS) $(CAIRO_LIBS) -lm
 # fuzz_scenario drives the runner through its internal crowd interface
 # (src/scenario_int.h): the library's objects.
 noinst_PROGRAMS += %reldir%/fuzz_scenario
@@ -41,6 +53,23 @@ noinst_PROGRAMS += %reldir%/fuzz_scenario
 	-no-install
 %canon_reldir%_fuzz_scenario_LDADD = libgridcrowd_core.la $(JANSSON_LIBS) \
 	$(PTHREAD_LIBS) -lm
+endif
+
+# fuzz_recording links the readers' files themselves: the report's always
+# (with its pictures and page),
+# the viewer's only where SDL2's headers are (view.h includes SDL.h, though
+# the reader calls nothing of SDL's).
+fuzz_rec_sources = tools/report/report-read.c tools/report/report-calc.c \
+	tools/report/report-draw.c tools/report/report-html.c \
+	tools/report/report.h
+fuzz_rec_cppflags = -I$(top_srcdir)/tools/report -I$(top_srcdir)/tools/common
+fuzz_rec_cflags = $(SQLITE3_CFLAGS) $(CAIRO_CFLAGS)
+if HAVE_SDL2
+fuzz_rec_sources += tools/view/view_replay_db.c \
+	tools/view/view_replay_db-grid.c tools/view/view_replay.h \
+	tools/view/view.h
+fuzz_rec_cppflags += -I$(top_srcdir)/tools/view -DGC_FUZZ_VIEW
+fuzz_rec_cflags += $(SDL2_CFLAGS)
 endif
 
 fuzz_replays = tests/fuzz_replay_map tests/fuzz_replay_scen \
@@ -54,6 +83,15 @@ fuzz_replays += tests/fuzz_replay_scenario
 %canon_reldir%_replay_scenario_LDFLAGS = $(AM_LDFLAGS) -no-install
 %canon_reldir%_replay_scenario_LDADD = libgridcrowd_core.la $(JANSSON_LIBS) \
 	$(PTHREAD_LIBS) -lm
+fuzz_replays += tests/fuzz_replay_recording
+%canon_reldir%_replay_recording_SOURCES = %reldir%/fuzz_recording.c \
+	%reldir%/replay.c $(fuzz_rec_sources) $(fuzz_common)
+%canon_reldir%_replay_recording_CPPFLAGS = $(AM_CPPFLAGS) \
+	$(fuzz_rec_cppflags) -DFUZZ_CORPUS='"recording"'
+%canon_reldir%_replay_recording_CFLAGS = $(AM_CFLAGS) $(fuzz_rec_cflags)
+%canon_reldir%_replay_recording_LDFLAGS = $(AM_LDFLAGS) -no-install
+%canon_reldir%_replay_recording_LDADD = tools/common/libgcprog.la \
+	libgridcrowd.la $(SQLITE3_LIBS) $(CAIRO_LIBS) -lm
 check_PROGRAMS += $(fuzz_replays)
 TESTS += $(fuzz_replays)
 %canon_reldir%_replay_map_SOURCES = \
@@ -254,6 +292,29 @@ fuzz_corpus = \
 	%reldir%/corpus/edits/trace \
 	%reldir%/corpus/edits/valid-rect-line \
 	%reldir%/corpus/edits/valid-sets \
+	%reldir%/corpus/recording/cut-4096 \
+	%reldir%/corpus/recording/drop-agent-data \
+	%reldir%/corpus/recording/flip-header \
+	%reldir%/corpus/recording/frame-min \
+	%reldir%/corpus/recording/jupedsim \
+	%reldir%/corpus/recording/jupedsim-draw \
+	%reldir%/corpus/recording/loose-null \
+	%reldir%/corpus/recording/many-rows \
+	%reldir%/corpus/recording/meta-fps-nan \
+	%reldir%/corpus/recording/pos-huge \
+	%reldir%/corpus/recording/regress-cell-size-huge \
+	%reldir%/corpus/recording/regress-dropped-huge \
+	%reldir%/corpus/recording/regress-fps-denormal \
+	%reldir%/corpus/recording/regress-schema-control-byte \
+	%reldir%/corpus/recording/regress-table-doubling \
+	%reldir%/corpus/recording/regress-view-text-frame \
+	%reldir%/corpus/recording/valid-both \
+	%reldir%/corpus/recording/valid-draw \
+	%reldir%/corpus/recording/valid-report \
+	%reldir%/corpus/recording/valid-view \
+	%reldir%/corpus/recording/valid-wal \
+	%reldir%/corpus/recording/wkt-long \
+	%reldir%/corpus/recording/wkt-zigzag-view \
 	%reldir%/corpus/scenario/bad-remove-unknown.json \
 	%reldir%/corpus/scenario/bad-speed-range.json \
 	%reldir%/corpus/scenario/bad-truncated.json \

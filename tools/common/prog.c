@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,4 +175,22 @@ prog_number(const char *opt, const char *s, double lo, double hi, bool whole,
     }
     *out = v;
     return true;
+}
+
+void
+prog_escape(char *out, size_t size, const char *s)
+{
+    size_t n = 0;
+    if (size == 0)
+        return;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        bool plain = *p >= 0x20 && *p <= 0x7e;
+        if (n + (plain ? 1 : 4) >= size)
+            break;
+        if (plain)
+            out[n++] = (char)*p;
+        else
+            n += (size_t)snprintf(out + n, size - n, "\\x%02x", *p);
+    }
+    out[n] = '\0';
 }

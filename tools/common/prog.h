@@ -84,4 +84,11 @@ int prog_bad_option(int code, int c, char **argv);
 bool prog_number(const char *opt, const char *s, double lo, double hi,
                  bool whole, double *out);
 
+/*
+ * Copy `s` into out[size] (terminated, cut short to fit) with every byte
+ * that is not printable ASCII shown as \xNN, so that text from a file (an
+ * SQLite error quoting a damaged schema) stays one printable line.
+ */
+void prog_escape(char *out, size_t size, const char *s);
+
 #endif

@@ -217,28 +217,8 @@ main(int argc, char **argv)
         return code;
     }
     const rep_info *in = &rd.info;
-    rep_acc_config cfg = {
-        .fps = in->fps,
-        .first_frame = in->first_frame,
-        .last_frame = in->last_frame,
-        .xmin = in->xmin,
-        .ymin = in->ymin,
-        .xmax = in->xmax,
-        .ymax = in->ymax,
-        .cell = cell > 0 ? cell : in->cell_size,
-        .lines = lines,
-        .n_lines = n_lines,
-        .sample = (size_t)sample,
-    };
-    double side = fmax(in->xmax - in->xmin, in->ymax - in->ymin);
-    if (!(cfg.cell > 0))
-        cfg.cell = side / 100;
-    /* The default is kept within the bins' limit; --cell is the user's. */
-    while (cell == 0 && (((in->xmax - in->xmin) / cfg.cell) *
-                                 ((in->ymax - in->ymin) / cfg.cell) >
-                             REP_MAX_BINS / 2 ||
-                         side / cfg.cell > REP_MAX_SIDE))
-        cfg.cell *= 2;
+    rep_acc_config cfg;
+    rep_acc_config_for(&cfg, in, cell, lines, n_lines, (size_t)sample);
     rep_acc acc;
     rc = rep_acc_init(&acc, &cfg);
     if (rc == GC_EINVAL) {

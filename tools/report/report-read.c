@@ -18,6 +18,8 @@
 
 #include "report.h"
 
+#include "prog.h"
+
 #include <errno.h>
 #include <math.h>
 #include <sqlite3.h>
@@ -161,7 +163,16 @@ read_area(sqlite3 *db, rep_info *in)
     sqlite3_finalize(st);
 }
 
-/* Bounds from the positions, when the metadata has none. */
+/* A number column: an integer or a real (SQLite stores no NaN). */
+static bool
+is_number(sqlite3_stmt *st, int col)
+{
+    int t = sqlite3_column_type(st, col);
+    return t == SQLITE_INTEGER || t == SQLITE_FLOAT;
+}
+
+/* Bounds from the positions, when the metadata has none: GC_OK, GC_EPARSE
+ * when the positions are not numbers, or -1 when the read failed. */
 static int
 bounds_from_rows(sqlite3 *db, rep_info *in)
 {
@@ -170,18 +181,41 @@ bounds_from_rows(sqlite3 *db, rep_info *in)
                            "SELECT min(pos_x), max(pos_x), min(pos_y), "
                            "max(pos_y) FROM trajectory_data",
                            -1, &st, NULL) != SQLITE_OK)
-        return GC_EIO;
-    int rc = GC_EIO;
-    if (sqlite3_step(st) == SQLITE_ROW &&
-        sqlite3_column_type(st, 0) != SQLITE_NULL) {
-        in->xmin = sqlite3_column_double(st, 0);
-        in->xmax = sqlite3_column_double(st, 1);
-        in->ymin = sqlite3_column_double(st, 2);
-        in->ymax = sqlite3_column_double(st, 3);
-        rc = GC_OK;
+        return -1;
+    int rc = -1;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        rc = GC_EPARSE;
+        if (is_number(st, 0) && is_number(st, 1) && is_number(st, 2) &&
+            is_number(st, 3)) {
+            in->xmin = sqlite3_column_double(st, 0);
+            in->xmax = sqlite3_column_double(st, 1);
+            in->ymin = sqlite3_column_double(st, 2);
+            in->ymax = sqlite3_column_double(st, 3);
+            rc = GC_OK;
+        }
     }
     sqlite3_finalize(st);
     return rc;
+}
+
+/* min(frame) or max(frame) (`sql`) into *out: 1, 0 when there are no
+ * rows, -1 when it is not an integer (some frame is a text or a blob),
+ * -2 when the read failed. */
+static int
+frame_end(sqlite3 *db, const char *sql, int64_t *out)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return -2;
+    int r = -2;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        int t = sqlite3_column_type(st, 0);
+        r = t == SQLITE_NULL ? 0 : t == SQLITE_INTEGER ? 1 : -1;
+        if (r == 1)
+            *out = sqlite3_column_int64(st, 0);
+    }
+    sqlite3_finalize(st);
+    return r;
 }
 
 /* A failed read's code: a damaged file is bad input (GC_EPARSE, exit 3),
@@ -193,10 +227,14 @@ read_code(sqlite3 *db)
     return e == SQLITE_CORRUPT || e == SQLITE_NOTADB ? GC_EPARSE : GC_EIO;
 }
 
+/* "PATH: why", `why` escaped: SQLite's errors quote the file (a damaged
+ * schema's bytes), and the message must stay one printable line. */
 static int
 fail(gc_error *err, int code, const char *path, const char *why)
 {
-    gc_error_set(err, code, NULL, 0, 0, "%s: %s", path, why);
+    char buf[sizeof err->msg];
+    prog_escape(buf, sizeof buf, why);
+    gc_error_set(err, code, NULL, 0, 0, "%s: %s", path, buf);
     return code;
 }
 
@@ -208,6 +246,7 @@ rep_read_open(rep_read *r, const char *path, gc_error *err)
     in->path = path;
     in->dropped = -1;
     in->edits = -1;
+    int rc;
     struct stat sb;
     if (stat(path, &sb) != 0)
         return fail(err, errno == ENOENT ? GC_ENOENT : GC_EIO, path,
@@ -237,15 +276,26 @@ rep_read_open(rep_read *r, const char *path, gc_error *err)
         return fail(err, GC_EPARSE, path,
                     "not a trajectory recording (metadata has no key, "
                     "value)");
-    if (!meta_num(db, "fps", &in->fps) || !(in->fps > 0))
+    /* Within these the durations (frames / fps) stay finite. */
+    if (!meta_num(db, "fps", &in->fps) || !(in->fps >= REP_MIN_FPS) ||
+        !(in->fps <= REP_MAX_FPS))
         return fail(err, GC_EPARSE, path,
-                    "metadata: fps is missing or not a positive number");
-    in->first_frame =
-        query_int(db, "SELECT min(frame) FROM trajectory_data", INT64_MIN);
-    in->last_frame =
-        query_int(db, "SELECT max(frame) FROM trajectory_data", INT64_MIN);
-    if (in->first_frame == INT64_MIN || in->last_frame == INT64_MIN)
+                    "metadata: fps is missing or not a number from 1e-6 to "
+                    "1e9");
+    int lo = frame_end(db, "SELECT min(frame) FROM trajectory_data",
+                       &in->first_frame);
+    int hi = lo < 1 ? lo
+                    : frame_end(db, "SELECT max(frame) FROM trajectory_data",
+                                &in->last_frame);
+    if (lo == -2 || hi == -2)
+        return fail(err, read_code(db), path, sqlite3_errmsg(db));
+    if (lo == 0 || hi == 0)
         return fail(err, GC_EPARSE, path, "trajectory_data holds no rows");
+    if (lo < 0 || hi < 0 || in->first_frame < 0 ||
+        in->last_frame > REP_MAX_FRAME)
+        return fail(err, GC_EPARSE, path,
+                    "trajectory_data: a frame is not a whole number from 0 "
+                    "to 2^53");
 
     in->gridcrowd = has_table(db, "gc_agent_data") &&
                     prepares(db, "SELECT frame, id, state FROM gc_agent_data");
@@ -255,20 +305,26 @@ rep_read_open(rep_read *r, const char *path, gc_error *err)
     in->map = meta_text(db, "gc_map");
     in->status = meta_text(db, "gc_status");
     double d;
-    if (meta_num(db, "gc_dropped_frames", &d))
+    /* A count, or unknown (no cast of 1e308 to an integer). */
+    if (meta_num(db, "gc_dropped_frames", &d) && d >= 0 && d <= REP_MAX_FRAME)
         in->dropped = (int64_t)d;
     if (has_table(db, "gc_edits"))
         in->edits = query_int(db, "SELECT count(*) FROM gc_edits", -1);
-    int rc = read_options(db, in);
+    rc = read_options(db, in);
     if (rc != GC_OK)
         return fail(err, rc, path, gc_strerror(rc));
     read_area(db, in);
 
     if (!meta_num(db, "xmin", &in->xmin) || !meta_num(db, "xmax", &in->xmax) ||
         !meta_num(db, "ymin", &in->ymin) || !meta_num(db, "ymax", &in->ymax) ||
-        !(in->xmax > in->xmin) || !(in->ymax > in->ymin)) {
-        if (bounds_from_rows(db, in) != GC_OK)
-            return fail(err, GC_EIO, path, sqlite3_errmsg(db));
+        !(in->xmax - in->xmin >= REP_MIN_EXTENT) ||
+        !(in->ymax - in->ymin >= REP_MIN_EXTENT)) {
+        rc = bounds_from_rows(db, in);
+        if (rc == GC_EPARSE)
+            return fail(err, rc, path,
+                        "trajectory_data: a position is not a number");
+        if (rc != GC_OK)
+            return fail(err, read_code(db), path, sqlite3_errmsg(db));
         /* Take in the walls too, and keep an empty extent from vanishing. */
         for (size_t i = 0; in->have_area && i < in->area.n_points; i++) {
             double x = in->area.xy[2 * i], y = in->area.xy[2 * i + 1];
@@ -277,11 +333,18 @@ rep_read_open(rep_read *r, const char *path, gc_error *err)
             in->ymin = fmin(in->ymin, y);
             in->ymax = fmax(in->ymax, y);
         }
-        if (!(in->xmax > in->xmin))
+        if (!(in->xmax - in->xmin >= REP_MIN_EXTENT))
             in->xmax = in->xmin + 1;
-        if (!(in->ymax > in->ymin))
+        if (!(in->ymax - in->ymin >= REP_MIN_EXTENT))
             in->ymax = in->ymin + 1;
     }
+    /* Within these the bins' arithmetic stays finite (an infinite or a
+     * denormal extent made bins of no size, or of infinite size). */
+    if (!(fabs(in->xmin) <= REP_MAX_COORD && fabs(in->xmax) <= REP_MAX_COORD &&
+          fabs(in->ymin) <= REP_MAX_COORD && fabs(in->ymax) <= REP_MAX_COORD))
+        return fail(err, GC_EPARSE, path,
+                    "positions, walls or bounds more than 1e12 units from "
+                    "the origin");
     return GC_OK;
 }
 
@@ -306,11 +369,28 @@ rep_read_frames(rep_read *r, rep_acc *acc,
     while ((src = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t f = sqlite3_column_int64(st, 0);
         int64_t id = sqlite3_column_int64(st, 1);
-        if (id < 0 || id > UINT32_MAX) {
+        const char *bad = NULL;
+        double x = sqlite3_column_double(st, 2),
+               y = sqlite3_column_double(st, 3);
+        /* What rep_read_open saw of the frames holds for every row, or
+         * the file (an index, a page) is damaged. */
+        if (sqlite3_column_type(st, 0) != SQLITE_INTEGER ||
+            sqlite3_column_type(st, 1) != SQLITE_INTEGER)
+            bad = "a frame or an id is not a whole number";
+        else if (id < 0 || id > UINT32_MAX)
+            bad = "the id is out of range (0 to 4294967295)";
+        else if (f < r->info.first_frame || f > r->info.last_frame)
+            bad = "a frame outside the first and last frame (a damaged "
+                  "index?)";
+        else if (f < frame)
+            bad = "rows out of frame order (a damaged index?)";
+        else if (!is_number(st, 2) || !is_number(st, 3) || !isfinite(x) ||
+                 !isfinite(y))
+            bad = "the position is not a finite number";
+        if (bad) {
             gc_error_set(err, GC_EPARSE, NULL, 0, 0,
-                         "%s: frame %lld: id %lld is out of range (0 to "
-                         "4294967295)",
-                         path, (long long)f, (long long)id);
+                         "%s: frame %lld, id %lld: %s", path, (long long)f,
+                         (long long)id, bad);
             rc = GC_EPARSE;
             break;
         }
@@ -320,16 +400,14 @@ rep_read_frames(rep_read *r, rep_acc *acc,
         if (f != frame && progress)
             progress(f, ud);
         frame = f;
-        rc = rep_acc_add(acc, f, (uint32_t)id, sqlite3_column_double(st, 2),
-                         sqlite3_column_double(st, 3), state);
+        rc = rep_acc_add(acc, f, (uint32_t)id, x, y, state);
         if (rc != GC_OK) {
-            /* Rows out of order or twice: the file's fault, not ours. */
+            /* The order and the numbers were checked: a row twice. */
             if (rc == GC_EINVAL)
                 rc = GC_EPARSE;
             gc_error_set(err, rc, NULL, 0, 0, "%s: frame %lld, id %lld: %s",
                          path, (long long)f, (long long)id,
-                         rc == GC_EPARSE ? "a second row for the same agent, "
-                                           "or a position not a number"
+                         rc == GC_EPARSE ? "a second row for the same agent"
                                          : gc_strerror(rc));
             break;
         }
@@ -338,6 +416,38 @@ rep_read_frames(rep_read *r, rep_acc *acc,
         rc = fail(err, read_code(r->db), path, sqlite3_errmsg(r->db));
     sqlite3_finalize(st);
     return rc;
+}
+
+void
+rep_acc_config_for(rep_acc_config *cfg, const rep_info *in, double cell,
+                   const rep_line *lines, size_t n_lines, size_t sample)
+{
+    *cfg = (rep_acc_config){
+        .fps = in->fps,
+        .first_frame = in->first_frame,
+        .last_frame = in->last_frame,
+        .xmin = in->xmin,
+        .ymin = in->ymin,
+        .xmax = in->xmax,
+        .ymax = in->ymax,
+        .cell = cell > 0 ? cell : in->cell_size,
+        .lines = lines,
+        .n_lines = n_lines,
+        .sample = sample,
+    };
+    double side = fmax(in->xmax - in->xmin, in->ymax - in->ymin);
+    if (!(cfg->cell > 0))
+        cfg->cell = side / 100;
+    /* A recording's cell larger than its map is one bin (a gc_cell_size
+     * of 1e300 scaled the picture past what cairo can invert). */
+    if (cell == 0 && cfg->cell > side)
+        cfg->cell = side;
+    /* The default is kept within the bins' limit; --cell is the user's. */
+    while (cell == 0 && (((in->xmax - in->xmin) / cfg->cell) *
+                                 ((in->ymax - in->ymin) / cfg->cell) >
+                             REP_MAX_BINS / 2 ||
+                         side / cfg->cell > REP_MAX_SIDE))
+        cfg->cell *= 2;
 }
 
 void

@@ -30,6 +30,14 @@
 #define REP_MAX_SIDE 32767      /* bins a side: cairo's largest image */
 #define REP_STATE_UNKNOWN (-1)  /* a plain JuPedSim file has no state */
 #define REP_STATE_ARRIVED 3     /* GC_AGENT_ARRIVED (gridcrowd/agent.h) */
+/* Frame numbers a recording may hold, 0 to 2^53 (exact as doubles; the
+ * figures subtract and scale them), and the largest coordinate, world
+ * units, of its bounds: beyond either the file is damaged. */
+#define REP_MAX_FRAME (1LL << 53)
+#define REP_MAX_COORD 1e12
+#define REP_MIN_EXTENT 1e-6 /* a narrower extent is taken as empty */
+#define REP_MIN_FPS 1e-6    /* frames per second a recording may have */
+#define REP_MAX_FPS 1e9
 
 /* ---- lines (--line) -------------------------------------------------------
  */
@@ -241,6 +249,13 @@ int rep_read_frames(rep_read *r, rep_acc *acc,
                     gc_error *err);
 
 void rep_read_close(rep_read *r);
+
+/* The figures' configuration for the recording `in`: bins of side `cell`
+ * (0: its gc_cell_size, or a hundredth of its larger side, doubled until
+ * the bins are within REP_MAX_BINS / 2 and REP_MAX_SIDE), `lines` and a
+ * sample of `sample` tracks.  gridcrowd-report's and the fuzz target's. */
+void rep_acc_config_for(rep_acc_config *cfg, const rep_info *in, double cell,
+                        const rep_line *lines, size_t n_lines, size_t sample);
 
 /* ---- the outputs
  * ---------------------------------------------------------------- */

@@ -178,6 +178,13 @@ wkt_rings(const char *s, rings *r)
     return true;
 }
 
+static int
+cmp_double(const void *p, const void *q)
+{
+    double a = *(const double *)p, b = *(const double *)q;
+    return (a > b) - (a < b);
+}
+
 /* The copy's cells from the walkable area in `wkt`: even-odd over every
  * ring, sampled at cell centres. */
 static int
@@ -207,22 +214,26 @@ raster(view_rdb *db, const char *wkt, view_conn *c, char *why)
                 size_t j = i + 1 < b ? i + 1 : a;
                 double x0 = r.xy[2 * i], y0 = r.xy[2 * i + 1];
                 double x1 = r.xy[2 * j], y1 = r.xy[2 * j + 1];
-                if ((y0 <= wy) != (y1 <= wy))
-                    xs[nx++] = x0 + (wy - y0) / (y1 - y0) * (x1 - x0);
+                if ((y0 <= wy) != (y1 <= wy)) {
+                    /* NaN (from infinities) would unsettle the sort. */
+                    double x = x0 + (wy - y0) / (y1 - y0) * (x1 - x0);
+                    xs[nx++] = isnan(x) ? -INFINITY : x;
+                }
             }
         }
-        /* Insertion sort: a row crosses few edges. */
-        for (size_t i = 1; i < nx; i++)
-            for (size_t j = i; j > 0 && xs[j - 1] > xs[j]; j--) {
-                double t = xs[j];
-                xs[j] = xs[j - 1];
-                xs[j - 1] = t;
-            }
+        /* Sorted with qsort: a row of a real map crosses few edges, but
+         * a damaged one may cross thousands (insertion sort took over two
+         * minutes on 20 000 points in random order, qsort half a second). */
+        qsort(xs, nx, sizeof *xs, cmp_double);
         for (size_t i = 0; i + 1 < nx; i += 2) {
             double a = (xs[i] - db->xmin) / cs - 0.5,
                    b = (xs[i + 1] - db->xmin) / cs - 0.5;
-            int64_t x0 = (int64_t)ceil(a), x1 = (int64_t)floor(b);
-            x0 = x0 < 0 ? 0 : x0;
+            /* Clamped as doubles: a point at 1e300 (or a NaN from
+             * infinities) must not be cast to an integer. */
+            if (!(b >= 0 && a <= (double)db->rw))
+                continue;
+            int64_t x0 = a > 0 ? (int64_t)ceil(a) : 0;
+            int64_t x1 = b < (double)db->rw ? (int64_t)floor(b) : db->rw - 1;
             x1 = x1 >= db->rw ? db->rw - 1 : x1;
             for (int64_t x = x0; x <= x1; x++)
                 cells[(size_t)y * (size_t)db->rw + (size_t)x] =

@@ -28,6 +28,8 @@
 
 #include "view_replay.h"
 
+#include "prog.h"
+
 #include <errno.h>
 #include <math.h>
 #include <sqlite3.h>
@@ -39,6 +41,10 @@
 #include <sys/stat.h>
 
 #define RASTER_MAX 1024
+/* The largest bound, world units, and frame number a recording may hold:
+ * beyond them it is damaged (the replay's clock is a double). */
+#define COORD_MAX 1e12
+#define FRAME_MAX (INT64_C(1) << 53)
 
 void
 view_rdb_say(char *why, const char *fmt, ...)
@@ -52,7 +58,10 @@ view_rdb_say(char *why, const char *fmt, ...)
 int
 view_rdb_sql_fail(view_rdb *db, char *why, const char *what)
 {
-    view_rdb_say(why, "%s: %s", what, sqlite3_errmsg(db->db));
+    /* Escaped: SQLite's errors may quote a damaged schema's bytes. */
+    char msg[VIEW_RDB_WHY];
+    prog_escape(msg, sizeof msg, sqlite3_errmsg(db->db));
+    view_rdb_say(why, "%s: %s", what, msg);
     return -1;
 }
 
@@ -302,6 +311,14 @@ find_kind(view_rdb *db, char *why)
                  "ymax) to draw on");
         return -1;
     }
+    /* Beyond this the field's arithmetic overflows (an infinite extent
+     * made an infinite cell and a NaN width). */
+    if (!(fabs(db->xmin) <= COORD_MAX && fabs(xmax) <= COORD_MAX &&
+          fabs(ymin) <= COORD_MAX && fabs(db->ymax) <= COORD_MAX)) {
+        view_rdb_say(why, "bounds (metadata xmin, xmax, ymin, ymax) more "
+                          "than 1e12 units from the origin");
+        return -1;
+    }
     /* Half a metre: a person is about a cell, as in our grids. */
     double cell = 0.5;
     while ((xmax - db->xmin) / cell > RASTER_MAX ||
@@ -358,6 +375,13 @@ view_rdb_open(view_rdb **out, const char *path, char *why)
     if (view_rdb_one_int(db, VIEW_RDB_ST_LE, INT64_MAX, &db->last, &null,
                          why) != 0)
         goto fail;
+    /* Texts among the frames compare above every number: the first may
+     * then be a text's number, and no frame at most INT64_MAX. */
+    if (null || db->first < 0 || db->last > FRAME_MAX || db->first > db->last) {
+        view_rdb_say(why, "the frame numbers are not whole numbers from 0 to "
+                          "2^53");
+        goto fail;
+    }
     *out = db;
     return 0;
 fail:
