@@ -394,15 +394,8 @@ main(int argc, char **argv)
         case 'V':
             printf(PROG " %s\n", gc_version());
             return EX_OK;
-        case ':':
-            return prog_usage(EX_USAGE, "%s needs a value", argv[optind - 1]);
-        default:
-            /* optopt: an unknown short option's letter (argv[optind - 1]
-             * may hold several); 0 for an unknown long one. */
-            if (optopt != 0)
-                return prog_usage(EX_USAGE, "unknown option '-%c'", optopt);
-            return prog_usage(EX_USAGE, "unknown option '%s'",
-                              argv[optind - 1]);
+        default: /* ':' or '?' */
+            return prog_bad_option(EX_USAGE, c, argv);
         }
     }
     if (optind >= argc)
