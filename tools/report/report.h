@@ -36,7 +36,10 @@
 #define REP_MAX_FRAME (1LL << 53)
 #define REP_MAX_COORD 1e12
 #define REP_MIN_EXTENT 1e-6 /* a narrower extent is taken as empty */
-#define REP_MIN_FPS 1e-6    /* frames per second a recording may have */
+/* Frames per second a recording may have: the daemon writes hz / N, down
+ * to 1 / 4294967295 (--hz 1, --record-every 4294967295), 2.3e-10.  Within
+ * these and REP_MAX_FRAME, a duration (frames / fps) is at most 1e26 s. */
+#define REP_MIN_FPS 1e-10
 #define REP_MAX_FPS 1e9
 
 /* ---- lines (--line) -------------------------------------------------------
