@@ -753,7 +753,7 @@ options_parse(options *o, int argc, char **argv)
         if (c == -1)
             break;
         if (c < 256 || c >= 256 + OPT_COUNT)
-            return prog_bad_option(EXIT_USAGE, c, argv);
+            return prog_bad_option(EXIT_USAGE, c, argv, longs);
         int id = c - 256;
         if (id == O_HELP) {
             usage(stdout);

@@ -239,7 +239,7 @@ main(int argc, char **argv)
             usage();
             return 0;
         default:
-            return prog_bad_option(2, c, argv);
+            return prog_bad_option(2, c, argv, lo);
         }
     }
     if (optind < argc)

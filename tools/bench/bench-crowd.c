@@ -333,7 +333,7 @@ main(int argc, char **argv)
             usage(stdout);
             return 0;
         default:
-            return prog_bad_option(2, ch, argv);
+            return prog_bad_option(2, ch, argv, longs);
         }
     }
     if (optind < argc) {

@@ -241,7 +241,7 @@ parse_options(struct options *o, int argc, char **argv)
             return EXIT_OPTIMAL;
         case ':':
         case '?':
-            return prog_bad_option(EXIT_USAGE, c, argv);
+            return prog_bad_option(EXIT_USAGE, c, argv, longopts);
         default:
             if ((code = set_option(o, c, optarg)) >= 0)
                 return code;

@@ -132,21 +132,36 @@ prog_usage(int code, const char *fmt, ...)
     return code;
 }
 
+/* Whether "--WORD" (its first len bytes; getopt takes an abbreviation)
+ * names a long option without a value whose val is `val`. */
+static bool
+names_flag(const struct option *longs, const char *word, size_t len, int val)
+{
+    for (const struct option *o = longs; o != NULL && o->name != NULL; o++)
+        if (o->has_arg == no_argument && o->val == val &&
+            strncmp(o->name, word, len) == 0)
+            return true;
+    return false;
+}
+
 int
-prog_bad_option(int code, int c, char **argv)
+prog_bad_option(int code, int c, char **argv, const struct option *longs)
 {
     const char *arg = optind > 0 ? argv[optind - 1] : "";
     if (c == ':')
         return prog_usage(code, "%s needs a value", arg);
-    /* optopt: an unknown short option's letter (argv[optind - 1] may hold
-     * several); 0 for an unknown long one, whose text getopt has just
-     * passed (or a long option's own value when it takes no argument:
-     * --help=x). */
-    if (optopt != 0 && strncmp(arg, "--", 2) != 0)
-        return prog_usage(code, "unknown option '-%c'", optopt);
-    const char *eq = strchr(arg, '=');
-    if (optopt != 0 && eq != NULL)
+    /* A flag given a value ("--help=x"): getopt has passed the word and
+     * set optopt to the flag's val. */
+    const char *eq = strncmp(arg, "--", 2) == 0 ? strchr(arg, '=') : NULL;
+    if (eq != NULL &&
+        names_flag(longs, arg + 2, (size_t)(eq - arg - 2), optopt))
         return prog_usage(code, "%.*s takes no value", (int)(eq - arg), arg);
+    /* An unknown short option: optopt is its letter, named alone.  The
+     * word is not argv[optind - 1] when letters follow it ("-xh": getopt
+     * has not left it, and the word before may be "--size=400"). */
+    if (optopt != 0)
+        return prog_usage(code, "unknown option '-%c'", optopt);
+    /* An unknown long option, whose word getopt has just passed. */
     return prog_usage(code, "unknown option '%s'", arg);
 }
 

@@ -12,6 +12,7 @@
 #ifndef GRIDCROWD_PROG_H
 #define GRIDCROWD_PROG_H
 
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdbool.h>
 
@@ -69,9 +70,11 @@ int prog_usage(int code, const char *fmt, ...) PROG_PRINTF(2, 3);
  * getopt_long returned ':' (an option without its value) or '?' (an
  * unknown option): say so in one prog_usage line naming the option as
  * typed, not getopt's two lines, and return `code`.  For it, set opterr to
- * 0 and start the option string with ':' (after a '+' if any).
+ * 0 and start the option string with ':' (after a '+' if any).  `longs`
+ * is the table given to getopt_long (for "--help=x": --help takes no
+ * value).
  */
-int prog_bad_option(int code, int c, char **argv);
+int prog_bad_option(int code, int c, char **argv, const struct option *longs);
 
 /*
  * The number option `opt` ("--agents") was given as `s`: true with it in

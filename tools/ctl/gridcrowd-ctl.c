@@ -395,7 +395,7 @@ main(int argc, char **argv)
             printf(PROG " %s\n", gc_version());
             return EX_OK;
         default: /* ':' or '?' */
-            return prog_bad_option(EX_USAGE, c, argv);
+            return prog_bad_option(EX_USAGE, c, argv, longopts);
         }
     }
     if (optind >= argc)

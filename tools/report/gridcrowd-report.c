@@ -190,7 +190,7 @@ main(int argc, char **argv)
             usage();
             return 0;
         default:
-            return prog_bad_option(EXIT_USAGE, c, argv);
+            return prog_bad_option(EXIT_USAGE, c, argv, longs);
         }
     }
     if (optind >= argc)

@@ -278,7 +278,7 @@ parse_args(int argc, char **argv, view_opts *o)
             printf(PROG " (gridcrowd) %s\n", gc_version());
             exit(VIEW_EXIT_OK);
         default:
-            return prog_bad_option(VIEW_EXIT_USAGE, c, argv);
+            return prog_bad_option(VIEW_EXIT_USAGE, c, argv, longs);
         }
     }
     if (optind < argc)
