@@ -43,6 +43,13 @@ check() { # check DESCRIPTION COMMAND...
     d=$1; shift
     if "$@"; then pass "$d"; else fail "$d"; fi
 }
+# check_status DESCRIPTION: passes when the last command succeeded.  For a
+# check of several conditions, `{ A && B; }` then check_status: in
+# `check D A && B` check sees A alone and B's failure is lost
+# (tests/lint-checks.py finds that form).
+check_status() {
+    if [ $? -eq 0 ]; then pass "$1"; else fail "$1"; fi
+}
 # skip_all REASON: the whole test is skipped (TAP's "1..0 # SKIP").
 skip_all() {
     echo "1..0 # SKIP $*"

@@ -317,11 +317,11 @@ shell_tests = \
 	%reldir%/view-replay-keys.test \
 	%reldir%/record-file.test \
 	%reldir%/record-daemon.test
-shell_tests += %reldir%/scenario-daemon.test
+shell_tests += %reldir%/scenario-daemon.test %reldir%/lint-checks.test
 TESTS += $(shell_tests)
 EXTRA_DIST += $(shell_tests) %reldir%/lib.sh %reldir%/ctl-lib.sh %reldir%/quick.h \
 	%reldir%/dijkstra.py %reldir%/gc_tap.py %reldir%/python_test.py \
-	%reldir%/python_agents_test.py \
+	%reldir%/python_agents_test.py %reldir%/lint-checks.py \
 	%reldir%/view_lib.sh %reldir%/lsan.supp %reldir%/valgrind-sdl.supp \
 	%reldir%/data/bench/bench.map %reldir%/data/bench/bench.scen \
 	%reldir%/data/bench/bench-wrong.scen %reldir%/data/bench/bench-bad.scen
