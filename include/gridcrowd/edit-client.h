@@ -130,7 +130,10 @@ int gc_edit_spawn(gc_world *w, const gc_spawn_spec *sp, uint64_t timeout_ns,
  * now, by the daemon's rule (position first): "goal (99, 2) is off the
  * 32x24 map", "position (5.5, 4.5) is in impassable cell (5, 4)".  For
  * other codes, or when the map no longer shows which (an edit came
- * between), gc_strerror(code).  Returns buf.
+ * between), gc_strerror(code): among them GC_EOVERLAP, a body that would
+ * reach into a wall or another agent, which the answer does not tell
+ * apart.  Reads the world's cells (a copy of the map, allocated and
+ * freed here); safe from any thread that may read the world.  Returns buf.
  */
 const char *gc_edit_spawn_why(const gc_world *w, const gc_spawn_spec *sp,
                               int code, char *buf, size_t n);

@@ -61,15 +61,31 @@ emit(const char *what, const char *tail, const char *fmt, va_list ap)
         if (k > 0)
             n += (size_t)k < sizeof buf - n ? (size_t)k : sizeof buf - n - 1;
     }
-    /* Room for the newline: cut the message, and say so, when it is full. */
-    if (n > sizeof buf - 2) {
-        n = sizeof buf - 2;
-        memcpy(buf + n - 3, "...", 3);
+    /* One line whatever text it quotes (a newline in an argument, a
+     * damaged file's bytes): control bytes as \xNN. */
+    char line[LINE_MAX_BYTES];
+    size_t m = 0, i = 0;
+    bool cut = n > sizeof buf - 2;
+    for (; i < n; i++) {
+        unsigned char c = (unsigned char)buf[i];
+        bool plain = c >= 0x20 && c != 0x7f;
+        if (m + (plain ? 1 : 4) > sizeof line - 2)
+            break;
+        if (plain)
+            line[m++] = (char)c;
+        else
+            m += (size_t)snprintf(line + m, sizeof line - m, "\\x%02x", c);
     }
-    buf[n++] = '\n';
-    buf[n] = '\0';
+    /* Room for the newline: cut the message, and say so, when it is full. */
+    if (cut || i < n) {
+        m = m > sizeof line - 2 ? sizeof line - 2 : m;
+        memcpy(line + (m >= 3 ? m - 3 : 0), "...", 3);
+        m = m >= 3 ? m : 3;
+    }
+    line[m++] = '\n';
+    line[m] = '\0';
     fflush(stdout);
-    fputs(buf, stderr);
+    fputs(line, stderr);
 }
 
 void
