@@ -78,12 +78,8 @@ static bool
 parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max,
           uint64_t *out)
 {
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    /* Digits only: strtoull would skip leading blanks and take a sign. */
-    if (!(*s >= '0' && *s <= '9') || *end != '\0' || errno == ERANGE ||
-        v < min || v > max) {
+    unsigned long long v;
+    if (!prog_count(s, max, &v) || v < min) {
         prog_msg("%s: expected a whole number from %llu to %llu, got '%s'", opt,
                  (unsigned long long)min, (unsigned long long)max, s);
         return false;
@@ -98,11 +94,7 @@ parse_num(const char *opt, const char *s, double min, double max, double *out)
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    /* Decimal only: strtod would skip leading blanks and take hex. */
-    const char *d = s + (*s == '-' || *s == '+');
-    bool decimal =
-        ((*d >= '0' && *d <= '9') || *d == '.') && strpbrk(s, "xX") == NULL;
-    if (!decimal || *end != '\0' || errno == ERANGE || !isfinite(v) ||
+    if (!prog_decimal(s) || *end != '\0' || errno == ERANGE || !isfinite(v) ||
         v < min || v > max) {
         prog_msg("%s: expected a number from %g to %g, got '%s'", opt, min, max,
                  s);

@@ -185,15 +185,10 @@ bool
 prog_number(const char *opt, const char *s, double lo, double hi, bool whole,
             double *out)
 {
-    /* Decimal only: strtod would also take leading blanks and hex ("0x10"
-     * is 16), which nobody means by a count on a command line. */
-    const char *digits = s + (s[0] == '-' || s[0] == '+');
-    bool decimal = strpbrk(s, "xX") == NULL &&
-                   ((digits[0] >= '0' && digits[0] <= '9') || digits[0] == '.');
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    if (!decimal || end == s || *end != '\0' || errno == ERANGE ||
+    if (!prog_decimal(s) || end == s || *end != '\0' || errno == ERANGE ||
         !isfinite(v) || !(v >= lo && v <= hi) || (whole && v != floor(v))) {
         /* Whole bounds in full ("9007199254740992", not "9.0e+15"). */
         if (whole)
@@ -204,6 +199,28 @@ prog_number(const char *opt, const char *s, double lo, double hi, bool whole,
                        s, lo, hi);
         return false;
     }
+    *out = v;
+    return true;
+}
+
+bool
+prog_decimal(const char *s)
+{
+    const char *d = s + (s[0] == '-' || s[0] == '+');
+    return strpbrk(s, "xX") == NULL &&
+           ((d[0] >= '0' && d[0] <= '9') || d[0] == '.');
+}
+
+bool
+prog_count(const char *s, unsigned long long max, unsigned long long *out)
+{
+    if (!(s[0] >= '0' && s[0] <= '9'))
+        return false;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno != 0 || *end != '\0' || v > max)
+        return false;
     *out = v;
     return true;
 }

@@ -87,6 +87,16 @@ int prog_bad_option(int code, int c, char **argv, const struct option *longs);
 bool prog_number(const char *opt, const char *s, double lo, double hi,
                  bool whole, double *out);
 
+/* Whether s is written as a decimal number, as far as its start shows: a
+ * sign at most, then a digit or '.', and no hex anywhere ("0x10", "0x1p3").
+ * strtod alone would also skip leading blanks and take hex. */
+bool prog_decimal(const char *s);
+
+/* s as a count: digits only (no sign, no blanks), at most max, into *out;
+ * false when it is not.  strtoull alone would skip blanks and take "-1"
+ * as its unsigned wrap. */
+bool prog_count(const char *s, unsigned long long max, unsigned long long *out);
+
 /*
  * Copy `s` into out[size] (terminated, cut short to fit) with every byte
  * that is not printable ASCII shown as \xNN, so that text from a file (an

@@ -114,7 +114,7 @@ build_agent_edit(const char *name, int n, char **args, gc_edit *e,
             /* A label, decimal (unlike a handle, never hex: "010" is
              * ten). */
             unsigned long long g;
-            if (i + 1 >= n || !parse_count(args[i + 1], UINT32_MAX, &g)) {
+            if (i + 1 >= n || !prog_count(args[i + 1], UINT32_MAX, &g)) {
                 snprintf(msg, msgsz,
                          "--group needs a whole number from 0 to %" PRIu32
                          ", got '%s'",

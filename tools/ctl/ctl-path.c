@@ -138,7 +138,7 @@ parse(const char *cmd, int argc, char **argv, path_args *pa)
         } else {
             unsigned long long n;
             bool rep = IS("repeat");
-            if (!parse_count(v, rep ? 10000000ull : UINT64_MAX, &n) ||
+            if (!prog_count(v, rep ? 10000000ull : UINT64_MAX, &n) ||
                 (rep && n == 0))
                 return prog_fail(PX_USAGE, cmd,
                             "--%.*s needs a %s integer, got '%s'", (int)len,

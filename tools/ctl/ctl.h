@@ -69,11 +69,6 @@ int attach(gc_world **w, bool edits, const char *what);
  * map).  False when it is not an integer. */
 bool parse_coord(const char *s, int32_t *out);
 
-/* A decimal count from 0 to max, digits only (no sign, blank or 0x).
- * False when it is anything else. */
-bool parse_count(const char *s, unsigned long long max,
-                 unsigned long long *out);
-
 /* ---- ctl-edit.c --------------------------------------------------------- */
 
 /* Parse "X Y TYPE" (SET) or "X0 Y0 X1 Y1 TYPE" (RECT, LINE) into e.

@@ -206,23 +206,6 @@ parse_args(const char *cmd, unsigned allowed, int argc, char **argv,
     return EX_OK;
 }
 
-/* See ctl.h. */
-bool
-parse_count(const char *s, unsigned long long max, unsigned long long *out)
-{
-    /* A digit first: strtoull would skip blanks and take "-1" as its
-     * unsigned wrap. */
-    if (!(s[0] >= '0' && s[0] <= '9'))
-        return false;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno != 0 || *end != '\0' || v > max)
-        return false;
-    *out = v;
-    return true;
-}
-
 /* Values past int32 are clamped, which keeps them off any map, so that
  * they are reported as outside it. */
 bool
