@@ -15,12 +15,12 @@
  */
 #include "config.h"
 
+#include "grid_int.h"
+
 #include <gridcrowd/edit-client.h>
 #include <gridcrowd/util.h>
 
-#include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <time.h>
@@ -116,37 +116,6 @@ gc_edit_spawn(gc_world *w, const gc_spawn_spec *sp, uint64_t timeout_ns,
     return rc;
 }
 
-/* Why point (x, y), named `what`, is refused on the world's map (cells
- * NULL: only its bounds are checked); false when it is not. */
-static bool
-point_why(const gc_world *w, const uint8_t *cells, const char *what, float x,
-          float y, char *buf, size_t n)
-{
-    int32_t width = gc_world_width(w), height = gc_world_height(w);
-    float cs = gc_world_cell_size(w);
-    /* The sim's check_point: the same comparisons, then the cell. */
-    int64_t cx = 0, cy = 0;
-    bool off = !isfinite(x) || !isfinite(y) || x < 0.0f || y < 0.0f ||
-               x >= (float)width * cs || y >= (float)height * cs;
-    if (!off) {
-        cx = (int64_t)floorf(x / cs);
-        cy = (int64_t)floorf(y / cs);
-        off = cx >= width || cy >= height; /* rounding at the far edge */
-    }
-    if (off) {
-        snprintf(buf, n, "%s (%g, %g) is off the %dx%d map", what, (double)x,
-                 (double)y, (int)width, (int)height);
-        return true;
-    }
-    if (cells != NULL &&
-        cells[(size_t)cy * (size_t)width + (size_t)cx] == GC_CELL_OBSTACLE) {
-        snprintf(buf, n, "%s (%g, %g) is in impassable cell (%d, %d)", what,
-                 (double)x, (double)y, (int)cx, (int)cy);
-        return true;
-    }
-    return false;
-}
-
 const char *
 gc_edit_spawn_why(const gc_world *w, const gc_spawn_spec *sp, int code,
                   char *buf, size_t n)
@@ -156,20 +125,24 @@ gc_edit_spawn_why(const gc_world *w, const gc_spawn_spec *sp, int code,
     snprintf(buf, n, "%s", gc_strerror(code));
     if (w == NULL || sp == NULL || (code != GC_EOUTSIDE && code != GC_EBLOCKED))
         return buf;
-    uint8_t *cells = NULL;
-    if (code == GC_EBLOCKED) {
-        cells = malloc((size_t)gc_world_width(w) * (size_t)gc_world_height(w));
-        if (cells == NULL || gc_world_read_cells(w, cells, NULL) != GC_OK) {
-            free(cells);
-            return buf;
-        }
+    /* The world's map as the daemon's grid, asked by the daemon's rule
+     * (gc_grid_check_point), the position first. */
+    gc_grid *g;
+    if (gc_grid_new(&g, gc_world_width(w), gc_world_height(w)) != GC_OK)
+        return buf;
+    gc_error err;
+    gc_cell c;
+    if (gc_world_read_cells(w, g->cells, NULL) == GC_OK) {
+        gc_world_costs(w, g->cost, NULL);
+        g->cell_size = gc_world_cell_size(w);
+        if (gc_grid_check_point(g, "position", sp->x, sp->y, &c, &err) !=
+                GC_OK ||
+            (sp->has_goal &&
+             gc_grid_check_point(g, "goal", sp->goal_x, sp->goal_y, &c, &err) !=
+                 GC_OK))
+            snprintf(buf, n, "%s", err.msg);
     }
-    char tmp[256];
-    if (point_why(w, cells, "position", sp->x, sp->y, tmp, sizeof tmp) ||
-        (sp->has_goal &&
-         point_why(w, cells, "goal", sp->goal_x, sp->goal_y, tmp, sizeof tmp)))
-        snprintf(buf, n, "%s", tmp);
-    free(cells);
+    gc_grid_free(g);
     return buf;
 }
 

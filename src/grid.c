@@ -390,3 +390,27 @@ gc_line_walk_next(gc_line_walk *w, gc_cell *c)
     }
     return true;
 }
+
+/* See grid_int.h. */
+int
+gc_grid_check_point(const gc_grid *g, const char *what, float x, float y,
+                    gc_cell *out, gc_error *err)
+{
+    float cs = g->cell_size;
+    if (!isfinite(x) || !isfinite(y) || x < 0.0f || y < 0.0f ||
+        x >= (float)g->width * cs || y >= (float)g->height * cs)
+        return gc_error_set(err, GC_EOUTSIDE, NULL, 0, 0,
+                            "%s (%g, %g) is off the %dx%d map", what, (double)x,
+                            (double)y, g->width, g->height);
+    gc_cell c = gc_grid_world_to_cell(g, (gc_vec2){x, y});
+    if (!gc_grid_in_bounds(g, c.x, c.y)) /* rounding at the far edge */
+        return gc_error_set(err, GC_EOUTSIDE, NULL, 0, 0,
+                            "%s (%g, %g) is off the %dx%d map", what, (double)x,
+                            (double)y, g->width, g->height);
+    if (!gc_grid_passable(g, c.x, c.y))
+        return gc_error_set(err, GC_EBLOCKED, NULL, 0, 0,
+                            "%s (%g, %g) is in impassable cell (%d, %d)", what,
+                            (double)x, (double)y, c.x, c.y);
+    *out = c;
+    return GC_OK;
+}

@@ -313,4 +313,14 @@ gc_supercover_next(gc_supercover *it, gc_cell *c, bool *entered)
     return true;
 }
 
+/*
+ * Whether a spawn or goal point (x, y), named `what` ("position", "goal"),
+ * lies on a passable cell of g: GC_OK with the cell in *out, GC_EOUTSIDE
+ * off the map, GC_EBLOCKED in an impassable cell, each with its one-line
+ * message in err.  The rule the simulation refuses points by, and the one
+ * gc_edit_spawn_why explains a refusal with.
+ */
+int gc_grid_check_point(const gc_grid *g, const char *what, float x, float y,
+                        gc_cell *out, gc_error *err);
+
 #endif

@@ -112,31 +112,6 @@ check_speed(const gc_sim *s, float v, gc_error *err)
     return GC_OK;
 }
 
-/* The cell at world (x, y), which must be on the map and passable. */
-static int
-check_point(const gc_sim *s, const char *what, float x, float y, gc_cell *out,
-            gc_error *err)
-{
-    const gc_grid *g = s->grid;
-    float cs = g->cell_size;
-    if (!isfinite(x) || !isfinite(y) || x < 0.0f || y < 0.0f ||
-        x >= (float)g->width * cs || y >= (float)g->height * cs)
-        return gc_error_set(err, GC_EOUTSIDE, NULL, 0, 0,
-                            "%s (%g, %g) is off the %dx%d map", what, (double)x,
-                            (double)y, g->width, g->height);
-    gc_cell c = gc_grid_world_to_cell(g, (gc_vec2){x, y});
-    if (!gc_grid_in_bounds(g, c.x, c.y)) /* rounding at the far edge */
-        return gc_error_set(err, GC_EOUTSIDE, NULL, 0, 0,
-                            "%s (%g, %g) is off the %dx%d map", what, (double)x,
-                            (double)y, g->width, g->height);
-    if (!gc_grid_passable(g, c.x, c.y))
-        return gc_error_set(err, GC_EBLOCKED, NULL, 0, 0,
-                            "%s (%g, %g) is in impassable cell (%d, %d)", what,
-                            (double)x, (double)y, c.x, c.y);
-    *out = c;
-    return GC_OK;
-}
-
 /* Whether a body of radius r at p reaches more than GC_SIM_WALL_TOL cells
  * into an impassable cell (the rule the crowd's clamp keeps). */
 static bool
@@ -233,7 +208,7 @@ gc_sim_set_goal_point(gc_sim *s, gc_agent_handle h, float x, float y,
     gc_cell c;
     int rc = agent_of(s, h, &i, err);
     if (rc == GC_OK)
-        rc = check_point(s, "goal", x, y, &c, err);
+        rc = gc_grid_check_point(s->grid, "goal", x, y, &c, err);
     if (rc != GC_OK)
         return rc;
     unfollow(s, i);
@@ -513,11 +488,12 @@ gc_sim_spawn(gc_sim *s, const gc_spawn_spec *sp, gc_agent_handle *out,
         return gc_error_set(err, GC_ECAPACITY, NULL, 0, 0,
                             "all %u agent slots are in use", s->cap);
     gc_cell at, goal = {0, 0};
-    int rc = check_point(s, "position", sp->x, sp->y, &at, err);
+    int rc = gc_grid_check_point(s->grid, "position", sp->x, sp->y, &at, err);
     if (rc != GC_OK)
         return rc;
     if (sp->has_goal) {
-        rc = check_point(s, "goal", sp->goal_x, sp->goal_y, &goal, err);
+        rc = gc_grid_check_point(s->grid, "goal", sp->goal_x, sp->goal_y, &goal,
+                                 err);
         if (rc != GC_OK)
             return rc;
     }
