@@ -19,6 +19,7 @@
 #include "report.h"
 
 #include "prog.h"
+#include "recording.h"
 
 #include <errno.h>
 #include <math.h>
@@ -292,7 +293,7 @@ rep_read_open(rep_read *r, const char *path, gc_error *err)
     if (lo == 0 || hi == 0)
         return fail(err, GC_EPARSE, path, "trajectory_data holds no rows");
     if (lo < 0 || hi < 0 || in->first_frame < 0 ||
-        in->last_frame > REP_MAX_FRAME)
+        in->last_frame > REC_MAX_FRAME)
         return fail(err, GC_EPARSE, path,
                     "trajectory_data: a frame is not a whole number from 0 "
                     "to 2^53");
@@ -306,7 +307,7 @@ rep_read_open(rep_read *r, const char *path, gc_error *err)
     in->status = meta_text(db, "gc_status");
     double d;
     /* A count, or unknown (no cast of 1e308 to an integer). */
-    if (meta_num(db, "gc_dropped_frames", &d) && d >= 0 && d <= REP_MAX_FRAME)
+    if (meta_num(db, "gc_dropped_frames", &d) && d >= 0 && d <= REC_MAX_FRAME)
         in->dropped = (int64_t)d;
     if (has_table(db, "gc_edits"))
         in->edits = query_int(db, "SELECT count(*) FROM gc_edits", -1);
@@ -340,8 +341,7 @@ rep_read_open(rep_read *r, const char *path, gc_error *err)
     }
     /* Within these the bins' arithmetic stays finite (an infinite or a
      * denormal extent made bins of no size, or of infinite size). */
-    if (!(fabs(in->xmin) <= REP_MAX_COORD && fabs(in->xmax) <= REP_MAX_COORD &&
-          fabs(in->ymin) <= REP_MAX_COORD && fabs(in->ymax) <= REP_MAX_COORD))
+    if (!rec_bounds_ok(in->xmin, in->ymin, in->xmax, in->ymax))
         return fail(err, GC_EPARSE, path,
                     "positions, walls or bounds more than 1e12 units from "
                     "the origin");

@@ -30,15 +30,11 @@
 #define REP_MAX_SIDE 32767      /* bins a side: cairo's largest image */
 #define REP_STATE_UNKNOWN (-1)  /* a plain JuPedSim file has no state */
 #define REP_STATE_ARRIVED 3     /* GC_AGENT_ARRIVED (gridcrowd/agent.h) */
-/* Frame numbers a recording may hold, 0 to 2^53 (exact as doubles; the
- * figures subtract and scale them), and the largest coordinate, world
- * units, of its bounds: beyond either the file is damaged. */
-#define REP_MAX_FRAME (1LL << 53)
-#define REP_MAX_COORD 1e12
 #define REP_MIN_EXTENT 1e-6 /* a narrower extent is taken as empty */
 /* Frames per second a recording may have: the daemon writes hz / N, down
  * to 1 / 4294967295 (--hz 1, --record-every 4294967295), 2.3e-10.  Within
- * these and REP_MAX_FRAME, a duration (frames / fps) is at most 1e26 s. */
+ * these and REC_MAX_FRAME (recording.h), a duration (frames / fps) is at most
+ * 1e26 s. */
 #define REP_MIN_FPS 1e-10
 #define REP_MAX_FPS 1e9
 

@@ -29,6 +29,7 @@
 #include "view_replay.h"
 
 #include "prog.h"
+#include "recording.h"
 
 #include <errno.h>
 #include <math.h>
@@ -41,10 +42,6 @@
 #include <sys/stat.h>
 
 #define RASTER_MAX 1024
-/* The largest bound, world units, and frame number a recording may hold:
- * beyond them it is damaged (the replay's clock is a double). */
-#define COORD_MAX 1e12
-#define FRAME_MAX (INT64_C(1) << 53)
 
 void
 view_rdb_say(char *why, const char *fmt, ...)
@@ -313,8 +310,7 @@ find_kind(view_rdb *db, char *why)
     }
     /* Beyond this the field's arithmetic overflows (an infinite extent
      * made an infinite cell and a NaN width). */
-    if (!(fabs(db->xmin) <= COORD_MAX && fabs(xmax) <= COORD_MAX &&
-          fabs(ymin) <= COORD_MAX && fabs(db->ymax) <= COORD_MAX)) {
+    if (!rec_bounds_ok(db->xmin, ymin, xmax, db->ymax)) {
         view_rdb_say(why, "bounds (metadata xmin, xmax, ymin, ymax) more "
                           "than 1e12 units from the origin");
         return -1;
@@ -377,7 +373,8 @@ view_rdb_open(view_rdb **out, const char *path, char *why)
         goto fail;
     /* Texts among the frames compare above every number: the first may
      * then be a text's number, and no frame at most INT64_MAX. */
-    if (null || db->first < 0 || db->last > FRAME_MAX || db->first > db->last) {
+    if (null || db->first < 0 || db->last > REC_MAX_FRAME ||
+        db->first > db->last) {
         view_rdb_say(why, "the frame numbers are not whole numbers from 0 to "
                           "2^53");
         goto fail;
