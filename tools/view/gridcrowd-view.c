@@ -204,6 +204,7 @@ parse_args(int argc, char **argv, view_opts *o)
         {"version", no_argument, NULL, O_VERSION},
         {NULL, 0, NULL, 0}};
     bool frames_given = false, fps_given = false;
+    long selected = -1, traced = -1; /* --select's and --trace's agents */
     double v;
     int c;
     opterr = 0;
@@ -257,8 +258,7 @@ parse_args(int argc, char **argv, view_opts *o)
             if (!prog_number(c == O_TRACE ? "--trace" : "--select", optarg, 0,
                              GC_WORLD_MAX_AGENTS - 1, true, &v))
                 return VIEW_EXIT_USAGE;
-            o->select_agent = (long)v;
-            o->trace = c == O_TRACE;
+            *(c == O_TRACE ? &traced : &selected) = (long)v;
             break;
         case O_LOG:
             o->log_attach = true;
@@ -284,6 +284,16 @@ parse_args(int argc, char **argv, view_opts *o)
     if (optind < argc)
         return prog_usage(VIEW_EXIT_USAGE, "unexpected argument '%s'",
                           argv[optind]);
+    /* --trace selects the agent it traces: with --select too, one. */
+    if (traced >= 0 && selected >= 0 && traced != selected) {
+        prog_msg("--select %ld and --trace %ld name two agents; --trace "
+                 "selects the one it traces",
+                 selected, traced);
+        return VIEW_EXIT_USAGE;
+    }
+    o->trace = traced >= 0;
+    if (traced >= 0 || selected >= 0)
+        o->select_agent = traced >= 0 ? traced : selected;
     return check_combinations(o, frames_given, fps_given);
 }
 
