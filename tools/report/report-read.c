@@ -281,8 +281,8 @@ rep_read_open(rep_read *r, const char *path, gc_error *err)
     if (!meta_num(db, "fps", &in->fps) || !(in->fps >= REP_MIN_FPS) ||
         !(in->fps <= REP_MAX_FPS))
         return fail(err, GC_EPARSE, path,
-                    "metadata: fps is missing or not a number from 1e-10 "
-                    "to 1e9");
+                    "metadata: fps is missing or not a number from " REP_TEXT(
+                        REP_MIN_FPS) " to " REP_TEXT(REP_MAX_FPS));
     int lo = frame_end(db, "SELECT min(frame) FROM trajectory_data",
                        &in->first_frame);
     int hi = lo < 1 ? lo

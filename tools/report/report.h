@@ -37,6 +37,9 @@
  * 1e26 s. */
 #define REP_MIN_FPS 1e-10
 #define REP_MAX_FPS 1e9
+/* A constant's text, for messages that quote it. */
+#define REP_TEXT_(x) #x
+#define REP_TEXT(x) REP_TEXT_(x)
 
 /* ---- lines (--line) -------------------------------------------------------
  */
