@@ -43,12 +43,16 @@ check() { # check DESCRIPTION COMMAND...
     d=$1; shift
     if "$@"; then pass "$d"; else fail "$d"; fi
 }
-# check_status DESCRIPTION: passes when the last command succeeded.  For a
-# check of several conditions, `{ A && B; }` then check_status: in
-# `check D A && B` check sees A alone and B's failure is lost
-# (tests/lint-checks.py finds that form).
+# check_status $? DESCRIPTION: passes when the status given (the last
+# command's) is 0.  For a check of several conditions, `{ A && B; }` then
+# check_status: in `check D A && B` check sees A alone and B's failure is
+# lost.  The status is an argument, written first, because the tests run
+# under bash, which sets $? to each command substitution's status as it
+# expands a description such as "got $(cat "$err")": read inside the
+# function, $? was that substitution's 0, and the check passed whatever
+# had failed.  (tests/lint-checks.py finds both forms.)
 check_status() {
-    if [ $? -eq 0 ]; then pass "$1"; else fail "$1"; fi
+    if [ "$1" -eq 0 ]; then pass "$2"; else fail "$2"; fi
 }
 # skip_all REASON: the whole test is skipped (TAP's "1..0 # SKIP").
 skip_all() {

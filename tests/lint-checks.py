@@ -1,16 +1,21 @@
 #!/usr/bin/env python3
-"""tests/lint-checks.py: find shell-test checks whose later conditions are lost.
+"""tests/lint-checks.py: find shell-test checks that cannot fail as they should.
 
 In `check "DESC" [ A ] && [ B ]` the shell runs `check "DESC" [ A ]`, and
 `[ B ]` after it: check passes or fails on A alone, and B's failure is
 dropped (check itself returns 0).  The form that checks all of them is
 
     { [ A ] && [ B ]; }
-    check_status "DESC"
+    check_status $? "DESC"
 
-Usage: lint-checks.py DIR [--fix]: lists each such check in DIR/*.test
-(FILE:LINE: DESC) and exits 1 when there is one; --fix rewrites them into
-the form above and exits 0.  `check D1 X && check D2 Y` is not one (both
+and check_status must be given the status, `$?`, first: the tests run
+under bash, which sets $? to the status of each command substitution it
+expands, so a check_status that read $? itself saw the description's
+"$(cat "$err")" succeed, not the conditions fail.
+
+Usage: lint-checks.py DIR [--fix]: lists each such check and each
+check_status without `$?` in DIR/*.test (FILE:LINE: DESC) and exits 1
+when there is one; --fix rewrites them into the form above and exits 0.  `check D1 X && check D2 Y` is not one (both
 are checks).  The shell is read well enough for our tests: quotes, $( ),
 ( ), backslashes and comments; not here-documents.
 """
@@ -116,6 +121,14 @@ def lint(path, fix):
     lines = open(path).read().split("\n")
     out, found, i = [], 0, 0
     while i < len(lines):
+        m = re.match(r"^(\s*)check_status(\s+)(?!\$\?\s)(.*)$", lines[i])
+        if m:
+            found += 1
+            print("%s:%d: check_status without $?: %s" %
+                  (path, i + 1, m.group(3)[:50]))
+            out.append(lines[i][:m.start(3)] + "$? " + m.group(3))
+            i += 1
+            continue
         m = re.match(r"^(\s*)check\s", lines[i])
         if not m:
             out.append(lines[i])
@@ -132,7 +145,7 @@ def lint(path, fix):
             ind = m.group(1)
             group = ("{ %s; }" % cond if "\n" not in cond else
                      "{ %s\n%s}" % (cond, ind))
-            out.extend((ind + group + "\n" + ind + "check_status " +
+            out.extend((ind + group + "\n" + ind + "check_status $? " +
                         desc).split("\n"))
         i = j + 1
     if fix and found:
