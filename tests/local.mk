@@ -287,6 +287,7 @@ shell_tests = \
 	%reldir%/daemon-errors.test \
 	%reldir%/bench-crowd.test %reldir%/bench-chase.test \
 	%reldir%/rvo2-peer.test \
+	%reldir%/compare-builds.test \
 	%reldir%/replan-split.test \
 	%reldir%/motion-units.test \
 	%reldir%/edits-ctl.test \

@@ -40,7 +40,10 @@ noinst_PROGRAMS += %reldir%/bench-crowd
 %canon_reldir%_bench_crowd_LDADD = tools/common/libgcprog.la libgridcrowd.la -lm
 # rvo2-peer: RVO2 beside bench-crowd on the same scenarios, built on demand
 # from a checkout of RVO2 (not packaged by Debian, not in this tree).
-EXTRA_DIST += %reldir%/rvo2-peer %reldir%/rvo2-peer.cpp
+EXTRA_DIST += %reldir%/rvo2-peer %reldir%/rvo2-peer.cpp %reldir%/bench-lib.sh
+# compare-builds: two build trees run in turn on bench-crowd or the daemon
+# (a change measured against the build before it).
+EXTRA_DIST += %reldir%/compare-builds
 
 # bench-agents: spawn --sync latency and agent commands absorbed per second,
 # against a running daemon.
