@@ -195,7 +195,10 @@ tick() {
     "$READER" "$NAME" | sed -n 's/.* tick=\([0-9]*\) .*/\1/p'
 }
 
-# pixel FILE X Y: the RRGGBB of a pixel of a BMP.
+# pixel FILE X Y: the RRGGBB of a pixel of a BMP.  Called as $(pixel ...),
+# its fail ends only that subshell and the caller gets "not ok ..." for a
+# colour, which near reads as black: where black would pass, check its
+# status too.
 pixel() {
     "$BMP" "$1" "$2" "$3" || fail "reading pixel ($2, $3) of $1"
 }
@@ -219,6 +222,6 @@ expect_pixel() {
 
 # expect_dark WHAT FILE X Y: every channel below 0x40 (the heading mark).
 expect_dark() {
-    _got=$(pixel "$2" "$3" "$4")
+    _got=$(pixel "$2" "$3" "$4") || fail "$1: cannot read pixel ($3, $4) of $2"
     near "$_got" 202020 32 || fail "$1: pixel ($3, $4) is $_got, expected dark"
 }
