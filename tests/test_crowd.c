@@ -160,9 +160,12 @@ run_checked(gc_sim *s, float r, int max, double depth_tol, double *worst)
     return t;
 }
 
+/* All `n` agents arrived: a sim with none (a scenario read as empty)
+ * is done at once and would pass the loop alone. */
 static void
-assert_all_arrived(const gc_sim *s)
+assert_all_arrived(const gc_sim *s, size_t n)
 {
+    assert_int_equal(gc_sim_agent_count(s), n);
     for (size_t i = 0; i < gc_sim_agent_count(s); i++)
         if (gc_sim_agent(s, i)->state != GC_AGENT_ARRIVED)
             fail_msg("agent %zu did not arrive: %s at (%f, %f)", i,
@@ -335,7 +338,7 @@ test_head_on_open(void **state)
     assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_OK);
     double worst;
     run_checked(s, r, 60 * 30, 0.0, &worst);
-    assert_all_arrived(s);
+    assert_all_arrived(s, 2);
     assert_true(worst <= 1e-3); /* no overlap at all, to float noise */
     gc_sim_free(s);
     gc_scen_free(&sc);
@@ -602,7 +605,7 @@ test_head_on_corridor(void **state)
     gc_error err;
     assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_OK);
     int t = run_checked(s, r, 60 * 60, -1.0, NULL);
-    assert_all_arrived(s);
+    assert_all_arrived(s, 2);
     printf("# one-cell corridor resolved in %d ticks\n", t);
     gc_sim_free(s);
     gc_scen_free(&sc);
@@ -2238,7 +2241,7 @@ test_turn_groups_orca(void **state)
         assert_out_of_walls(s, r);
         worst = fmax(worst, deepest(s, r));
     }
-    assert_all_arrived(s);
+    assert_all_arrived(s, N);
     assert_true(worst <= DEPTH_TOL);
     gc_sim_free(s);
     gc_grid_free(g);
@@ -2280,7 +2283,7 @@ test_circle(void **state)
     gc_sim_stats_total(s, &st);
     printf("# circle %d: %d ticks, deepest %.3f of 2r, pairs/tick %.3f\n", N, t,
            worst, st.overlaps_mean);
-    assert_all_arrived(s);
+    assert_all_arrived(s, N);
     assert_true(worst <= DEPTH_TOL);
     gc_sim_free(s);
     gc_scen_free(&sc);
@@ -2325,7 +2328,7 @@ test_corridor(void **state)
     gc_sim_stats_total(s, &st);
     printf("# corridor %d: %d ticks, deepest %.3f of 2r, pairs/tick %.3f\n", N,
            t, worst, st.overlaps_mean);
-    assert_all_arrived(s);
+    assert_all_arrived(s, N);
     assert_true(worst <= DEPTH_TOL);
     gc_sim_free(s);
     gc_scen_free(&sc);
