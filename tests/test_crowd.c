@@ -173,6 +173,30 @@ assert_all_arrived(const gc_sim *s, size_t n)
                      gc_sim_agent(s, i)->pos.x, gc_sim_agent(s, i)->pos.y);
 }
 
+/* Agents' positions (x, y each) into out[2n]. */
+static void
+positions(const gc_sim *s, float *out, size_t n)
+{
+    assert_int_equal(gc_sim_agent_count(s), n);
+    for (size_t i = 0; i < n; i++) {
+        out[2 * i] = gc_sim_agent(s, i)->pos.x;
+        out[2 * i + 1] = gc_sim_agent(s, i)->pos.y;
+    }
+}
+
+/* How many of n agents stand further than d from where from[2n] had
+ * them: the thread runs compare positions, which agree trivially if
+ * nobody moves. */
+static size_t
+moved_from(const float *from, const float *now, size_t n, float d)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        m += hypotf(now[2 * i] - from[2 * i],
+                    now[2 * i + 1] - from[2 * i + 1]) > d;
+    return m;
+}
+
 /* ---- bodies: planning for the radius ---------------------------------- */
 
 static const char *rooms[] = {
@@ -544,12 +568,13 @@ crush_run(int threads, float *pos)
     gc_grid *g;
     gc_scen sc;
     gc_sim *s = crush_sized(&g, &sc, 10, CRUSH_BIG, 4, threads);
+    static float from[2 * CRUSH_BIG];
+    positions(s, from, CRUSH_BIG);
     for (int t = 0; t < 90; t++)
         assert_int_equal(gc_sim_tick(s), GC_OK);
-    for (int i = 0; i < CRUSH_BIG; i++) {
-        pos[2 * i] = gc_sim_agent(s, (size_t)i)->pos.x;
-        pos[2 * i + 1] = gc_sim_agent(s, (size_t)i)->pos.y;
-    }
+    positions(s, pos, CRUSH_BIG);
+    /* The pile spread: most moved half a cell (158 of 160). */
+    assert_true(moved_from(from, pos, CRUSH_BIG, 0.5f) >= CRUSH_BIG / 2);
     gc_sim_free(s);
     gc_scen_free(&sc);
     gc_grid_free(g);
@@ -680,17 +705,18 @@ passage_for_threads(int threads, float *out, size_t n)
 {
     gc_grid *g;
     gc_sim *s = passage_sim(&g, threads);
-    assert_int_equal(gc_sim_agent_count(s), n);
+    float from[2 * 40];
+    assert_true(n <= 40);
+    positions(s, from, n);
     int jammed = 0;
     for (int t = 0; t < 30 * 60; t++) {
         assert_int_equal(gc_sim_tick(s), GC_OK);
         jammed += s->jam_active;
     }
     assert_true(jammed > 0);
-    for (size_t i = 0; i < n; i++) {
-        out[2 * i] = gc_sim_agent(s, i)->pos.x;
-        out[2 * i + 1] = gc_sim_agent(s, i)->pos.y;
-    }
+    positions(s, out, n);
+    /* A crowd standing still is jammed too: most walked (39 of 40). */
+    assert_true(moved_from(from, out, n, 1.0f) >= n / 2);
     gc_sim_free(s);
     gc_grid_free(g);
 }
@@ -1767,14 +1793,16 @@ run_for_threads(int threads, float *out, size_t n, float *heads)
         assert_int_equal(gc_sim_set_turn_rate(s, gc_sim_handle(s, i),
                                               thread_rates[i % 4], &err),
                          GC_OK);
+    float from[2 * 60];
+    assert_true(n <= 60);
+    positions(s, from, n);
     for (int t = 0; t < 400; t++)
         assert_int_equal(gc_sim_tick(s), GC_OK);
-    for (size_t i = 0; i < n; i++) {
-        out[2 * i] = gc_sim_agent(s, i)->pos.x;
-        out[2 * i + 1] = gc_sim_agent(s, i)->pos.y;
-        if (heads != NULL)
-            heads[i] = gc_sim_agent(s, i)->heading;
-    }
+    positions(s, out, n);
+    for (size_t i = 0; heads != NULL && i < n; i++)
+        heads[i] = gc_sim_agent(s, i)->heading;
+    /* Most walked off (58 or 60 of 60). */
+    assert_true(moved_from(from, out, n, 1.0f) >= n / 2);
     gc_sim_free(s);
     gc_grid_free(g);
 }
