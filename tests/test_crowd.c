@@ -223,11 +223,12 @@ test_inflated_planning(void **state)
     assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_OK);
     gc_nav *wnav;
     assert_int_equal(gc_nav_new(&wnav, g), GC_OK);
+    size_t checked = 0; /* waypoints checked: none would pass the loops */
     for (int t = 0; t < 600; t++) {
         assert_int_equal(gc_sim_tick(s), GC_OK);
         for (size_t i = 0; i < gc_sim_agent_count(s); i++) {
             const gc_agent *a = gc_sim_agent(s, i);
-            for (uint32_t k = a->wp_next; k < a->wp_len; k++) {
+            for (uint32_t k = a->wp_next; k < a->wp_len; k++, checked++) {
                 gc_cell cc = gc_grid_world_to_cell(g, a->wp[k]);
                 assert_true(gc_nav_clearance(wnav, cc) >= r);
                 if (k > a->wp_next) {
@@ -249,7 +250,11 @@ test_inflated_planning(void **state)
     assert_int_equal(gc_astar_find(as, s->pgrid, (gc_cell){3, 3},
                                    (gc_cell){28, 9}, &o, &p, &st),
                      GC_OK);
+    assert_true(checked > 0);
     assert_int_equal(st.algo, GC_ALGO_JPS);
+    assert_true(p.len >= 2);
+    assert_int_equal(p.cells[p.len - 1].x, 28);
+    assert_int_equal(p.cells[p.len - 1].y, 9);
     for (size_t k = 0; k < p.len; k++)
         assert_true(gc_nav_clearance(wnav, p.cells[k]) >= r);
     /* A wall added later inflates too: the agents' paths keep clear. */
@@ -258,15 +263,17 @@ test_inflated_planning(void **state)
     assert_int_equal(gc_sim_grid_changed(s, &ch, 1), GC_OK);
     assert_int_equal(gc_nav_update(wnav, g), GC_OK);
     assert_false(gc_grid_passable(s->pgrid, 21, 7));
+    checked = 0;
     for (int t = 0; t < 120; t++) {
         assert_int_equal(gc_sim_tick(s), GC_OK);
         for (size_t i = 0; i < gc_sim_agent_count(s); i++) {
             const gc_agent *a = gc_sim_agent(s, i);
-            for (uint32_t k = a->wp_next; k < a->wp_len; k++)
+            for (uint32_t k = a->wp_next; k < a->wp_len; k++, checked++)
                 assert_true(gc_nav_clearance(
                                 wnav, gc_grid_world_to_cell(g, a->wp[k])) >= r);
         }
     }
+    assert_true(checked > 0);
     gc_path_free(&p);
     gc_astar_free(as);
     gc_nav_free(wnav);
@@ -865,6 +872,7 @@ jam_path_lowest(bool jammed, int crowd)
     assert_int_equal(a->state, GC_AGENT_MOVING);
     assert_int_equal(a->goal.x, 8);
     assert_int_equal(a->goal.y, 2);
+    assert_true(a->wp_len > 0); /* none would read as the short way */
     float low = 0.0f;
     for (uint32_t k = 0; k < a->wp_len; k++)
         low = fmaxf(low, a->wp[k].y);
