@@ -160,14 +160,41 @@ run_checked(gc_sim *s, float r, int max, double depth_tol, double *worst)
     return t;
 }
 
+/* All `n` agents arrived: a sim with none (a scenario read as empty)
+ * is done at once and would pass the loop alone. */
 static void
-assert_all_arrived(const gc_sim *s)
+assert_all_arrived(const gc_sim *s, size_t n)
 {
+    assert_int_equal(gc_sim_agent_count(s), n);
     for (size_t i = 0; i < gc_sim_agent_count(s); i++)
         if (gc_sim_agent(s, i)->state != GC_AGENT_ARRIVED)
             fail_msg("agent %zu did not arrive: %s at (%f, %f)", i,
                      gc_agent_state_name(gc_sim_agent(s, i)->state),
                      gc_sim_agent(s, i)->pos.x, gc_sim_agent(s, i)->pos.y);
+}
+
+/* Agents' positions (x, y each) into out[2n]. */
+static void
+positions(const gc_sim *s, float *out, size_t n)
+{
+    assert_int_equal(gc_sim_agent_count(s), n);
+    for (size_t i = 0; i < n; i++) {
+        out[2 * i] = gc_sim_agent(s, i)->pos.x;
+        out[2 * i + 1] = gc_sim_agent(s, i)->pos.y;
+    }
+}
+
+/* How many of n agents stand further than d from where from[2n] had
+ * them: the thread runs compare positions, which agree trivially if
+ * nobody moves. */
+static size_t
+moved_from(const float *from, const float *now, size_t n, float d)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        m += hypotf(now[2 * i] - from[2 * i],
+                    now[2 * i + 1] - from[2 * i + 1]) > d;
+    return m;
 }
 
 /* ---- bodies: planning for the radius ---------------------------------- */
@@ -196,11 +223,12 @@ test_inflated_planning(void **state)
     assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_OK);
     gc_nav *wnav;
     assert_int_equal(gc_nav_new(&wnav, g), GC_OK);
+    size_t checked = 0; /* waypoints checked: none would pass the loops */
     for (int t = 0; t < 600; t++) {
         assert_int_equal(gc_sim_tick(s), GC_OK);
         for (size_t i = 0; i < gc_sim_agent_count(s); i++) {
             const gc_agent *a = gc_sim_agent(s, i);
-            for (uint32_t k = a->wp_next; k < a->wp_len; k++) {
+            for (uint32_t k = a->wp_next; k < a->wp_len; k++, checked++) {
                 gc_cell cc = gc_grid_world_to_cell(g, a->wp[k]);
                 assert_true(gc_nav_clearance(wnav, cc) >= r);
                 if (k > a->wp_next) {
@@ -222,7 +250,11 @@ test_inflated_planning(void **state)
     assert_int_equal(gc_astar_find(as, s->pgrid, (gc_cell){3, 3},
                                    (gc_cell){28, 9}, &o, &p, &st),
                      GC_OK);
+    assert_true(checked > 0);
     assert_int_equal(st.algo, GC_ALGO_JPS);
+    assert_true(p.len >= 2);
+    assert_int_equal(p.cells[p.len - 1].x, 28);
+    assert_int_equal(p.cells[p.len - 1].y, 9);
     for (size_t k = 0; k < p.len; k++)
         assert_true(gc_nav_clearance(wnav, p.cells[k]) >= r);
     /* A wall added later inflates too: the agents' paths keep clear. */
@@ -231,15 +263,17 @@ test_inflated_planning(void **state)
     assert_int_equal(gc_sim_grid_changed(s, &ch, 1), GC_OK);
     assert_int_equal(gc_nav_update(wnav, g), GC_OK);
     assert_false(gc_grid_passable(s->pgrid, 21, 7));
+    checked = 0;
     for (int t = 0; t < 120; t++) {
         assert_int_equal(gc_sim_tick(s), GC_OK);
         for (size_t i = 0; i < gc_sim_agent_count(s); i++) {
             const gc_agent *a = gc_sim_agent(s, i);
-            for (uint32_t k = a->wp_next; k < a->wp_len; k++)
+            for (uint32_t k = a->wp_next; k < a->wp_len; k++, checked++)
                 assert_true(gc_nav_clearance(
                                 wnav, gc_grid_world_to_cell(g, a->wp[k])) >= r);
         }
     }
+    assert_true(checked > 0);
     gc_path_free(&p);
     gc_astar_free(as);
     gc_nav_free(wnav);
@@ -335,7 +369,7 @@ test_head_on_open(void **state)
     assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_OK);
     double worst;
     run_checked(s, r, 60 * 30, 0.0, &worst);
-    assert_all_arrived(s);
+    assert_all_arrived(s, 2);
     assert_true(worst <= 1e-3); /* no overlap at all, to float noise */
     gc_sim_free(s);
     gc_scen_free(&sc);
@@ -541,12 +575,13 @@ crush_run(int threads, float *pos)
     gc_grid *g;
     gc_scen sc;
     gc_sim *s = crush_sized(&g, &sc, 10, CRUSH_BIG, 4, threads);
+    static float from[2 * CRUSH_BIG];
+    positions(s, from, CRUSH_BIG);
     for (int t = 0; t < 90; t++)
         assert_int_equal(gc_sim_tick(s), GC_OK);
-    for (int i = 0; i < CRUSH_BIG; i++) {
-        pos[2 * i] = gc_sim_agent(s, (size_t)i)->pos.x;
-        pos[2 * i + 1] = gc_sim_agent(s, (size_t)i)->pos.y;
-    }
+    positions(s, pos, CRUSH_BIG);
+    /* The pile spread: most moved half a cell (158 of 160). */
+    assert_true(moved_from(from, pos, CRUSH_BIG, 0.5f) >= CRUSH_BIG / 2);
     gc_sim_free(s);
     gc_scen_free(&sc);
     gc_grid_free(g);
@@ -602,7 +637,7 @@ test_head_on_corridor(void **state)
     gc_error err;
     assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_OK);
     int t = run_checked(s, r, 60 * 60, -1.0, NULL);
-    assert_all_arrived(s);
+    assert_all_arrived(s, 2);
     printf("# one-cell corridor resolved in %d ticks\n", t);
     gc_sim_free(s);
     gc_scen_free(&sc);
@@ -677,17 +712,18 @@ passage_for_threads(int threads, float *out, size_t n)
 {
     gc_grid *g;
     gc_sim *s = passage_sim(&g, threads);
-    assert_int_equal(gc_sim_agent_count(s), n);
+    float from[2 * 40];
+    assert_true(n <= 40);
+    positions(s, from, n);
     int jammed = 0;
     for (int t = 0; t < 30 * 60; t++) {
         assert_int_equal(gc_sim_tick(s), GC_OK);
         jammed += s->jam_active;
     }
     assert_true(jammed > 0);
-    for (size_t i = 0; i < n; i++) {
-        out[2 * i] = gc_sim_agent(s, i)->pos.x;
-        out[2 * i + 1] = gc_sim_agent(s, i)->pos.y;
-    }
+    positions(s, out, n);
+    /* A crowd standing still is jammed too: most walked (39 of 40). */
+    assert_true(moved_from(from, out, n, 1.0f) >= n / 2);
     gc_sim_free(s);
     gc_grid_free(g);
 }
@@ -836,6 +872,7 @@ jam_path_lowest(bool jammed, int crowd)
     assert_int_equal(a->state, GC_AGENT_MOVING);
     assert_int_equal(a->goal.x, 8);
     assert_int_equal(a->goal.y, 2);
+    assert_true(a->wp_len > 0); /* none would read as the short way */
     float low = 0.0f;
     for (uint32_t k = 0; k < a->wp_len; k++)
         low = fmaxf(low, a->wp[k].y);
@@ -1764,14 +1801,16 @@ run_for_threads(int threads, float *out, size_t n, float *heads)
         assert_int_equal(gc_sim_set_turn_rate(s, gc_sim_handle(s, i),
                                               thread_rates[i % 4], &err),
                          GC_OK);
+    float from[2 * 60];
+    assert_true(n <= 60);
+    positions(s, from, n);
     for (int t = 0; t < 400; t++)
         assert_int_equal(gc_sim_tick(s), GC_OK);
-    for (size_t i = 0; i < n; i++) {
-        out[2 * i] = gc_sim_agent(s, i)->pos.x;
-        out[2 * i + 1] = gc_sim_agent(s, i)->pos.y;
-        if (heads != NULL)
-            heads[i] = gc_sim_agent(s, i)->heading;
-    }
+    positions(s, out, n);
+    for (size_t i = 0; heads != NULL && i < n; i++)
+        heads[i] = gc_sim_agent(s, i)->heading;
+    /* Most walked off (58 or 60 of 60). */
+    assert_true(moved_from(from, out, n, 1.0f) >= n / 2);
     gc_sim_free(s);
     gc_grid_free(g);
 }
@@ -2238,7 +2277,7 @@ test_turn_groups_orca(void **state)
         assert_out_of_walls(s, r);
         worst = fmax(worst, deepest(s, r));
     }
-    assert_all_arrived(s);
+    assert_all_arrived(s, N);
     assert_true(worst <= DEPTH_TOL);
     gc_sim_free(s);
     gc_grid_free(g);
@@ -2280,7 +2319,7 @@ test_circle(void **state)
     gc_sim_stats_total(s, &st);
     printf("# circle %d: %d ticks, deepest %.3f of 2r, pairs/tick %.3f\n", N, t,
            worst, st.overlaps_mean);
-    assert_all_arrived(s);
+    assert_all_arrived(s, N);
     assert_true(worst <= DEPTH_TOL);
     gc_sim_free(s);
     gc_scen_free(&sc);
@@ -2325,7 +2364,7 @@ test_corridor(void **state)
     gc_sim_stats_total(s, &st);
     printf("# corridor %d: %d ticks, deepest %.3f of 2r, pairs/tick %.3f\n", N,
            t, worst, st.overlaps_mean);
-    assert_all_arrived(s);
+    assert_all_arrived(s, N);
     assert_true(worst <= DEPTH_TOL);
     gc_sim_free(s);
     gc_scen_free(&sc);

@@ -1214,6 +1214,10 @@ test_wall_never_penetrated(void **state)
         sim_run(&s, 300, &gap, &wall, &arrived);
         if (wall < -1e-4)
             fail_msg("start %d: penetrated the wall by %.5f", k, -wall);
+        /* It came up against the wall (to 0 in every case): one that
+         * stood still would never penetrate it either. */
+        if (wall > 1e-3)
+            fail_msg("start %d: never reached the wall, %.5f off", k, wall);
     }
 }
 

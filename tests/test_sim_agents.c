@@ -629,15 +629,20 @@ scripted_run(int threads, gc_avoid avoid, float radius, double *out,
     }
     ticks(s, 240);
     memset(out, 0, nout * sizeof *out);
+    size_t walked = 0;
     for (size_t i = 0; i < gc_sim_agent_count(s) && 4 * i + 3 < nout; i++) {
         const gc_agent *a = gc_sim_agent(s, i);
         if (a == NULL)
             continue;
+        walked += a->travelled > 2.0;
         out[4 * i] = a->pos.x;
         out[4 * i + 1] = a->pos.y;
         out[4 * i + 2] = a->state;
         out[4 * i + 3] = gc_sim_handle(s, i);
     }
+    /* Runs that agree must have moved: most walked two cells or more
+     * (21 to 23 of the 30 spawned). */
+    assert_true(walked >= 15);
     gc_sim_free(s);
     gc_grid_free(g);
 }
