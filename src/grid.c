@@ -397,13 +397,14 @@ gc_grid_check_point(const gc_grid *g, const char *what, float x, float y,
                     gc_cell *out, gc_error *err)
 {
     float cs = g->cell_size;
-    if (!isfinite(x) || !isfinite(y) || x < 0.0f || y < 0.0f ||
-        x >= (float)g->width * cs || y >= (float)g->height * cs)
-        return gc_error_set(err, GC_EOUTSIDE, NULL, 0, 0,
-                            "%s (%g, %g) is off the %dx%d map", what, (double)x,
-                            (double)y, g->width, g->height);
-    gc_cell c = gc_grid_world_to_cell(g, (gc_vec2){x, y});
-    if (!gc_grid_in_bounds(g, c.x, c.y)) /* rounding at the far edge */
+    gc_cell c = {0, 0};
+    bool off = !isfinite(x) || !isfinite(y) || x < 0.0f || y < 0.0f ||
+               x >= (float)g->width * cs || y >= (float)g->height * cs;
+    if (!off) {
+        c = gc_grid_world_to_cell(g, (gc_vec2){x, y});
+        off = !gc_grid_in_bounds(g, c.x, c.y); /* rounding at the far edge */
+    }
+    if (off)
         return gc_error_set(err, GC_EOUTSIDE, NULL, 0, 0,
                             "%s (%g, %g) is off the %dx%d map", what, (double)x,
                             (double)y, g->width, g->height);

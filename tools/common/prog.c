@@ -36,6 +36,29 @@ prog_name(void)
     return name;
 }
 
+/* s[0 .. len) into out[size], `spare` bytes of it left over, with each
+ * control byte (and, unless `high`, each byte past 0x7e) as \xNN; it stops
+ * before a byte that would not fit.  Sets *m to the bytes written and
+ * returns how many of s it took.  (emit's line and prog_escape.) */
+static size_t
+escape(char *out, size_t size, size_t spare, const char *s, size_t len,
+       bool high, size_t *m)
+{
+    size_t i = 0, n = 0;
+    for (; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        bool plain = c >= 0x20 && c != 0x7f && (high || c < 0x7f);
+        if (n + (plain ? 1 : 4) + spare > size)
+            break;
+        if (plain)
+            out[n++] = (char)c;
+        else
+            n += (size_t)snprintf(out + n, size - n, "\\x%02x", c);
+    }
+    *m = n;
+    return i;
+}
+
 /* Format "NAME: [WHAT: ]FMT[TAIL]\n" into buf and write it. */
 static void emit(const char *what, const char *tail, const char *fmt,
                  va_list ap) PROG_PRINTF(3, 0);
@@ -62,23 +85,12 @@ emit(const char *what, const char *tail, const char *fmt, va_list ap)
             n += (size_t)k < sizeof buf - n ? (size_t)k : sizeof buf - n - 1;
     }
     /* One line whatever text it quotes (a newline in an argument, a
-     * damaged file's bytes): control bytes as \xNN. */
+     * damaged file's bytes): control bytes as \xNN, UTF-8 as it is. */
     char line[LINE_MAX_BYTES];
-    size_t m = 0, i = 0;
+    size_t m;
     bool cut = n > sizeof buf - 2;
-    for (; i < n; i++) {
-        unsigned char c = (unsigned char)buf[i];
-        bool plain = c >= 0x20 && c != 0x7f;
-        if (m + (plain ? 1 : 4) > sizeof line - 2)
-            break;
-        if (plain)
-            line[m++] = (char)c;
-        else
-            m += (size_t)snprintf(line + m, sizeof line - m, "\\x%02x", c);
-    }
     /* Room for the newline: cut the message, and say so, when it is full. */
-    if (cut || i < n) {
-        m = m > sizeof line - 2 ? sizeof line - 2 : m;
+    if (escape(line, sizeof line, 2, buf, n, true, &m) < n || cut) {
         memcpy(line + (m >= 3 ? m - 3 : 0), "...", 3);
         m = m >= 3 ? m : 3;
     }
@@ -228,17 +240,9 @@ prog_count(const char *s, unsigned long long max, unsigned long long *out)
 void
 prog_escape(char *out, size_t size, const char *s)
 {
-    size_t n = 0;
+    size_t n;
     if (size == 0)
         return;
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        bool plain = *p >= 0x20 && *p <= 0x7e;
-        if (n + (plain ? 1 : 4) >= size)
-            break;
-        if (plain)
-            out[n++] = (char)*p;
-        else
-            n += (size_t)snprintf(out + n, size - n, "\\x%02x", *p);
-    }
+    escape(out, size, 1, s, strlen(s), false, &n);
     out[n] = '\0';
 }

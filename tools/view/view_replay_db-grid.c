@@ -234,7 +234,6 @@ raster(view_rdb *db, const char *wkt, view_conn *c, char *why)
                 continue;
             int64_t x0 = a > 0 ? (int64_t)ceil(a) : 0;
             int64_t x1 = b < (double)db->rw ? (int64_t)floor(b) : db->rw - 1;
-            x1 = x1 >= db->rw ? db->rw - 1 : x1;
             for (int64_t x = x0; x <= x1; x++)
                 cells[(size_t)y * (size_t)db->rw + (size_t)x] =
                     GC_CELL_WALKABLE;
