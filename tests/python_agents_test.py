@@ -6,11 +6,13 @@ a name unique to this process and removes everything in a finally.
 
 Checks: spawn returns a handle that the snapshot shows (slot, salt,
 group); goals, follow, speed and radius applied (the agent arrives where
-sent); every refusal raises Refused with its reason and the library's
+sent, the follower walks to its leader, the snapshot shows the speed and
+the radius); every refusal raises Refused with its reason and the library's
 code; a removed agent's handle stays stale after its slot is reused;
 numbers too large for the C fields are refused rather than wrapped;
 trace takes a handle.
 """
+import math
 import os
 import sys
 
@@ -68,10 +70,25 @@ def test():
     w.goal(a, "stop", sync=True)
     check("goal stop: idle",
           wait_until(5, lambda: state(w, a) == "idle"), agent(w, a))
-    w.follow(b, a, distance=2.0, sync=True)
-    w.speed(a, 2.0, sync=True)
     w.radius(a, 0.25, sync=True)
-    check("follow, speed and radius applied", True)
+    check("radius applied: the snapshot shows 0.25",
+          wait_until(5, lambda: agent(w, a).radius == 0.25), agent(w, a))
+    # b (spawned at speed 3) waits at (12.5, 6.5), 11 cells from a:
+    # following at speed 2, it walks to within its distance (2) of a, its
+    # body's edge to a's.
+    w.speed(b, 2.0, sync=True)
+    w.follow(b, a, distance=2.0, sync=True)
+    speeds = set()
+
+    def near_a():
+        pa, pb = agent(w, a), agent(w, b)
+        if pb.state == "moving":
+            speeds.add(pb.speed)
+        return math.hypot(pb.x - pa.x, pb.y - pa.y) < 4.0
+    check("follow applied: b walks from 11 cells away to within 4 of a",
+          not near_a() and wait_until(15, near_a), (agent(w, a),
+                                                    agent(w, b)))
+    check("speed applied: b walked at 2", speeds == {2.0}, speeds)
 
     for desc, fn, reason in [
             ("spawn in a wall", lambda: w.spawn(5.5, 4.5), "blocked"),

@@ -314,11 +314,13 @@ def _raise(code, err=None, what=None):
 
 Agent = collections.namedtuple(
     "Agent", "id salt x y heading speed state goal path_len path group "
-    "handle")
+    "handle radius vx vy")
 Agent.__doc__ = """One agent of the snapshot: position (x, y) and path in
 world units, heading in radians, state a name ("moving"), goal a cell
 (x, y), path the first waypoints remaining (at most 8) as (x, y); group
-as spawned, and handle, what spawn() returned for it (slot id and salt)."""
+as spawned, and handle, what spawn() returned for it (slot id and salt);
+radius the body's and (vx, vy) the last tick's velocity, world units (0
+for path followers, --avoid none)."""
 
 Status = collections.namedtuple(
     "Status", "name pid state width height cell_size tick generation "
@@ -522,7 +524,8 @@ class World:
                              _agent_state_name(a.state).decode(),
                              (a.goal_x, a.goal_y), a.path_len,
                              [(a.path[i].x, a.path[i].y) for i in range(k)],
-                             a.group, (a.salt << 20) | a.id))
+                             a.group, (a.salt << 20) | a.id, a.radius,
+                             a.vx, a.vy))
         return out
 
     def positions(self):
