@@ -148,14 +148,16 @@ def test(d):
 
     def replanned():
         live = w.cells()
+        seen = 0  # waypoints looked at: none would pass on empty paths
         for a in w.agents():
             cx, cy = int(a.x), int(a.y)
             if live[cy][cx] == 1:
                 continue  # walled in where it stood
             for (x, y) in a.path:
+                seen += 1
                 if live[int(y)][int(x)] == 1:
                     return False
-        return w.status().searches_total > st0
+        return seen > 0 and w.status().searches_total > st0
     check("agents replan: no waypoint inside the new wall, more searches",
           wait_until(10, replanned))
 
