@@ -36,6 +36,7 @@
 
 typedef struct model_agent {
     gc_point pos;
+    gc_point start; /* where it was made */
     double speed, radius;
     int group;
     scn_aim aim;
@@ -59,8 +60,12 @@ m_spawn(void *arg, const scn_spawn *sp, const scn_aim *aim, scn_agent *out)
         m->a = realloc(m->a, m->cap * sizeof *m->a);
         assert_non_null(m->a);
     }
-    m->a[m->n] = (model_agent){{sp->x, sp->y}, sp->speed, sp->radius, sp->group,
-                               *aim,           false,     false,      false};
+    m->a[m->n] = (model_agent){.pos = {sp->x, sp->y},
+                               .start = {sp->x, sp->y},
+                               .speed = sp->speed,
+                               .radius = sp->radius,
+                               .group = sp->group,
+                               .aim = *aim};
     *out = ++m->n;
     return GC_OK;
 }
@@ -571,7 +576,7 @@ test_events_goal_source(void **state)
 /* ---- reproducibility ----------------------------------------------------- */
 
 static void
-run_station(uint64_t seed, gc_point *out, size_t cap, size_t *n)
+run_station(uint64_t seed, gc_point *out, size_t cap, size_t *n, size_t *moved)
 {
     gc_scenario *sc = load("scenarios/station.json");
     gc_grid *live = NULL;
@@ -586,8 +591,12 @@ run_station(uint64_t seed, gc_point *out, size_t cap, size_t *n)
         check_books(r, &m);
     }
     *n = m.n < cap ? m.n : cap;
-    for (size_t i = 0; i < *n; i++)
+    *moved = 0;
+    for (size_t i = 0; i < *n; i++) {
         out[i] = m.a[i].pos;
+        *moved +=
+            m.a[i].pos.x != m.a[i].start.x || m.a[i].pos.y != m.a[i].start.y;
+    }
     gc_scenario_run_free(r);
     gc_scenario_free(sc);
     gc_grid_free(live);
@@ -600,12 +609,18 @@ test_same_seed_same_run(void **state)
     (void)state;
     enum { CAP = 1000 };
     static gc_point a[CAP], b[CAP], c[CAP];
-    size_t na, nb, nc;
-    run_station(1, a, CAP, &na);
-    run_station(1, b, CAP, &nb);
-    run_station(2, c, CAP, &nc);
+    size_t na, nb, nc, moved_a, moved_b, moved_c;
+    run_station(1, a, CAP, &na, &moved_a);
+    run_station(1, b, CAP, &nb, &moved_b);
+    run_station(2, c, CAP, &nc, &moved_c);
+    print_message("station: %zu agents, %zu moved; seed 2: %zu, %zu moved\n",
+                  na, moved_a, nc, moved_c);
     assert_int_equal(na, nb);
     assert_true(na >= 300);
+    /* The crowd walked: a run whose agents all stood where they were made
+     * would compare the places drawn and nothing of the run. */
+    assert_true(moved_a > na / 2);
+    assert_int_equal(moved_b, moved_a);
     assert_memory_equal(a, b, na * sizeof *a);
     assert_true(nc != na || memcmp(a, c, na * sizeof *a) != 0);
 }
