@@ -670,6 +670,7 @@ test_group_placement(void **state)
     gc_scenario_run *r = run_new(sc, &m, 10, 1, NULL);
     assert_int_equal(gc_scenario_run_start(r, NULL), GC_OK);
     const gc_grid *g = scn_run_model(r);
+    assert_int_equal(m.n, 1000); /* the loop below has bodies to check */
     for (size_t i = 0; i < m.n; i++) {
         gc_cell c = {(int32_t)floor(m.a[i].pos.x / sc->cell_size),
                      (int32_t)floor(m.a[i].pos.y / sc->cell_size)};
