@@ -650,6 +650,7 @@ test_rimea7_speeds(void **state)
             assert_int_equal(n, 50);
             assert_true(mn >= lo[g] && mx <= hi[g]);
         }
+        assert_int_equal(m.n, 4 * 50); /* the speeds the crowd was given */
         for (size_t i = 0; i < m.n; i++)
             assert_true(m.a[i].speed >= lo[m.a[i].group] &&
                         m.a[i].speed <= hi[m.a[i].group]);
