@@ -183,7 +183,10 @@ run --help
 expect_rc 0 "--help" && grep -q "Exit codes" "$tmp/out" && ok "--help" ||
     fail "--help: no exit codes listed"
 run --version
-expect_rc 0 "--version" && ok "--version"
+expect_rc 0 "--version" &&
+    grep -q '^gridcrowd-bench (gridcrowd) [0-9]' "$tmp/out" &&
+    ok "--version: $(head -n 1 "$tmp/out")" ||
+    fail "--version: first line '$(head -n 1 "$tmp/out")'"
 
 # --- strings are JSON-escaped ---------------------------------------------
 weird="$tmp/we\"ird\\name.scen"

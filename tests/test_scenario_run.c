@@ -36,6 +36,7 @@
 
 typedef struct model_agent {
     gc_point pos;
+    gc_point start; /* where it was made */
     double speed, radius;
     int group;
     scn_aim aim;
@@ -59,8 +60,12 @@ m_spawn(void *arg, const scn_spawn *sp, const scn_aim *aim, scn_agent *out)
         m->a = realloc(m->a, m->cap * sizeof *m->a);
         assert_non_null(m->a);
     }
-    m->a[m->n] = (model_agent){{sp->x, sp->y}, sp->speed, sp->radius, sp->group,
-                               *aim,           false,     false,      false};
+    m->a[m->n] = (model_agent){.pos = {sp->x, sp->y},
+                               .start = {sp->x, sp->y},
+                               .speed = sp->speed,
+                               .radius = sp->radius,
+                               .group = sp->group,
+                               .aim = *aim};
     *out = ++m->n;
     return GC_OK;
 }
@@ -561,8 +566,11 @@ test_events_goal_source(void **state)
         step(r, &m, 10);
     gc_scenario_run_counts(r, &c);
     /* Everyone turned west at 2 s: nobody had reached the east (>= 7.5 m
-     * at 1 m/s), so all left west. */
+     * at 1 m/s), so all left west: the 15 made by 7 s at least (37 of
+     * the 47 made by 40 s today). */
     assert_int_equal(c.left_by_exit[1], 0);
+    assert_int_equal(c.left_by_exit[0], c.left);
+    assert_true(c.left >= 15);
     gc_scenario_run_free(r);
     gc_scenario_free(sc);
     free(m.a);
@@ -571,7 +579,7 @@ test_events_goal_source(void **state)
 /* ---- reproducibility ----------------------------------------------------- */
 
 static void
-run_station(uint64_t seed, gc_point *out, size_t cap, size_t *n)
+run_station(uint64_t seed, gc_point *out, size_t cap, size_t *n, size_t *moved)
 {
     gc_scenario *sc = load("scenarios/station.json");
     gc_grid *live = NULL;
@@ -586,8 +594,12 @@ run_station(uint64_t seed, gc_point *out, size_t cap, size_t *n)
         check_books(r, &m);
     }
     *n = m.n < cap ? m.n : cap;
-    for (size_t i = 0; i < *n; i++)
+    *moved = 0;
+    for (size_t i = 0; i < *n; i++) {
         out[i] = m.a[i].pos;
+        *moved +=
+            m.a[i].pos.x != m.a[i].start.x || m.a[i].pos.y != m.a[i].start.y;
+    }
     gc_scenario_run_free(r);
     gc_scenario_free(sc);
     gc_grid_free(live);
@@ -600,12 +612,18 @@ test_same_seed_same_run(void **state)
     (void)state;
     enum { CAP = 1000 };
     static gc_point a[CAP], b[CAP], c[CAP];
-    size_t na, nb, nc;
-    run_station(1, a, CAP, &na);
-    run_station(1, b, CAP, &nb);
-    run_station(2, c, CAP, &nc);
+    size_t na, nb, nc, moved_a, moved_b, moved_c;
+    run_station(1, a, CAP, &na, &moved_a);
+    run_station(1, b, CAP, &nb, &moved_b);
+    run_station(2, c, CAP, &nc, &moved_c);
+    print_message("station: %zu agents, %zu moved; seed 2: %zu, %zu moved\n",
+                  na, moved_a, nc, moved_c);
     assert_int_equal(na, nb);
     assert_true(na >= 300);
+    /* The crowd walked: a run whose agents all stood where they were made
+     * would compare the places drawn and nothing of the run. */
+    assert_true(moved_a > na / 2);
+    assert_int_equal(moved_b, moved_a);
     assert_memory_equal(a, b, na * sizeof *a);
     assert_true(nc != na || memcmp(a, c, na * sizeof *a) != 0);
 }
@@ -632,6 +650,7 @@ test_rimea7_speeds(void **state)
             assert_int_equal(n, 50);
             assert_true(mn >= lo[g] && mx <= hi[g]);
         }
+        assert_int_equal(m.n, 4 * 50); /* the speeds the crowd was given */
         for (size_t i = 0; i < m.n; i++)
             assert_true(m.a[i].speed >= lo[m.a[i].group] &&
                         m.a[i].speed <= hi[m.a[i].group]);
@@ -652,6 +671,7 @@ test_group_placement(void **state)
     gc_scenario_run *r = run_new(sc, &m, 10, 1, NULL);
     assert_int_equal(gc_scenario_run_start(r, NULL), GC_OK);
     const gc_grid *g = scn_run_model(r);
+    assert_int_equal(m.n, 1000); /* the loop below has bodies to check */
     for (size_t i = 0; i < m.n; i++) {
         gc_cell c = {(int32_t)floor(m.a[i].pos.x / sc->cell_size),
                      (int32_t)floor(m.a[i].pos.y / sc->cell_size)};
@@ -708,6 +728,14 @@ test_shipped_run(void **state)
             step(r, &m, 10);
             check_books(r, &m);
         }
+        /* Books that balance because nobody was made, or because nobody
+         * ever left, prove nothing: agents were made and some left (all of
+         * them today; under GC_TEST_QUICK at least 1 of each file's). */
+        gc_scenario_counts c;
+        gc_scenario_run_counts(r, &c);
+        if (c.spawned == 0 || c.left == 0)
+            fail_msg("%s: %llu agents made, %llu left", files[f],
+                     (unsigned long long)c.spawned, (unsigned long long)c.left);
         gc_scenario_run_free(r);
         gc_scenario_free(sc);
         gc_grid_free(live);
