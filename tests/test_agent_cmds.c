@@ -338,11 +338,17 @@ test_commands_and_answers(void **state)
     send(&f, &c);
     drain(&f);
     assert_int_equal(answer_of(&f, &c).code, GC_OK);
-    /* Unasked, none. */
+    /* Unasked, none: though it was applied (an entry not yet dealt with
+     * has no answer either). */
     c.flags = 0;
     c.y0 = 8;
     send(&f, &c);
     drain(&f);
+    assert_true(gc_world_edits_applied(f.r) > c.position);
+    uint8_t cells[20 * 10];
+    assert_int_equal(gc_world_read_cells(f.r, cells, NULL), GC_OK);
+    assert_int_equal(cells[8 * 20 + 0], GC_CELL_OBSTACLE);
+    assert_int_equal(cells[9 * 20 + 0], GC_CELL_OBSTACLE);
     gc_world_answer none;
     assert_int_equal(gc_world_find_answer(f.r, c.sender_pid, c.client_token,
                                           c.position, &none),
