@@ -5,7 +5,8 @@
  *
  * - Every command applied, with its answer (a spawn's carries the
  *   handle); the snapshot shows the new agent with its salt and group.
- * - Every refusal under its own reason, counted and answered: found by the
+ * - Every refusal under its own reason, counted and answered with its
+ *   code (the check's for the reason, or the simulation's): found by the
  *   check (bad_field, bad_agent, bad_type, bad_value) or by the simulation
  *   (stale_agent, blocked, out_of_bounds, overlap, capacity), and
  *   no_agents without a simulation.
@@ -146,8 +147,10 @@ cmd(uint32_t op, uint32_t agent, uint32_t type)
     return e;
 }
 
+/* e is refused for `reason`, and its answer carries `code`: the check's
+ * code for the reason, or the simulation's own (gc_edit_reason_of). */
 static void
-expect_refused(fixture *f, gc_edit *e, int reason)
+expect_refused(fixture *f, gc_edit *e, int reason, int code)
 {
     gc_edit_counts before, after;
     gc_edit_applier_counts(gc_host_applier(f->h), &before);
@@ -160,7 +163,7 @@ expect_refused(fixture *f, gc_edit *e, int reason)
     if (a.reason != reason)
         fail_msg("op %u refused as %s, not %s", e->op,
                  gc_edit_reason_name(a.reason), gc_edit_reason_name(reason));
-    assert_int_not_equal(a.code, GC_OK);
+    assert_string_equal(gc_err_name(a.code), gc_err_name(code));
     assert_int_equal(a.handle, 0);
 }
 
@@ -249,43 +252,43 @@ test_commands_and_answers(void **state)
     /* Refused by the check. */
     gc_edit bad = spawn_cmd(3.5f, 3.5f);
     bad.x0 = 1;
-    expect_refused(&f, &bad, GC_EDIT_R_BAD_FIELD);
+    expect_refused(&f, &bad, GC_EDIT_R_BAD_FIELD, GC_EINVAL);
     bad = spawn_cmd(NAN, 3.5f);
-    expect_refused(&f, &bad, GC_EDIT_R_BAD_VALUE);
+    expect_refused(&f, &bad, GC_EDIT_R_BAD_VALUE, GC_ERANGE);
     bad = spawn_cmd(3.5f, 3.5f);
     bad.flags = 8;
-    expect_refused(&f, &bad, GC_EDIT_R_BAD_FIELD);
+    expect_refused(&f, &bad, GC_EDIT_R_BAD_FIELD, GC_EINVAL);
     bad = cmd(GC_EDIT_REMOVE, 0, 0);
-    expect_refused(&f, &bad, GC_EDIT_R_BAD_AGENT);
+    expect_refused(&f, &bad, GC_EDIT_R_BAD_AGENT, GC_EINVAL);
     bad = cmd(GC_EDIT_GOAL, h, 9);
-    expect_refused(&f, &bad, GC_EDIT_R_BAD_TYPE);
+    expect_refused(&f, &bad, GC_EDIT_R_BAD_TYPE, GC_EINVAL);
     bad = cmd(GC_EDIT_GOAL, h, GC_EDIT_GOAL_FOLLOW);
     bad.target = h2;
     bad.dist = -1.0f;
-    expect_refused(&f, &bad, GC_EDIT_R_BAD_VALUE);
+    expect_refused(&f, &bad, GC_EDIT_R_BAD_VALUE, GC_ERANGE);
     bad = cmd(GC_EDIT_SPEED, h, 0);
     bad.speed = 0.0f;
-    expect_refused(&f, &bad, GC_EDIT_R_BAD_VALUE);
+    expect_refused(&f, &bad, GC_EDIT_R_BAD_VALUE, GC_ERANGE);
     bad = cmd(GC_EDIT_RADIUS, h, 0);
     bad.radius = INFINITY;
-    expect_refused(&f, &bad, GC_EDIT_R_BAD_VALUE);
+    expect_refused(&f, &bad, GC_EDIT_R_BAD_VALUE, GC_ERANGE);
 
     /* Refused by the simulation. */
     bad = spawn_cmd(10.5f, 1.5f);
-    expect_refused(&f, &bad, GC_EDIT_R_BLOCKED);
+    expect_refused(&f, &bad, GC_EDIT_R_BLOCKED, GC_EBLOCKED);
     bad = spawn_cmd(25.0f, 1.5f);
-    expect_refused(&f, &bad, GC_EDIT_R_OUT_OF_BOUNDS);
+    expect_refused(&f, &bad, GC_EDIT_R_OUT_OF_BOUNDS, GC_EOUTSIDE);
     bad = spawn_cmd(1.5f, 1.5f);
     bad.flags = GC_EDIT_F_GOAL;
     bad.gx = 10.5f;
     bad.gy = 0.5f;
-    expect_refused(&f, &bad, GC_EDIT_R_BLOCKED);
+    expect_refused(&f, &bad, GC_EDIT_R_BLOCKED, GC_EBLOCKED);
     bad = spawn_cmd(ag->pos.x + 0.1f, ag->pos.y);
     bad.radius = 0.3f;
-    expect_refused(&f, &bad, GC_EDIT_R_OVERLAP);
+    expect_refused(&f, &bad, GC_EDIT_R_OVERLAP, GC_EOVERLAP);
     bad = cmd(GC_EDIT_SPEED, h, 0);
     bad.speed = 1e6f;
-    expect_refused(&f, &bad, GC_EDIT_R_BAD_VALUE);
+    expect_refused(&f, &bad, GC_EDIT_R_BAD_VALUE, GC_ERANGE);
 
     /* Remove: applied, then stale for every command naming it. */
     gc_edit rm = cmd(GC_EDIT_REMOVE, h2, 0);
@@ -294,15 +297,15 @@ test_commands_and_answers(void **state)
     assert_int_equal(answer_of(&f, &rm).code, GC_OK);
     assert_int_equal(gc_sim_resolve(f.sim, h2, NULL), GC_EGONE);
     bad = cmd(GC_EDIT_REMOVE, h2, 0);
-    expect_refused(&f, &bad, GC_EDIT_R_STALE_AGENT);
+    expect_refused(&f, &bad, GC_EDIT_R_STALE_AGENT, GC_EGONE);
     bad = cmd(GC_EDIT_GOAL, h2, GC_EDIT_GOAL_STOP);
-    expect_refused(&f, &bad, GC_EDIT_R_STALE_AGENT);
+    expect_refused(&f, &bad, GC_EDIT_R_STALE_AGENT, GC_EGONE);
     bad = cmd(GC_EDIT_SPEED, h2, 0);
     bad.speed = 1.0f;
-    expect_refused(&f, &bad, GC_EDIT_R_STALE_AGENT);
+    expect_refused(&f, &bad, GC_EDIT_R_STALE_AGENT, GC_EGONE);
     bad = cmd(GC_EDIT_GOAL, h, GC_EDIT_GOAL_FOLLOW);
     bad.target = h2;
-    expect_refused(&f, &bad, GC_EDIT_R_STALE_AGENT);
+    expect_refused(&f, &bad, GC_EDIT_R_STALE_AGENT, GC_EGONE);
     /* The slot is reused with a new salt; the old handle stays stale. */
     gc_edit sp3 = spawn_cmd(7.5f, 7.5f);
     send(&f, &sp3);
@@ -312,7 +315,7 @@ test_commands_and_answers(void **state)
     assert_int_not_equal(h3, h2);
     bad = cmd(GC_EDIT_RADIUS, h2, 0);
     bad.radius = 0.1f;
-    expect_refused(&f, &bad, GC_EDIT_R_STALE_AGENT);
+    expect_refused(&f, &bad, GC_EDIT_R_STALE_AGENT, GC_EGONE);
 
     /* Full: 4 slots. */
     gc_edit s4 = spawn_cmd(15.5f, 8.5f), s5 = spawn_cmd(17.5f, 8.5f);
@@ -322,7 +325,7 @@ test_commands_and_answers(void **state)
     assert_int_equal(answer_of(&f, &s4).code, GC_OK);
     assert_int_equal(answer_of(&f, &s5).code, GC_OK);
     bad = spawn_cmd(15.5f, 3.5f);
-    expect_refused(&f, &bad, GC_EDIT_R_CAPACITY);
+    expect_refused(&f, &bad, GC_EDIT_R_CAPACITY, GC_ECAPACITY);
 
     /* A cell edit may ask for an answer too. */
     gc_edit c;
@@ -335,11 +338,17 @@ test_commands_and_answers(void **state)
     send(&f, &c);
     drain(&f);
     assert_int_equal(answer_of(&f, &c).code, GC_OK);
-    /* Unasked, none. */
+    /* Unasked, none: though it was applied (an entry not yet dealt with
+     * has no answer either). */
     c.flags = 0;
     c.y0 = 8;
     send(&f, &c);
     drain(&f);
+    assert_true(gc_world_edits_applied(f.r) > c.position);
+    uint8_t cells[20 * 10];
+    assert_int_equal(gc_world_read_cells(f.r, cells, NULL), GC_OK);
+    assert_int_equal(cells[8 * 20 + 0], GC_CELL_OBSTACLE);
+    assert_int_equal(cells[9 * 20 + 0], GC_CELL_OBSTACLE);
     gc_world_answer none;
     assert_int_equal(gc_world_find_answer(f.r, c.sender_pid, c.client_token,
                                           c.position, &none),
@@ -450,7 +459,7 @@ test_no_sim(void **state)
     fixture f;
     setup_with(&f, 4, 0, false, 0.0f);
     gc_edit e = spawn_cmd(1.5f, 1.5f);
-    expect_refused(&f, &e, GC_EDIT_R_NO_AGENTS);
+    expect_refused(&f, &e, GC_EDIT_R_NO_AGENTS, GC_EINVAL);
     teardown(&f);
 }
 

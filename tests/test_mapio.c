@@ -433,7 +433,9 @@ test_map_error_name_and_args(void **state)
  * Every prefix of a good map, and every one-byte change to it, must give
  * either a grid or an error with a message, never a crash or a read past
  * the buffer (which the exact-length copies make visible to valgrind and
- * ASan).  A grid that comes out must survive a round trip.
+ * ASan).  A prefix is malformed text (GC_EPARSE); a change may be a
+ * number out of range too (GC_ERANGE).  A grid that comes out must survive
+ * a round trip, and enough of them come out that the round trip is run.
  */
 static void
 test_map_prefixes_and_mutations(void **state)
@@ -449,7 +451,9 @@ test_map_prefixes_and_mutations(void **state)
             assert_int_equal(rc, GC_OK);
             gc_grid_free(g);
         } else {
-            assert_true(rc < 0);
+            /* Cut short, the text is malformed: GC_EPARSE (mapio.h). */
+            assert_string_equal(gc_err_name(rc), gc_err_name(GC_EPARSE));
+            assert_int_equal(e.code, GC_EPARSE);
             assert_null(g);
             assert_true(strncmp(e.msg, "x.map:", 6) == 0);
         }
@@ -457,6 +461,7 @@ test_map_prefixes_and_mutations(void **state)
     static const char subst[] = {'\0', '\n', '\r', ' ', 'q', '9', '@', '-'};
     char *buf = malloc(len);
     assert_non_null(buf);
+    size_t grids = 0;
     for (size_t i = 0; i < len; i++)
         for (size_t j = 0; j < sizeof subst; j++) {
             memcpy(buf, text, len);
@@ -465,10 +470,16 @@ test_map_prefixes_and_mutations(void **state)
             gc_error e;
             int rc = gc_map_parse(&g, buf, len, "x.map", &e);
             if (rc != GC_OK) {
+                /* Malformed text or a number out of range (mapio.h). */
+                if (rc != GC_EPARSE && rc != GC_ERANGE)
+                    fail_msg("byte %zu as 0x%02x: %s", i,
+                             (unsigned char)subst[j], gc_err_name(rc));
+                assert_int_equal(e.code, rc);
                 assert_null(g);
                 assert_true(strncmp(e.msg, "x.map:", 6) == 0);
                 continue;
             }
+            grids++;
             char *out;
             size_t olen;
             assert_int_equal(gc_map_format(g, &out, &olen), GC_OK);
@@ -479,6 +490,9 @@ test_map_prefixes_and_mutations(void **state)
             gc_grid_free(g2);
         }
     free(buf);
+    /* The round trip ran: 62 of the 696 changed maps are grids today
+     * (an obstacle for a cell, a CR before a newline, ...). */
+    assert_true(grids > 40);
 }
 
 /* ---- maps: writing ------------------------------------------------------- */

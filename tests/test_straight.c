@@ -4,11 +4,12 @@
  * gc_straight_best (src/smooth.c) says a straight piece is a cheapest way
  * between two cells.  On random grids with every cost table the search
  * tests use, with and without a body's clearance, for every diagonal
- * rule, each piece it accepts must be walkable and cost no more than the
- * cheapest path of the Dijkstra in dijkstra.h (an independent model that
- * shares no code with it).  On grids where every passable cell costs the
- * same it must accept exactly the pieces the pricer can walk, so a check
- * that never fires fails too.
+ * rule, each piece it accepts must be walkable (every cell it touches open
+ * in the model, and its end reached by the model's moves) and cost no more
+ * than the cheapest path of the Dijkstra in dijkstra.h (an independent
+ * model that shares no code with it).  On grids where every passable
+ * cell costs the same it must accept exactly the pieces the pricer can
+ * walk, so a check that never fires fails too.
  *
  * The sim's planner (src/sim-plan.c) takes that piece as the plan, with
  * smoothing on: an agent in sight of its goal on open ground gets the
@@ -33,6 +34,49 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+/*
+ * Every cell the segment between the centres of a and b touches (its
+ * closed square meets the segment, corners included) is open under the
+ * model: the "walkable" of the header for a piece longer than one step
+ * (grid_int.h: no corner is cut at any angle), worked out here from the
+ * geometry rather than by the library's supercover walk.  In half-cell
+ * units the segment runs from 2a + 1 to 2b + 1 and cell (x, y) is the
+ * square [2x, 2x + 2] x [2y, 2y + 2]; the numbers are small integers, so
+ * the divisions tell touching from missing exactly.  The cells checked
+ * are added to *checked.
+ */
+static bool
+touched_open(const model *m, gc_cell a, gc_cell b, long *checked)
+{
+    double px = 2.0 * a.x + 1.0, py = 2.0 * a.y + 1.0;
+    double dx = 2.0 * (b.x - a.x), dy = 2.0 * (b.y - a.y);
+    int x0 = a.x < b.x ? a.x : b.x, x1 = a.x < b.x ? b.x : a.x;
+    int y0 = a.y < b.y ? a.y : b.y, y1 = a.y < b.y ? b.y : a.y;
+    for (int y = y0; y <= y1; y++)
+        for (int x = x0; x <= x1; x++) {
+            double lo = 0.0, hi = 1.0;
+            const double p[2] = {px, py}, d[2] = {dx, dy};
+            const double s0[2] = {2.0 * x, 2.0 * y};
+            for (int k = 0; k < 2; k++) {
+                if (d[k] == 0.0) {
+                    if (p[k] < s0[k] || p[k] > s0[k] + 2.0)
+                        hi = -1.0;
+                    continue;
+                }
+                double t1 = (s0[k] - p[k]) / d[k];
+                double t2 = (s0[k] + 2.0 - p[k]) / d[k];
+                lo = fmax(lo, fmin(t1, t2));
+                hi = fmin(hi, fmax(t1, t2));
+            }
+            if (lo > hi)
+                continue;
+            (*checked)++;
+            if (!open_cell(m, x, y))
+                return false;
+        }
+    return true;
+}
+
 static void
 test_straight_against_dijkstra(void **state)
 {
@@ -44,7 +88,7 @@ test_straight_against_dijkstra(void **state)
     qent *heap = malloc(8 * SIDE * SIDE * sizeof *heap);
     assert_non_null(dist);
     assert_non_null(heap);
-    long accepted = 0, uniform_pairs = 0;
+    long accepted = 0, uniform_pairs = 0, touched = 0;
     for (int k = 0; k < 800; k++) {
         int w = 4 + rnd(SIDE - 3), h = 4 + rnd(SIDE - 3);
         gc_grid *g;
@@ -73,8 +117,23 @@ test_straight_against_dijkstra(void **state)
                 continue;
             accepted++;
             assert_true(isfinite(seg));
+            /* One step follows the diagonal rule; a longer piece may
+             * touch no blocked cell, corners included. */
+            int sx = b.x - a.x, sy = b.y - a.y;
+            bool step = abs(sx) <= 1 && abs(sy) <= 1;
+            if (step ? !isfinite(model_step(&m, a.x, a.y, sx, sy, rule))
+                     : !touched_open(&m, a, b, &touched))
+                fail_msg("grid %d rule %d r %g: (%d, %d) -> (%d, %d): "
+                         "accepted, not walkable",
+                         k, (int)rule, (double)rc, a.x, a.y, b.x, b.y);
             dijkstra(&m, a, rule, dist, heap);
             double d = dist[b.y * w + b.x];
+            /* Walkable, so the grid's moves reach b too: an infinite d
+             * would pass the comparison below whatever seg is. */
+            if (!isfinite(d))
+                fail_msg("grid %d rule %d r %g: (%d, %d) -> (%d, %d): "
+                         "straight %.9g, Dijkstra finds no way",
+                         k, (int)rule, (double)rc, a.x, a.y, b.x, b.y, seg);
             if (!(d >= seg * (1.0 - 1e-9)))
                 fail_msg("grid %d rule %d r %g: (%d, %d) -> (%d, %d): "
                          "straight %.9g, Dijkstra %.9g",
@@ -86,6 +145,9 @@ test_straight_against_dijkstra(void **state)
     /* Both branches ran, often (1,296 and 6,474 pairs). */
     assert_true(accepted > 600);
     assert_true(uniform_pairs > 3000);
+    print_message("%ld accepted, %ld touched cells checked\n", accepted,
+                  touched);
+    assert_true(touched > 2 * accepted);
     /* Same cell, off the map, a wall at either end: never. */
     gc_grid *g;
     assert_int_equal(gc_grid_new(&g, 8, 8), GC_OK);
