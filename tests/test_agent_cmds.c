@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 /* 20 x 10: a wall down column 10 with a gap at (10, 5). */
@@ -47,12 +48,20 @@ typedef struct fixture {
     uint64_t token;
 } fixture;
 
+/* The world's name: one per process, so that runs in parallel never
+ * collide. */
+static void
+world_name(char *buf, size_t size)
+{
+    snprintf(buf, size, "gct%d-agentcmd", (int)getpid());
+}
+
 static void
 setup_with(fixture *f, uint32_t cap, uint32_t answers, bool with_sim,
            float radius)
 {
     memset(f, 0, sizeof *f);
-    snprintf(f->name, sizeof f->name, "gct%d-agentcmd", (int)getpid());
+    world_name(f->name, sizeof f->name);
     gc_world_config wc;
     memset(&wc, 0, sizeof wc);
     wc.name = f->name;
@@ -92,6 +101,22 @@ teardown(fixture *f)
     gc_sim_free(f->sim);
     gc_grid_free(f->grid);
     gc_world_destroy(f->w);
+}
+
+/* After each test, even one that failed before its teardown(): the
+ * world's objects unlinked, so that a failure leaves nothing in /dev/shm
+ * and the next test can create its world under the same name. */
+static int
+unlink_world(void **state)
+{
+    (void)state;
+    char name[64], path[80];
+    world_name(name, sizeof name);
+    snprintf(path, sizeof path, "/%s", name);
+    shm_unlink(path);
+    snprintf(path, sizeof path, "/%s.edits", name);
+    shm_unlink(path);
+    return 0;
 }
 
 /* Push e (with a fresh token); its position. */
@@ -467,10 +492,10 @@ int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_commands_and_answers),
-        cmocka_unit_test(test_batches),
-        cmocka_unit_test(test_answer_ring_overwrites),
-        cmocka_unit_test(test_no_sim),
+        cmocka_unit_test_teardown(test_commands_and_answers, unlink_world),
+        cmocka_unit_test_teardown(test_batches, unlink_world),
+        cmocka_unit_test_teardown(test_answer_ring_overwrites, unlink_world),
+        cmocka_unit_test_teardown(test_no_sim, unlink_world),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
