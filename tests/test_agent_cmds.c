@@ -28,8 +28,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
+
+#include "world_unlink.h"
 
 /* 20 x 10: a wall down column 10 with a gap at (10, 5). */
 static const char *rows[] = {
@@ -103,19 +104,14 @@ teardown(fixture *f)
     gc_world_destroy(f->w);
 }
 
-/* After each test, even one that failed before its teardown(): the
- * world's objects unlinked, so that a failure leaves nothing in /dev/shm
- * and the next test can create its world under the same name. */
+/* After each test, even one that failed before its teardown(). */
 static int
 unlink_world(void **state)
 {
     (void)state;
-    char name[64], path[80];
+    char name[64];
     world_name(name, sizeof name);
-    snprintf(path, sizeof path, "/%s", name);
-    shm_unlink(path);
-    snprintf(path, sizeof path, "/%s.edits", name);
-    shm_unlink(path);
+    gc_test_world_unlink(name);
     return 0;
 }
 

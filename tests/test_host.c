@@ -29,6 +29,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "world_unlink.h"
+
 static char name[64];
 
 /* A world of w x h cells (21 x 10 unless given) with room for `agents`
@@ -47,6 +49,17 @@ make_world_sized(uint32_t agents, int32_t w, int32_t h)
     gc_error err;
     assert_int_equal(gc_world_create(&wo, &wc, NULL, &err), GC_OK);
     return wo;
+}
+
+/* After each test, even one that failed before destroying its world:
+ * its objects unlinked (tests/world_unlink.h). */
+static int
+unlink_world(void **state)
+{
+    (void)state;
+    if (name[0] != '\0')
+        gc_test_world_unlink(name);
+    return 0;
 }
 
 static gc_world *
@@ -588,12 +601,13 @@ int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_embedded_sim_publishes),
-        cmocka_unit_test(test_publish_due),
-        cmocka_unit_test(test_records_without_sim),
-        cmocka_unit_test(test_edit_hook),
-        cmocka_unit_test(test_whole_path_of_requested_agent),
-        cmocka_unit_test(test_records_shared_out),
+        cmocka_unit_test_teardown(test_embedded_sim_publishes, unlink_world),
+        cmocka_unit_test_teardown(test_publish_due, unlink_world),
+        cmocka_unit_test_teardown(test_records_without_sim, unlink_world),
+        cmocka_unit_test_teardown(test_edit_hook, unlink_world),
+        cmocka_unit_test_teardown(test_whole_path_of_requested_agent,
+                                  unlink_world),
+        cmocka_unit_test_teardown(test_records_shared_out, unlink_world),
     };
     return cmocka_run_group_tests_name("host", tests, NULL, NULL);
 }

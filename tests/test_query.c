@@ -24,6 +24,7 @@
 
 #include "dijkstra.h"
 #include "test_rng.h"
+#include "world_unlink.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -44,6 +45,20 @@ typedef struct fixture {
     double *dist, *dist2;
     qent *heap;
 } fixture;
+
+/* After each test, even one that failed before end_world(): the
+ * worlds' objects unlinked (tests/world_unlink.h). */
+static int
+unlink_worlds(void **state)
+{
+    (void)state;
+    char name[64];
+    snprintf(name, sizeof name, "gctq%ld", (long)getpid());
+    gc_test_world_unlink(name);
+    snprintf(name, sizeof name, "gctq%ld-sane", (long)getpid());
+    gc_test_world_unlink(name);
+    return 0;
+}
 
 static void
 make_world(fixture *f, bool publish, float cell_size, gc_diag_rule diag)
@@ -515,12 +530,12 @@ main(void)
 {
     rng_state = UINT64_C(0x5DEECE66D);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_query_against_dijkstra),
-        cmocka_unit_test(test_query_sees_edits),
-        cmocka_unit_test(test_query_errors),
-        cmocka_unit_test(test_world_costs_and_one_shot),
-        cmocka_unit_test(test_world_costs_made_sane),
-        cmocka_unit_test(test_astar_next_step),
+        cmocka_unit_test_teardown(test_query_against_dijkstra, unlink_worlds),
+        cmocka_unit_test_teardown(test_query_sees_edits, unlink_worlds),
+        cmocka_unit_test_teardown(test_query_errors, unlink_worlds),
+        cmocka_unit_test_teardown(test_world_costs_and_one_shot, unlink_worlds),
+        cmocka_unit_test_teardown(test_world_costs_made_sane, unlink_worlds),
+        cmocka_unit_test_teardown(test_astar_next_step, unlink_worlds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "quick.h"
+#include "world_unlink.h"
 
 #include <gridcrowd/world-layout.h>
 #include <gridcrowd/util.h>
@@ -127,11 +128,7 @@ teardown(void **state)
     wrap_on = false;
     gc_world_close(f->reader);
     gc_world_destroy(f->owner);
-    char n[80];
-    snprintf(n, sizeof n, "/%s", f->name);
-    shm_unlink(n);
-    snprintf(n, sizeof n, "/%s.edits", f->name);
-    shm_unlink(n);
+    gc_test_world_unlink(f->name);
     free(f);
     return 0;
 }
