@@ -2165,8 +2165,7 @@ expect_create_fails(fixture *f, int code, const char *msg)
     wrap_on = false;
     assert_string_equal(gc_err_name(rc), gc_err_name(code));
     assert_null(w);
-    if (msg != NULL)
-        assert_string_equal(err.msg, msg);
+    assert_string_equal(err.msg, msg);
     assert_false(exists(f->shm[0]));
     assert_false(exists(f->shm[1]));
 }
@@ -2176,6 +2175,13 @@ test_create_syscall_failures(void **state)
 {
     fixture *f = *state;
     char msg[300];
+
+    /* The sizes the objects are made with, for the messages. */
+    create_owner(f);
+    size_t wsize = gc_world_size(f->owner);
+    size_t qsize = gc_queue_size(gc_world_queue(f->owner));
+    gc_world_destroy(f->owner);
+    f->owner = NULL;
 
     /* shm_open of the world. */
     will_return(__wrap_shm_open, EMFILE);
@@ -2188,7 +2194,9 @@ test_create_syscall_failures(void **state)
     /* ftruncate of the world. */
     will_return(__wrap_shm_open, 0);
     will_return(__wrap_ftruncate, ENOSPC);
-    expect_create_fails(f, GC_ESYS, NULL);
+    snprintf(msg, sizeof msg, "sizing /%s to %zu bytes: %s", f->name, wsize,
+             strerror(ENOSPC));
+    expect_create_fails(f, GC_ESYS, msg);
 
     /* shm_open of the queue: the world must go again. */
     will_return(__wrap_shm_open, 0);
@@ -2203,7 +2211,9 @@ test_create_syscall_failures(void **state)
     will_return(__wrap_ftruncate, 0);
     will_return(__wrap_shm_open, 0);
     will_return(__wrap_ftruncate, ENOSPC);
-    expect_create_fails(f, GC_ESYS, NULL);
+    snprintf(msg, sizeof msg, "sizing /%s.edits to %zu bytes: %s", f->name,
+             qsize, strerror(ENOSPC));
+    expect_create_fails(f, GC_ESYS, msg);
 
     /* mmap of the world, then of the queue. */
     will_return_count(__wrap_shm_open, 0, 2);
