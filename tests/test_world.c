@@ -2404,7 +2404,12 @@ test_takeover_refuses_foreign(void **state)
     uint64_t m = GC_WORLD_MAGIC;
     make_foreign(f, 1, &m, sizeof m);
     assert_int_equal(gc_world_create(&w, &f->cfg, NULL, &err), GC_EEXIST);
-    assert_non_null(strstr(err.msg, "is not a gridcrowd edit queue"));
+    snprintf(msg, sizeof msg,
+             "shared-memory object /%s.edits exists and is not a gridcrowd "
+             "edit queue (magic 0x31444c524f574347): not taking it over; "
+             "remove it or choose another name",
+             f->name);
+    assert_string_equal(err.msg, msg);
     assert_false(exists(f->shm[0]));
     assert_true(exists(f->shm[1]));
     unlink(f->shm[1]);
