@@ -914,10 +914,15 @@ test_validate_any_bytes(void **state)
             rng ^= rng << 17;
             copy[(rng >> 8) % 256] = (uint8_t)rng;
         }
-        if (gc_world_validate(copy, size, &err) == GC_OK)
+        /* Cleared, so that a message is this round's, not a stale one. */
+        gc_error_clear(&err);
+        int rc = gc_world_validate(copy, size, &err);
+        if (rc == GC_OK) {
             ok++;
-        else
+        } else {
+            assert_int_equal(err.code, rc);
             assert_true(err.msg[0] != '\0');
+        }
     }
     free(copy);
     /* Damage to reserved words and live counters is not detectable. */
