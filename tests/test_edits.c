@@ -1129,11 +1129,14 @@ test_arguments(void **state)
      * untouched, but the generation still counts the change). */
     assert_int_equal(gc_grid_new(&other, 16, 12), GC_OK);
     push(f, set(1, 1, 1));
+    uint64_t gen = gc_world_generation(f->tool);
     assert_int_equal(gc_edit_applier_drain(f->ap, f->owner, other, 0, &ch, &n),
                      GC_OK);
     assert_int_equal(n, 1);
     assert_int_equal(gc_grid_get(other, 1, 1), 1);
     assert_int_equal(gc_grid_get(f->grid, 1, 1), 0);
+    assert_int_equal(gc_world_generation(f->tool), gen + 1);
+    assert_int_equal(other->generation, 1);
     gc_grid_free(other);
 
     /* The caller holding the cells open: changes go inside its pair. */
