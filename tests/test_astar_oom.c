@@ -30,51 +30,62 @@ open_grid(int w, int h)
     return g;
 }
 
-/* gc_astar_new and gc_nav_new fail cleanly at every allocation. */
+/* gc_astar_new and gc_nav_new fail cleanly at every allocation they make
+ * with memory to spare, and succeed once all of them are allowed. */
 static void
 test_new(void **state)
 {
     (void)state;
     gc_grid *g = open_grid(40, 30);
-    int ok = 0;
-    for (long k = 0; k < 50 && !ok; k++) {
-        gc_astar *a = (gc_astar *)1;
+    gc_astar *a;
+    long made = atomic_load(&allocs);
+    assert_int_equal(gc_astar_new(&a, 40, 30), GC_OK);
+    long need = atomic_load(&allocs) - made;
+    gc_astar_free(a);
+    assert_true(need > 0);
+    for (long k = 0; k <= need; k++) {
+        a = (gc_astar *)1;
         fail_after = k;
         int rc = gc_astar_new(&a, 40, 30);
         fail_after = -1;
-        if (rc == GC_OK) {
-            ok = 1;
+        if (k == need) {
+            assert_int_equal(rc, GC_OK);
             gc_astar_free(a);
         } else {
             assert_int_equal(rc, GC_ENOMEM);
             assert_null(a);
         }
     }
-    assert_true(ok);
-    ok = 0;
-    for (long k = 0; k < 50 && !ok; k++) {
-        gc_nav *n = (gc_nav *)1;
+    gc_nav *n;
+    made = atomic_load(&allocs);
+    assert_int_equal(gc_nav_new(&n, g), GC_OK);
+    need = atomic_load(&allocs) - made;
+    gc_nav_free(n);
+    assert_true(need > 0);
+    for (long k = 0; k <= need; k++) {
+        n = (gc_nav *)1;
         fail_after = k;
         int rc = gc_nav_new(&n, g);
         fail_after = -1;
-        if (rc == GC_OK) {
-            ok = 1;
+        if (k == need) {
+            assert_int_equal(rc, GC_OK);
             gc_nav_free(n);
         } else {
             assert_int_equal(rc, GC_ENOMEM);
             assert_null(n);
         }
     }
-    assert_true(ok);
-    /* An update that runs out of memory leaves the data stale. */
-    gc_nav *n;
+    /* An update that runs out of memory, at any of its allocations, leaves
+     * the data stale. */
+    gc_nav *m;
     assert_int_equal(gc_nav_new(&n, g), GC_OK);
+    assert_int_equal(gc_nav_new(&m, g), GC_OK);
     gc_grid_set(g, 0, 0, GC_CELL_OBSTACLE);
-    fail_after = 0;
-    assert_int_equal(gc_nav_update(n, g), GC_ENOMEM);
-    fail_after = -1;
-    assert_true(gc_nav_generation(n) != g->generation);
-    gc_astar *a;
+    made = atomic_load(&allocs);
+    assert_int_equal(gc_nav_update(m, g), GC_OK);
+    need = atomic_load(&allocs) - made;
+    gc_nav_free(m);
+    assert_true(need > 0);
     assert_int_equal(gc_astar_new(&a, 40, 30), GC_OK);
     gc_path p;
     gc_path_init(&p);
@@ -82,7 +93,14 @@ test_new(void **state)
     gc_astar_opts_init(&o);
     o.nav = n;
     gc_cell s = {1, 1}, t = {38, 28};
-    assert_int_equal(gc_astar_find(a, g, s, t, &o, &p, NULL), GC_ESTALE);
+    for (long k = 0; k < need; k++) {
+        fail_after = k;
+        int rc = gc_nav_update(n, g);
+        fail_after = -1;
+        assert_int_equal(rc, GC_ENOMEM);
+        assert_true(gc_nav_generation(n) != g->generation);
+        assert_int_equal(gc_astar_find(a, g, s, t, &o, &p, NULL), GC_ESTALE);
+    }
     assert_int_equal(gc_nav_update(n, g), GC_OK);
     assert_int_equal(gc_astar_find(a, g, s, t, &o, &p, NULL), GC_OK);
     gc_path_free(&p);
@@ -139,13 +157,27 @@ test_search(void **state)
     assert_true(st.cost == cost);
     assert_int_equal(p.len, q.len);
 
-    /* The caller's path cannot grow. */
+    /* The caller's path cannot grow: not to its first cells, nor to the
+     * path's length once it is found (the context, grown above, needs no
+     * more). */
     gc_path_free(&p);
-    fail_after = 0;
-    rc = gc_astar_find(a, g, s, t, NULL, &p, &st);
-    fail_after = -1;
-    assert_int_equal(rc, GC_ENOMEM);
+    long made = atomic_load(&allocs);
     assert_int_equal(gc_astar_find(a, g, s, t, NULL, &p, &st), GC_OK);
+    long need = atomic_load(&allocs) - made;
+    cost = st.cost;
+    assert_true(need > 0);
+    for (long k = 0; k < need; k++) {
+        gc_path_free(&p);
+        fail_after = k;
+        rc = gc_astar_find(a, g, s, t, NULL, &p, &st);
+        fail_after = -1;
+        assert_int_equal(rc, GC_ENOMEM);
+        assert_int_equal(st.status, GC_ENOMEM);
+        assert_int_equal(p.len, 0);
+    }
+    gc_path_free(&p);
+    assert_int_equal(gc_astar_find(a, g, s, t, NULL, &p, &st), GC_OK);
+    assert_true(st.cost == cost);
     gc_path_free(&p);
     gc_path_free(&q);
     gc_astar_free(fresh);

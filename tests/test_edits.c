@@ -1129,11 +1129,14 @@ test_arguments(void **state)
      * untouched, but the generation still counts the change). */
     assert_int_equal(gc_grid_new(&other, 16, 12), GC_OK);
     push(f, set(1, 1, 1));
+    uint64_t gen = gc_world_generation(f->tool);
     assert_int_equal(gc_edit_applier_drain(f->ap, f->owner, other, 0, &ch, &n),
                      GC_OK);
     assert_int_equal(n, 1);
     assert_int_equal(gc_grid_get(other, 1, 1), 1);
     assert_int_equal(gc_grid_get(f->grid, 1, 1), 0);
+    assert_int_equal(gc_world_generation(f->tool), gen + 1);
+    assert_int_equal(other->generation, 1);
     gc_grid_free(other);
 
     /* The caller holding the cells open: changes go inside its pair. */
@@ -1551,17 +1554,25 @@ test_client_diff(void **state)
     assert_int_equal(gc_edit_diff(cur, want, W, H, &e, &n, &cells), GC_OK);
     assert_int_equal(cells, 9 + 1);
     assert_int_equal(n, 2);
-    /* Apply them by hand: cur becomes want, and each edit checks. */
+    /* Apply them by hand: cur becomes want, and each edit checks.  One is
+     * the lone cell, as a SET; the other the block, as a RECT. */
+    size_t sets = 0;
     for (size_t i = 0; i < n; i++) {
         assert_int_equal(gc_edit_check(&e[i], W, H, NULL), GC_OK);
         int32_t x1 = e[i].op == GC_EDIT_SET ? e[i].x0 : e[i].x1;
         int32_t y1 = e[i].op == GC_EDIT_SET ? e[i].y0 : e[i].y1;
-        if (e[i].op == GC_EDIT_SET)
+        if (e[i].op == GC_EDIT_SET) {
             assert_int_equal(e[i].x0, 6);
+            assert_int_equal(e[i].y0, 0);
+            sets++;
+        } else {
+            assert_int_equal(e[i].op, GC_EDIT_RECT);
+        }
         for (int32_t y = e[i].y0; y <= y1; y++)
             for (int32_t x = e[i].x0; x <= x1; x++)
                 cur[y * W + x] = (uint8_t)e[i].type;
     }
+    assert_int_equal(sets, 1);
     assert_memory_equal(cur, want, sizeof cur);
     free(e);
     /* Nothing to change: no edits. */

@@ -61,7 +61,9 @@ moved_from(const gc_sim *s, const gc_vec2 *was)
 /*
  * For 1, 2 and 3 workers: the first tick with the allocations failing
  * from the k-th on, for every k until one succeeds (every fifth in the
- * quick form).  A failed tick
+ * quick form), and none may succeed before k reaches the number of
+ * allocations the tick makes with memory to spare (a refusal it let pass
+ * would end the loop early, untested).  A failed tick
  * returns GC_ENOMEM; the first allocation of a fresh crowd's tick is its
  * neighbour index's, before anyone plans or steps, so there nobody has
  * moved.  Then, memory back, the sim ticks 30 times with GC_OK and its
@@ -74,22 +76,37 @@ test_tick_out_of_memory(void **state)
     (void)state;
     enum { N = 200 };
     for (int threads = 1; threads <= 3; threads++) {
+        /* The allocations a fresh crowd's first tick makes with memory to
+         * spare: each is a point where it must fail. */
+        gc_grid *g;
+        gc_sim *s = crowd_new(&g, threads, N);
+        long before = atomic_load(&allocs);
+        assert_int_equal(gc_sim_tick(s), GC_OK);
+        long need = atomic_load(&allocs) - before;
+        gc_sim_free(s);
+        gc_grid_free(g);
+        assert_true(need > 0);
         int failed = 0;
         bool ok = false;
         /* (Quick, under valgrind: every fifth k past the first few.) */
         long stride = gc_test_quick() ? 5 : 1;
         for (long k = 0; k < 400 && !ok; k += k < 3 ? 1 : stride) {
-            gc_grid *g;
-            gc_sim *s = crowd_new(&g, threads, N);
+            s = crowd_new(&g, threads, N);
             gc_vec2 was[N];
             for (size_t i = 0; i < N; i++)
                 was[i] = gc_sim_agent(s, i)->pos;
             atomic_store(&fail_after, k);
             int rc = gc_sim_tick(s);
             atomic_store(&fail_after, -1);
-            if (rc == GC_OK)
+            if (rc == GC_OK) {
+                /* Not before every allocation it needs was allowed: one
+                 * refused must not pass unreported. */
+                if (k < need)
+                    fail_msg("%d thread(s): the tick ran with allocation %ld "
+                             "of %ld refused",
+                             threads, k + 1, need);
                 ok = true;
-            else {
+            } else {
                 assert_int_equal(rc, GC_ENOMEM);
                 if (k == 0)
                     assert_true(moved_from(s, was) == 0.0);
@@ -101,8 +118,9 @@ test_tick_out_of_memory(void **state)
             gc_sim_free(s);
             gc_grid_free(g);
         }
-        print_message("# %d thread(s): %d ticks failed before one ran\n",
-                      threads, failed);
+        print_message("# %d thread(s): %d ticks failed before one ran "
+                      "(%ld allocations)\n",
+                      threads, failed, need);
         assert_true(ok);
         assert_true(failed > 0);
     }
