@@ -39,6 +39,7 @@
 #include "config.h"
 
 #include <gridcrowd/record.h>
+#include <gridcrowd/util.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -374,14 +375,10 @@ sb_num(sbuf *b, float v)
     if (v == (float)(int64_t)v && v > -1e15f && v < 1e15f) {
         snprintf(t, sizeof t, "%lld", (long long)v);
     } else {
-        t[0] = '\0';
-        for (int prec = 1; prec <= 9; prec++) {
-            snprintf(t, sizeof t, "%.*g", prec, (double)v);
-            if (!strchr(t, 'e') && strtof(t, NULL) == v)
-                break;
-            t[0] = '\0';
-        }
-        if (!t[0]) {
+        /* (Past 1e5 a fraction needs more digits than %g's exponent
+         * takes over at, so only a small v gets one.) */
+        gc_float_text(t, v);
+        if (strchr(t, 'e')) {
             /* Tiny or huge: fixed notation with enough digits, trimmed. */
             snprintf(t, sizeof t, "%.12f", (double)v);
             size_t n = strlen(t);

@@ -1,5 +1,6 @@
 /*
- * util.c: the monotonic clock and JSON strings, once for the whole project.
+ * util.c: the monotonic clock, JSON strings and floats as text, once for
+ * the whole project.
  *
  * Both used to be copied into every program that needed them, and the two
  * JSON copies disagreed on invalid UTF-8 (one passed the bytes through and
@@ -12,6 +13,8 @@
 
 #include <gridcrowd/util.h>
 
+#include <math.h>
+#include <stdlib.h>
 #include <time.h>
 
 uint64_t
@@ -92,4 +95,17 @@ gc_json_escape(FILE *f, const char *s)
     }
     fputc('"', f);
     return ferror(f) ? GC_EIO : GC_OK;
+}
+
+char *
+gc_float_text(char *buf, float v)
+{
+    /* Nine significant digits always read back as the same float (its
+     * FLT_DECIMAL_DIG); fewer often do. */
+    for (int prec = 1; prec <= 9; prec++) {
+        snprintf(buf, GC_FLOAT_TEXT, "%.*g", prec, (double)v);
+        if (!isfinite(v) || strtof(buf, NULL) == v)
+            break;
+    }
+    return buf;
 }

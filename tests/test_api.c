@@ -2,7 +2,9 @@
  * test_api.c: the library-wide API: the run-time version against the one
  * this test was compiled with and the one configure gave; the monotonic
  * clock; JSON strings, with invalid UTF-8 checked against the example
- * Unicode gives for its substitution rule.
+ * Unicode gives for its substitution rule; floats as their shortest text,
+ * against hand-picked values and, on a million random bit patterns, the
+ * rule itself (reads back the same; one digit fewer does not).
  */
 #include "config.h"
 
@@ -15,6 +17,9 @@
 #include <gridcrowd/util.h>
 #include <gridcrowd/version.h>
 
+#include <float.h>
+#include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,14 +127,85 @@ test_json_error(void **state)
     fclose(f);
 }
 
+static void
+expect_float(float v, const char *want)
+{
+    char t[GC_FLOAT_TEXT];
+    assert_ptr_equal(gc_float_text(t, v), t);
+    assert_string_equal(t, want);
+}
+
+/* Significant digits of %g text: those of its mantissa. */
+static int
+digits(const char *t)
+{
+    int n = 0;
+    bool lead = true; /* zeros before the first other digit do not count */
+    for (const char *p = t; *p && *p != 'e'; p++) {
+        if (*p < '0' || *p > '9')
+            continue;
+        if (*p != '0')
+            lead = false;
+        n += !lead;
+    }
+    return n;
+}
+
+static void
+test_float_text(void **state)
+{
+    (void)state;
+    expect_float(0.3f, "0.3"); /* %.9g: 0.300000012 */
+    expect_float(0.1f, "0.1");
+    expect_float(2.5f, "2.5");
+    expect_float(-1.75f, "-1.75");
+    expect_float(0.0f, "0");
+    expect_float(-0.0f, "-0");
+    expect_float(123456.7f, "123456.7");
+    expect_float(16777216.0f, "16777216");
+    expect_float(1e-5f, "1e-05");
+    expect_float(FLT_MAX, "3.4028235e+38");
+    expect_float(FLT_TRUE_MIN, "1e-45");
+    expect_float(NAN, "nan");
+    expect_float(INFINITY, "inf");
+    expect_float(-INFINITY, "-inf");
+    /* Any finite float: the text reads back as it, in no more room than
+     * GC_FLOAT_TEXT, and with one significant digit fewer it would not. */
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    int shorter = 0;
+    for (int i = 0; i < 1000000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        uint32_t bits = (uint32_t)(x >> 32);
+        float v;
+        memcpy(&v, &bits, sizeof v);
+        if (!isfinite(v))
+            continue;
+        char t[GC_FLOAT_TEXT], fewer[320];
+        gc_float_text(t, v);
+        assert_true(strlen(t) < GC_FLOAT_TEXT);
+        if (strtof(t, NULL) != v)
+            fail_msg("%a: '%s' reads back as %a", (double)v, t,
+                     (double)strtof(t, NULL));
+        int d = digits(t);
+        if (d > 1) {
+            snprintf(fewer, sizeof fewer, "%.*g", d - 1, (double)v);
+            if (strtof(fewer, NULL) == v)
+                fail_msg("%a: '%s', where '%s' reads back too", (double)v, t,
+                         fewer);
+        }
+        shorter += d < 9;
+    }
+    /* (Most floats need all nine digits; a good share need fewer.) */
+    assert_true(shorter > 100000);
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_version),
-        cmocka_unit_test(test_clock),
-        cmocka_unit_test(test_json_escape),
-        cmocka_unit_test(test_json_error),
+        cmocka_unit_test(test_version),     cmocka_unit_test(test_clock),
+        cmocka_unit_test(test_json_escape), cmocka_unit_test(test_json_error),
+        cmocka_unit_test(test_float_text),
     };
     return cmocka_run_group_tests_name("api", tests, NULL, NULL);
 }

@@ -1,6 +1,6 @@
 /*
  * gridcrowd/util.h: small rules that the library and every program share,
- * written once: the monotonic clock and JSON strings.
+ * written once: the monotonic clock, JSON strings and floats as text.
  */
 #ifndef GRIDCROWD_UTIL_H
 #define GRIDCROWD_UTIL_H
@@ -37,6 +37,18 @@ uint64_t gc_clock_ns(void);
  * Returns GC_OK, or GC_EIO when the stream reports an error.
  */
 int gc_json_escape(FILE *f, const char *s);
+
+/* Room for any text gc_float_text writes, its NUL included. */
+#define GC_FLOAT_TEXT 24
+
+/*
+ * The float v as decimal text in the fewest significant digits that read
+ * back (strtof) as the same float: 0.3, not %.9g's 0.300000012; %g's
+ * form, so an exponent when it is shorter (1e-05).  "nan", "inf" or
+ * "-inf" when not finite (JSON writes null for those).  buf has room for
+ * GC_FLOAT_TEXT bytes.  Returns buf.
+ */
+char *gc_float_text(char *buf, float v);
 
 GC_END_DECLS
 #endif
