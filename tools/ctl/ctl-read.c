@@ -31,6 +31,15 @@ json_num(FILE *f, double v)
         fputs("null", f);
 }
 
+/* A float as JSON in the fewest digits that read back as the same float
+ * (a radius 0.3, not 0.300000012); null when not finite. */
+static void
+json_float(FILE *f, float v)
+{
+    char t[GC_FLOAT_TEXT];
+    fputs(isfinite(v) ? gc_float_text(t, v) : "null", f);
+}
+
 int
 cmd_status(const char *cmd, int n, char **args, cmd_opts *o)
 {
@@ -73,7 +82,7 @@ cmd_status(const char *cmd, int n, char **args, cmd_opts *o)
                "\"width\": %d, \"height\": %d, \"cell_size\": ",
                (long)gc_world_pid(w), state, alive ? "true" : "false",
                (int)gc_world_width(w), (int)gc_world_height(w));
-        json_num(stdout, gc_world_cell_size(w));
+        json_float(stdout, gc_world_cell_size(w));
         printf(", \"tick\": %" PRIu64 ", \"ticks_per_s\": ", gc_world_tick(w));
         json_num(stdout, st.ticks_per_s);
         printf(", \"generation\": %" PRIu64 ", \"agents\": {",
@@ -147,7 +156,7 @@ cmd_agents(const char *cmd, int n, char **args, cmd_opts *o)
     if (o->json)
         putchar('[');
     else if (o->csv)
-        puts("tick,id,x,y,heading,state,goal_x,goal_y");
+        puts("tick,id,x,y,heading,state,goal_x,goal_y,speed,radius,vx,vy");
     else
         printf("%6s %10s %10s %8s %-11s %6s %6s\n", "id", "x", "y", "heading",
                "state", "goal_x", "goal_y");
@@ -156,23 +165,37 @@ cmd_agents(const char *cmd, int n, char **args, cmd_opts *o)
         const char *state = gc_agent_state_name(g->state);
         if (o->json) {
             printf("%s{\"id\": %" PRIu32 ", \"x\": ", i ? ", " : "", g->id);
-            json_num(stdout, g->x);
+            json_float(stdout, g->x);
             fputs(", \"y\": ", stdout);
-            json_num(stdout, g->y);
+            json_float(stdout, g->y);
             fputs(", \"heading\": ", stdout);
-            json_num(stdout, g->heading);
+            json_float(stdout, g->heading);
             /* The handle spawn printed: slot (id) and salt. */
             printf(", \"state\": \"%s\", \"goal_x\": %" PRId32
                    ", \"goal_y\": %" PRId32 ", \"salt\": %" PRIu32
-                   ", \"handle\": %" PRIu32 ", \"group\": %" PRIu32 "}",
+                   ", \"handle\": %" PRIu32 ", \"group\": %" PRIu32,
                    state, g->goal_x, g->goal_y, g->salt,
-                   (g->salt << GC_AGENT_INDEX_BITS) | g->id,
-                   g->group);
+                   (g->salt << GC_AGENT_INDEX_BITS) | g->id, g->group);
+            /* The body (0 for path followers, --avoid none) and how it
+             * moves: its speed while it walks, the last tick's velocity. */
+            fputs(", \"speed\": ", stdout);
+            json_float(stdout, g->speed);
+            fputs(", \"radius\": ", stdout);
+            json_float(stdout, g->radius);
+            fputs(", \"vx\": ", stdout);
+            json_float(stdout, g->vx);
+            fputs(", \"vy\": ", stdout);
+            json_float(stdout, g->vy);
+            putchar('}');
         } else if (o->csv) {
-            printf("%" PRIu64 ",%" PRIu32 ",%.9g,%.9g,%.9g,%s,%" PRId32
-                   ",%" PRId32 "\n",
-                   tick, g->id, (double)g->x, (double)g->y, (double)g->heading,
-                   state, g->goal_x, g->goal_y);
+            char t[7][GC_FLOAT_TEXT];
+            printf("%" PRIu64 ",%" PRIu32 ",%s,%s,%s,%s,%" PRId32 ",%" PRId32
+                   ",%s,%s,%s,%s\n",
+                   tick, g->id, gc_float_text(t[0], g->x),
+                   gc_float_text(t[1], g->y), gc_float_text(t[2], g->heading),
+                   state, g->goal_x, g->goal_y, gc_float_text(t[3], g->speed),
+                   gc_float_text(t[4], g->radius), gc_float_text(t[5], g->vx),
+                   gc_float_text(t[6], g->vy));
         } else {
             printf("%6" PRIu32 " %10.3f %10.3f %8.3f %-11s %6" PRId32
                    " %6" PRId32 "\n",
