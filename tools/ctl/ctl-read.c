@@ -40,6 +40,14 @@ json_float(FILE *f, float v)
     fputs(isfinite(v) ? gc_float_text(t, v) : "null", f);
 }
 
+/* `, "KEY": V` on stdout, V as json_float writes it. */
+static void
+json_float_field(const char *key, float v)
+{
+    printf(", \"%s\": ", key);
+    json_float(stdout, v);
+}
+
 int
 cmd_status(const char *cmd, int n, char **args, cmd_opts *o)
 {
@@ -164,12 +172,10 @@ cmd_agents(const char *cmd, int n, char **args, cmd_opts *o)
         const gc_world_agent *g = &a[i];
         const char *state = gc_agent_state_name(g->state);
         if (o->json) {
-            printf("%s{\"id\": %" PRIu32 ", \"x\": ", i ? ", " : "", g->id);
-            json_float(stdout, g->x);
-            fputs(", \"y\": ", stdout);
-            json_float(stdout, g->y);
-            fputs(", \"heading\": ", stdout);
-            json_float(stdout, g->heading);
+            printf("%s{\"id\": %" PRIu32, i ? ", " : "", g->id);
+            json_float_field("x", g->x);
+            json_float_field("y", g->y);
+            json_float_field("heading", g->heading);
             /* The handle spawn printed: slot (id) and salt. */
             printf(", \"state\": \"%s\", \"goal_x\": %" PRId32
                    ", \"goal_y\": %" PRId32 ", \"salt\": %" PRIu32
@@ -178,14 +184,10 @@ cmd_agents(const char *cmd, int n, char **args, cmd_opts *o)
                    (g->salt << GC_AGENT_INDEX_BITS) | g->id, g->group);
             /* The body (0 for path followers, --avoid none) and how it
              * moves: its speed while it walks, the last tick's velocity. */
-            fputs(", \"speed\": ", stdout);
-            json_float(stdout, g->speed);
-            fputs(", \"radius\": ", stdout);
-            json_float(stdout, g->radius);
-            fputs(", \"vx\": ", stdout);
-            json_float(stdout, g->vx);
-            fputs(", \"vy\": ", stdout);
-            json_float(stdout, g->vy);
+            json_float_field("speed", g->speed);
+            json_float_field("radius", g->radius);
+            json_float_field("vx", g->vx);
+            json_float_field("vy", g->vy);
             putchar('}');
         } else if (o->csv) {
             char t[7][GC_FLOAT_TEXT];
