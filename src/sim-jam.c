@@ -49,15 +49,21 @@
  * Off the tick's path.  The navigation data of a map-sized grid takes a
  * while (den520d from scratch: 4 ms, half a tick of 10,000 bodies), and
  * once a second in the loop it was the tick that overran in real time.
- * So the loop only scans the agents (at a tick T, a multiple of a
- * second) and starts
- * a thread (at a lower priority) that builds the next grid's data; the
- * result takes effect at
- * tick T + half a second (JAM_DELAY), the loop joining the thread first
- * (waiting, if it is not done).  The jam in force is a function of the
- * agents' states at T alone, whatever the timing, so the run is still
- * the same for any number of threads.  Agents in a jam for JAM_TIME
- * seconds are routed round it half a second later: nobody notices.
+ * So the loop only scans the agents, from a tick T, a multiple of a
+ * second, and after the step of the tick the scan ended in starts a
+ * thread (at a lower priority; sim.c: gc_sim_jam_start) that builds the
+ * next grid's data; the result takes effect half a second (JAM_DELAY)
+ * after the scan ended, the loop joining the thread first (waiting, if
+ * it is not done).  The scan itself is spread over ticks when the crowd
+ * is large: at most JAM_SLICE agents, occupied cells or areas cleared a
+ * tick (10,000 bodies take one tick, 100,000 about ten).  Whole, open
+ * ground's 100,000 wanderers made every sixtieth tick 4 to 6 ms longer,
+ * the one tick a second over the real-time budget, with the few after
+ * it catching up.  Each agent is read once, at the tick its part is
+ * scanned.  The jam in force is a function of the agents' states at the
+ * scan's ticks alone, whatever the timing, so the run is still the same
+ * for any number of threads.  Agents in a jam for JAM_TIME seconds are
+ * routed round it half a second later: nobody notices.
  */
 #include "config.h"
 
@@ -92,6 +98,12 @@
  * took 8.7 to 11 ms in the loop, once a second; fetched ahead, 5.3 to
  * 5.7). */
 #define JAM_AHEAD 16
+
+/* Agents, occupied cells or areas a tick's share of the scan takes at
+ * most.  A crowd larger than that is scanned over a few ticks: open
+ * ground's 100,000 wanderers took 4 to 6 ms in one tick, a second's
+ * every sixtieth tick over the real-time budget. */
+#define JAM_SLICE 32768u
 
 /* Fetch the area of agent i's cell (near enough: its cell by position). */
 static void
@@ -136,8 +148,12 @@ jam_join(gc_sim *s)
 {
     if (!s->jam_busy)
         return GC_OK;
-    if (s->jam_threaded)
+    if (s->jam_pending) { /* never started: built here */
+        s->jam_pending = false;
+        jam_build(s);
+    } else if (s->jam_threaded) {
         pthread_join(s->jam_thread, NULL);
+    }
     s->jam_busy = false;
     return s->jam_rc;
 }
@@ -147,6 +163,12 @@ gc_sim_jam_drop(gc_sim *s)
 {
     (void)jam_join(s); /* built for the old grid: dropped */
     s->jam_active = false;
+    /* A scan under way read the old grid: dropped too, its areas zeroed
+     * (zeroing one twice is harmless). */
+    if (s->jam_phase != JAM_IDLE)
+        for (uint32_t o = 0; o < s->jam_occupied; o++)
+            s->jarea[s->jocc[o]] = 0.0f;
+    s->jam_phase = JAM_IDLE;
 }
 
 void
@@ -182,25 +204,23 @@ jam_install(gc_sim *s)
     return GC_OK;
 }
 
-int
-gc_sim_jam_update(gc_sim *s)
+/* Ticks a simulated second. */
+static uint64_t
+jam_hz(const gc_sim *s)
 {
-    if (s->body == NULL || !gc_sim_bodies(s))
-        return GC_OK;
     uint64_t hz = (uint64_t)lround(1.0 / (double)s->dt);
-    if (hz == 0)
-        hz = 1;
-    if (s->jam_busy && s->ticks >= s->jam_due) {
-        int rc = jam_install(s);
-        if (rc != GC_OK)
-            return rc;
-    }
-    if (s->ticks % hz != 0 || s->jam_busy)
-        return GC_OK;
+    return hz > 0 ? hz : 1;
+}
+
+/* The scan's first step, at a whole second: the buffers, and the
+ * planning grid's cells copied.  False when no scan is wanted (or on
+ * error, *rc set). */
+static bool
+jam_scan_begin(gc_sim *s, int *rc)
+{
     const gc_grid *pg = s->pgrid;
     size_t cells = (size_t)pg->width * (size_t)pg->height;
-    uint64_t jam = (uint64_t)lroundf(JAM_TIME * (float)hz);
-    uint32_t marked = 0;
+    *rc = GC_OK;
     /* Only wanderers plan on the jam grid: without any, no scan (a crowd
      * of set goals would pay a map-sized pass a second for nothing). */
     bool wanderers = false;
@@ -210,25 +230,74 @@ gc_sim_jam_update(gc_sim *s)
     if (!wanderers) {
         s->jam_active = false;
         s->jam_cells = 0;
-        return GC_OK;
+        return false;
     }
     if (s->jcells == NULL && (s->jcells = malloc(cells)) == NULL)
-        return GC_ENOMEM;
+        *rc = GC_ENOMEM;
     /* jarea is all zero between scans: only the cells listed in jocc
-     * are written, and they are zeroed again below.  Both lists hold
-     * cells with someone in them, distinct: at most an agent's each. */
-    if (s->jarea == NULL &&
-        (s->jarea = calloc(cells, sizeof *s->jarea)) == NULL)
-        return GC_ENOMEM;
-    size_t most = (size_t)s->cap + 1;
-    if (s->jocc == NULL && (s->jocc = malloc(most * sizeof *s->jocc)) == NULL)
-        return GC_ENOMEM;
-    if (s->jlist == NULL &&
-        (s->jlist = malloc(most * sizeof *s->jlist)) == NULL)
-        return GC_ENOMEM;
+     * are written, and they are zeroed again at the scan's end.  Both
+     * lists hold cells with someone in them, distinct: at most an
+     * agent's each (a slot is visited once a scan). */
+    else if (s->jarea == NULL &&
+             (s->jarea = calloc(cells, sizeof *s->jarea)) == NULL)
+        *rc = GC_ENOMEM;
+    else if (s->jocc == NULL &&
+             (s->jocc = malloc(((size_t)s->cap + 1) * sizeof *s->jocc)) == NULL)
+        *rc = GC_ENOMEM;
+    else if (s->jlist == NULL && (s->jlist = malloc(((size_t)s->cap + 1) *
+                                                    sizeof *s->jlist)) == NULL)
+        *rc = GC_ENOMEM;
+    if (*rc != GC_OK)
+        return false;
     memcpy(s->jcells, pg->cells, cells);
-    uint32_t occupied = 0;
-    for (uint32_t i = 0; i < s->n; i++) {
+    s->jam_phase = JAM_AGENTS;
+    s->jam_next = 0;
+    s->jam_occupied = 0;
+    s->jam_marked = 0;
+    return true;
+}
+
+/* The end of this call's share of a phase over [jam_next, total): at most
+ * *budget items, taken from *budget. */
+static uint32_t
+jam_share(const gc_sim *s, uint32_t total, uint32_t *budget)
+{
+    uint32_t end =
+        total - s->jam_next > *budget ? s->jam_next + *budget : total;
+    *budget -= end - s->jam_next;
+    return end;
+}
+
+/* The phase reached `at` of its `total` items: done, the next one begins. */
+static void
+jam_advance(gc_sim *s, uint32_t at, uint32_t total, int next)
+{
+    s->jam_next = at;
+    if (at >= total) {
+        s->jam_phase = next;
+        s->jam_next = 0;
+    }
+}
+
+/* Cell k blocked in the next jam grid (once). */
+static void
+jam_mark(gc_sim *s, size_t k)
+{
+    if (s->jcells[k] != GC_CELL_OBSTACLE) {
+        s->jcells[k] = GC_CELL_OBSTACLE;
+        s->jlist[s->jam_marked++] = (uint32_t)k;
+    }
+}
+
+/* Agents [jam_next, jam_next + *budget) into the areas; an agent
+ * wandering and stalled for JAM_TIME near a wall jams its cell. */
+static void
+jam_scan_agents(gc_sim *s, uint32_t *budget)
+{
+    const gc_grid *pg = s->pgrid;
+    uint64_t jam = (uint64_t)lroundf(JAM_TIME * (float)jam_hz(s));
+    uint32_t i = s->jam_next, end = jam_share(s, s->n, budget);
+    for (; i < end; i++) {
         jam_fetch(s, i + JAM_AHEAD < s->n ? i + JAM_AHEAD : i);
         gc_cell c;
         if (!gc_sim_alive(s, i) || !gc_sim_plan_cell(s, s->agents[i].pos, &c))
@@ -236,26 +305,33 @@ gc_sim_jam_update(gc_sim *s)
         size_t k = gc_grid_index(pg, c.x, c.y);
         float r = gc_sim_body_radius(s, i);
         if (s->jarea[k] == 0.0f)
-            s->jocc[occupied++] = (uint32_t)k;
+            s->jocc[s->jam_occupied++] = (uint32_t)k;
         s->jarea[k] += (float)M_PI * r * r;
         if (s->slot[i].goal_kind != GC_SIM_GOAL_WANDER ||
             s->agents[i].state != GC_AGENT_MOVING ||
             s->ticks < s->body[i].progress_tick + jam ||
             gc_nav_clear_at(s->nav, c) >= JAM_ROOM)
             continue;
-        if (s->jcells[k] != GC_CELL_OBSTACLE) {
-            s->jcells[k] = GC_CELL_OBSTACLE;
-            s->jlist[marked++] = (uint32_t)k;
-        }
+        jam_mark(s, k);
     }
-    /* Crowds: a cell with someone in it whose 3 x 3 block of cells is
-     * covered by bodies for JAM_PACKED of its area or more: the cells
-     * listed as the areas were summed, not every cell of the map, nor
-     * the whole area map cleared each scan.  (A cell's sum reads only
-     * the areas, so the order they are judged in changes nothing.) */
+    jam_advance(s, i, s->n, JAM_CROWDS);
+}
+
+/* Crowds, for the occupied cells [jam_next, jam_next + *budget): a cell
+ * with someone in it whose 3 x 3 block of cells is covered by bodies for
+ * JAM_PACKED of its area or more: the cells listed as the areas were
+ * summed, not every cell of the map, nor the whole area map cleared each
+ * scan.  (A cell's sum reads only the areas, complete by now, so the
+ * order they are judged in changes nothing.) */
+static void
+jam_scan_crowds(gc_sim *s, uint32_t *budget)
+{
+    const gc_grid *pg = s->pgrid;
+    size_t cells = (size_t)pg->width * (size_t)pg->height;
     float packed = 9.0f * JAM_PACKED * pg->cell_size * pg->cell_size;
-    for (uint32_t o = 0; o < occupied; o++) {
-        if (o + JAM_AHEAD < occupied) {
+    uint32_t o = s->jam_next, end = jam_share(s, s->jam_occupied, budget);
+    for (; o < end; o++) {
+        if (o + JAM_AHEAD < s->jam_occupied) {
             size_t f = s->jocc[o + JAM_AHEAD], w = (size_t)pg->width;
             __builtin_prefetch(&s->jarea[f >= w ? f - w : f]);
             __builtin_prefetch(&s->jarea[f]);
@@ -273,13 +349,30 @@ gc_sim_jam_update(gc_sim *s)
                 if (gc_grid_in_bounds(pg, x + dx, y + dy))
                     sum += s->jarea[gc_grid_index(pg, x + dx, y + dy)];
         if (sum >= packed &&
-            gc_nav_clear_at(s->nav, (gc_cell){x, y}) < JAM_ROOM) {
-            s->jcells[k] = GC_CELL_OBSTACLE;
-            s->jlist[marked++] = (uint32_t)k;
-        }
+            gc_nav_clear_at(s->nav, (gc_cell){x, y}) < JAM_ROOM)
+            jam_mark(s, k);
     }
-    for (uint32_t o = 0; o < occupied; o++)
+    jam_advance(s, o, s->jam_occupied, JAM_CLEAR);
+}
+
+/* The areas of [jam_next, jam_next + *budget) back to zero. */
+static void
+jam_scan_clear(gc_sim *s, uint32_t *budget)
+{
+    uint32_t o = s->jam_next, end = jam_share(s, s->jam_occupied, budget);
+    for (; o < end; o++)
         s->jarea[s->jocc[o]] = 0.0f;
+    jam_advance(s, o, s->jam_occupied, JAM_IDLE);
+}
+
+/* The scan is complete: the jam it found starts building, unless it is
+ * none or the one in force. */
+static int
+jam_scan_end(gc_sim *s)
+{
+    const gc_grid *pg = s->pgrid;
+    size_t cells = (size_t)pg->width * (size_t)pg->height;
+    uint32_t marked = s->jam_marked;
     if (marked == 0) {
         s->jam_active = false;
         s->jam_cells = 0;
@@ -307,13 +400,51 @@ gc_sim_jam_update(gc_sim *s)
         gen = s->jgrid->generation;
     j->generation = gen + 1;
     s->jam_cells2 = marked;
-    uint64_t delay = (uint64_t)llround(JAM_DELAY * (double)hz);
+    uint64_t delay = (uint64_t)llround(JAM_DELAY * (double)jam_hz(s));
     s->jam_due = s->ticks + (delay > 0 ? delay : 1);
     s->jam_busy = true;
+    s->jam_pending = true; /* started after this tick's step */
+    s->jam_threaded = false;
+    return GC_OK;
+}
+
+void
+gc_sim_jam_start(gc_sim *s)
+{
+    if (!s->jam_pending)
+        return;
+    s->jam_pending = false;
     s->jam_threaded =
         pthread_create(&s->jam_thread, NULL, jam_thread_main, s) == 0;
     if (!s->jam_threaded)
-        jam_build(s); /* no thread: built now, in force at the same tick */
+        jam_build(s); /* no thread: built now */
+}
+
+int
+gc_sim_jam_update(gc_sim *s)
+{
+    if (s->body == NULL || !gc_sim_bodies(s))
+        return GC_OK;
+    if (s->jam_busy && s->ticks >= s->jam_due) {
+        int rc = jam_install(s);
+        if (rc != GC_OK)
+            return rc;
+    }
+    if (s->jam_phase == JAM_IDLE) {
+        int rc = GC_OK;
+        if (s->ticks % jam_hz(s) != 0 || s->jam_busy || !jam_scan_begin(s, &rc))
+            return rc;
+    }
+    uint32_t budget = s->jam_slice > 0 ? s->jam_slice : JAM_SLICE;
+    if (s->jam_phase == JAM_AGENTS)
+        jam_scan_agents(s, &budget);
+    if (s->jam_phase == JAM_CROWDS && budget > 0)
+        jam_scan_crowds(s, &budget);
+    if (s->jam_phase == JAM_CLEAR && budget > 0) {
+        jam_scan_clear(s, &budget);
+        if (s->jam_phase == JAM_IDLE)
+            return jam_scan_end(s);
+    }
     return GC_OK;
 }
 

@@ -511,6 +511,8 @@ gc_sim_tick(gc_sim *s)
             return rc;
     }
     gc_sim_run(s, worker_tick);
+    if (gc_sim_bodies(s))
+        gc_sim_jam_start(s);
     if (gc_sim_bodies(s) && s->fused) {
         int rc = atomic_load(&s->fuse_rc);
         if (rc != GC_OK)

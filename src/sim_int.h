@@ -396,18 +396,26 @@ struct gc_sim {
      * for a few seconds blocked, and its navigation data (both owned).
      * Read-only in ticks; used only while jam_active.  The next one
      * (jgrid2, jnav2) is built by jam_thread while jam_busy, from the
-     * loop's scan at one tick to its install at tick jam_due; the loop
-     * touches neither until it has joined the thread. */
+     * end of the loop's scan (over one tick or a few) to its install at
+     * tick jam_due; the loop touches neither until it has joined the
+     * thread. */
     gc_grid *jgrid, *jgrid2;
     gc_nav *jnav, *jnav2;
     uint8_t *jcells; /* the next jam grid's cells, as it is scanned */
     uint32_t *jlist; /* its cells blocked, jam_cells2 of them (cap) */
-    float *jarea;    /* the bodies' area in each planning cell at the scan
+    float *jarea;    /* the bodies' area in each planning cell, as scanned
                         (all zero between scans) */
     uint32_t *jocc;  /* the scan's cells with someone in them (cap) */
+    /* The scan under way (over a few ticks in a large crowd): its phase,
+     * the next agent slot or index into jocc, the cells in jocc and in
+     * jlist so far. */
+    enum { JAM_IDLE, JAM_AGENTS, JAM_CROWDS, JAM_CLEAR } jam_phase;
+    uint32_t jam_next, jam_occupied, jam_marked;
+    uint32_t jam_slice; /* a tick's share of the scan (0: JAM_SLICE) */
     bool jam_active;
     uint32_t jam_cells, jam_cells2;
     bool jam_busy;     /* jam_thread runs (or ran: not joined yet) */
+    bool jam_pending;  /* busy, but the build not started yet */
     bool jam_threaded; /* it was started (else built in the loop) */
     pthread_t jam_thread;
     uint64_t jam_due;   /* the tick its result takes effect */
@@ -620,12 +628,19 @@ gc_sim_wall_room(const gc_nav *n, const gc_grid *g, gc_vec2 p)
 
 /* ---- sim-jam.c: planning around jams ---- */
 
-/* Once a simulated second (loop, between ticks): rebuild the jam grid.
- * GC_ENOMEM. */
+/* Each tick (loop, between ticks): from each whole second, scan the
+ * agents for the next jam grid (a share of them a tick in a large crowd),
+ * then build it beside the ticks; install it when due.  GC_ENOMEM. */
 int gc_sim_jam_update(gc_sim *s);
 /* A grid change: no plan uses the jam grid until it is rebuilt (a build
- * under way is waited for and dropped). */
+ * under way is waited for and dropped, a scan under way dropped). */
 void gc_sim_jam_drop(gc_sim *s);
+/* After the tick's step (loop): start the build a scan ended with in
+ * this tick, if any.  Started before the step, the jam thread took a
+ * share of the cores from the agent threads during it (open ground,
+ * 100,000 wanderers: 2.75 ms of CPU, that tick 3 ms longer); after it,
+ * a real-time loop is about to sleep, and the build mostly fits there. */
+void gc_sim_jam_start(gc_sim *s);
 /* Wait for a build under way; free the jam grids. */
 void gc_sim_jam_free(gc_sim *s);
 /* Whether wanderer i (planning on the shared planning grid from *start)

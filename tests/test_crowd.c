@@ -706,12 +706,15 @@ test_wanderers_passage(void **state)
 }
 
 /* Positions after 30 s of test_wanderers_passage's crowd on `threads`
- * workers into out[2n]; the jam grid must have been in force. */
+ * workers, the jam scanned `slice` agents or cells a tick (0: the
+ * default, the whole scan at once), into out[2n]; the jam grid must have
+ * been in force. */
 static void
-passage_for_threads(int threads, float *out, size_t n)
+passage_for_threads(int threads, uint32_t slice, float *out, size_t n)
 {
     gc_grid *g;
     gc_sim *s = passage_sim(&g, threads);
+    s->jam_slice = slice;
     float from[2 * 40];
     assert_true(n <= 40);
     positions(s, from, n);
@@ -799,18 +802,142 @@ test_jam_free_while_building(void **state)
 }
 
 /* The jam grid is built beside the ticks (sim-jam.c) yet takes effect at
- * a fixed tick: the run is bit for bit the same on 1, 2 and 3 workers. */
+ * a fixed tick: the run is bit for bit the same on 1, 2 and 3 workers,
+ * and so it is with the scan spread over ticks (five agents or cells a
+ * tick), which walks a different run. */
 static void
 test_jam_threads_identical(void **state)
 {
     (void)state;
     enum { N = 40 };
-    float p1[2 * N], p2[2 * N], p3[2 * N];
-    passage_for_threads(1, p1, N);
-    passage_for_threads(2, p2, N);
-    passage_for_threads(3, p3, N);
-    assert_memory_equal(p1, p2, sizeof p1);
-    assert_memory_equal(p1, p3, sizeof p1);
+    static const uint32_t slices[] = {0, 5};
+    float first[2][2 * N];
+    for (int k = 0; k < 2; k++)
+        for (int threads = 1; threads <= 3; threads++) {
+            float p[2 * N];
+            passage_for_threads(threads, slices[k], p, N);
+            if (threads == 1)
+                memcpy(first[k], p, sizeof p);
+            else
+                assert_memory_equal(p, first[k], sizeof p);
+        }
+    assert_true(memcmp(first[0], first[1], sizeof first[0]) != 0);
+}
+
+/*
+ * A large crowd's jam scan is spread over ticks (JAM_SLICE agents or
+ * cells a tick); it must find what the whole scan finds.  Two passage
+ * crowds in step; at each whole second from 5 s to 40 s the first scans
+ * at once, the second 1 to 7 agents or cells a call (the scan's calls
+ * repeated at the same tick): the same cells jammed, in the same order,
+ * the same build due at the same tick, started by the next tick after
+ * its step.  They then walk on in step, and end where each other ends.
+ */
+static void
+test_jam_sliced_scan(void **state)
+{
+    (void)state;
+    gc_grid *ga, *gb;
+    gc_sim *a = passage_sim(&ga, 1), *b = passage_sim(&gb, 1);
+    size_t cells = (size_t)a->pgrid->width * (size_t)a->pgrid->height;
+    int compared = 0, jammed = 0;
+    for (int sec = 5; sec <= 40; sec++) {
+        while (a->ticks < (uint64_t)sec * 60) {
+            assert_int_equal(gc_sim_tick(a), GC_OK);
+            assert_int_equal(gc_sim_tick(b), GC_OK);
+        }
+        if (a->jam_busy || b->jam_busy) /* a build not installed yet */
+            continue;
+        assert_int_equal(gc_sim_jam_update(a), GC_OK);
+        assert_int_equal(a->jam_phase, JAM_IDLE);
+        b->jam_slice = 1 + (uint32_t)sec % 7;
+        int calls = 0;
+        do {
+            assert_int_equal(gc_sim_jam_update(b), GC_OK);
+            calls++;
+        } while (b->jam_phase != JAM_IDLE);
+        b->jam_slice = 0;
+        /* 40 agents, then each occupied cell judged and cleared. */
+        assert_true(calls > 40 / 7);
+        assert_int_equal(b->jam_marked, a->jam_marked);
+        assert_int_equal(b->jam_occupied, a->jam_occupied);
+        assert_memory_equal(b->jcells, a->jcells, cells);
+        assert_memory_equal(b->jlist, a->jlist,
+                            a->jam_marked * sizeof *a->jlist);
+        assert_int_equal(b->jam_busy, a->jam_busy);
+        if (a->jam_busy) {
+            assert_int_equal(b->jam_due, a->jam_due);
+            /* The build starts after the tick's step, not during it. */
+            assert_true(a->jam_pending && !a->jam_threaded);
+            assert_int_equal(gc_sim_tick(a), GC_OK);
+            assert_int_equal(gc_sim_tick(b), GC_OK);
+            assert_true(!a->jam_pending && a->jam_threaded);
+        }
+        for (size_t k = 0; k < cells; k++)
+            if (b->jarea[k] != 0.0f)
+                fail_msg("cell %zu: area %g left after the scan", k,
+                         (double)b->jarea[k]);
+        compared++;
+        jammed += a->jam_marked > 0;
+    }
+    assert_true(compared >= 10);
+    assert_true(jammed > 0);
+    float pa[2 * 40], pb[2 * 40];
+    positions(a, pa, 40);
+    positions(b, pb, 40);
+    assert_memory_equal(pa, pb, sizeof pa);
+    gc_sim_free(a);
+    gc_sim_free(b);
+    gc_grid_free(ga);
+    gc_grid_free(gb);
+}
+
+/*
+ * A grid change in the middle of a spread scan drops it: what it read of
+ * the old grid is not built, and the areas it summed go back to zero
+ * (the next scan adds to them).  The passage crowd, scanned two agents or
+ * cells a tick, a corner of the far room painted or cleared every 150
+ * ticks: after each change no scan is under way and no area is left;
+ * some changes caught a scan, later scans complete, and whenever a jam
+ * grid is in force its data matches its cells.
+ */
+static void
+test_jam_scan_dropped(void **state)
+{
+    (void)state;
+    gc_grid *g;
+    gc_sim *s = passage_sim(&g, 1);
+    s->jam_slice = 2;
+    size_t cells = (size_t)s->pgrid->width * (size_t)s->pgrid->height;
+    int caught = 0, checked = 0;
+    for (int t = 0; t < 40 * 60; t++) {
+        if (t % 150 == 149) {
+            caught += s->jam_phase != JAM_IDLE;
+            gc_cell cell = {27, 1 + (int32_t)(t / 150) % 2};
+            gc_grid_set(g, cell.x, cell.y,
+                        gc_grid_passable(g, cell.x, cell.y) ? GC_CELL_OBSTACLE
+                                                            : GC_CELL_WALKABLE);
+            assert_int_equal(gc_sim_grid_changed(s, &cell, 1), GC_OK);
+            assert_int_equal(s->jam_phase, JAM_IDLE);
+            for (size_t k = 0; k < cells; k++)
+                if (s->jarea[k] != 0.0f)
+                    fail_msg("tick %d, cell %zu: area %g left after a "
+                             "dropped scan",
+                             t, k, (double)s->jarea[k]);
+        }
+        assert_int_equal(gc_sim_tick(s), GC_OK);
+        if (s->jam_active) {
+            assert_jam_nav_fresh(s);
+            checked++;
+        }
+    }
+    printf("# spread scans: %d of 16 changes caught one, a jam in force in "
+           "%d ticks\n",
+           caught, checked);
+    assert_true(caught >= 5);
+    assert_true(checked > 0);
+    gc_sim_free(s);
+    gc_grid_free(g);
 }
 
 /* Two gaps in a wall, one cell each: at (4, 2) and at (4, 6). */
@@ -2585,6 +2712,8 @@ main(void)
         cmocka_unit_test(test_squeeze_margin),
         cmocka_unit_test(test_squeeze_posts),
         cmocka_unit_test(test_jam_threads_identical),
+        cmocka_unit_test(test_jam_sliced_scan),
+        cmocka_unit_test(test_jam_scan_dropped),
         cmocka_unit_test(test_jam_dropped_build),
         cmocka_unit_test(test_jam_free_while_building),
         cmocka_unit_test(test_visible_fast_exact),
