@@ -149,6 +149,9 @@ bool stats_file_commit(stats_file *sf);
 
 /* ---- the run's figures (report.c) --------------------------------------- */
 
+/* Tick-time buckets: 1 us to 30 s (report.c). */
+#define TICK_BUCKETS 700
+
 typedef struct run_figures {
     uint64_t ticks;
     double wall_s;
@@ -157,6 +160,13 @@ typedef struct run_figures {
     uint64_t edit_batches;    /* ticks whose edits changed cells */
     uint64_t snapshots;       /* agents' records published (publish_due) */
     uint64_t overruns_before; /* overruns when the window began */
+    /* The loop's work per tick (the edits, the step, publishing, the
+     * per-second figures; not the sleep) of the ticks that began after
+     * the first second, in buckets 2.5% wide (tick_time_add), and in real
+     * time the most a tick finished after its due time. */
+    uint32_t tick_hist[TICK_BUCKETS];
+    uint64_t tick_n;
+    double tick_ms_sum, tick_ms_max, late_ms_max;
     bool said_behind;         /* the falling-behind warning was given */
     /* --record: the recorder's figures at the end, the file's size. */
     bool recording;
@@ -165,6 +175,10 @@ typedef struct run_figures {
     /* --scenario: its part of the summary (NULL: none). */
     const struct scenario_mode *scenario;
 } run_figures;
+
+/* A tick's work of `work_ns`, `late_ns` after its due time (0: on
+ * time, or batch), into the tick-time figures. */
+void tick_time_add(run_figures *fig, uint64_t work_ns, uint64_t late_ns);
 
 /* The falling-behind warning, once, for a window of `secs` seconds. */
 void warn_behind(const options *o, run_figures *fig, double secs,

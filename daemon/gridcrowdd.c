@@ -220,6 +220,7 @@ run(const options *o, gc_world *w, gc_host *host, gc_sim *sim,
     if (rec->rec != NULL)
         record_frame(rec, sim, grid); /* frame 0: the start */
     while (!stop_signal) {
+        const uint64_t began = gc_clock_ns();
         gc_error err;
         /* A scenario's events and sources for this tick; its grid events
          * go onto the queue and are drained just below. */
@@ -286,6 +287,9 @@ run(const options *o, gc_world *w, gc_host *host, gc_sim *sim,
             progress(o, fig->ticks, false);
             last_progress = t;
         }
+        if (began - start >= 1000000000ull)
+            tick_time_add(fig, gc_clock_ns() - began,
+                          !o->batch && t > next ? t - next : 0);
         if (finished)
             break;
         if (!o->batch) {

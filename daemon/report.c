@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -195,6 +196,53 @@ warn_behind(const options *o, run_figures *fig, double secs,
              rate, o->sim.hz, span, (unsigned long long)over);
 }
 
+/* ---- tick times --------------------------------------------------------
+ *
+ * The loop's work per tick, as a user of a real-time run asks of it: how
+ * long the ticks take, the slowest ones and how late the latest one
+ * finished.  Bucket i holds times up to e^(i / 40) us (each 2.5% wider
+ * than the one before), so a quantile is at most 2.5% high; the mean and
+ * the longest are exact.  The first second is left out, as the overruns
+ * after it are: it holds the first plan of every agent. */
+
+static unsigned
+tick_bucket(double us)
+{
+    if (!(us > 1.0))
+        return 0;
+    double b = ceil(log(us) * 40.0);
+    return b < TICK_BUCKETS - 1 ? (unsigned)b : TICK_BUCKETS - 1;
+}
+
+void
+tick_time_add(run_figures *fig, uint64_t work_ns, uint64_t late_ns)
+{
+    double ms = (double)work_ns / 1e6;
+    fig->tick_hist[tick_bucket(ms * 1000.0)]++;
+    fig->tick_n++;
+    fig->tick_ms_sum += ms;
+    if (ms > fig->tick_ms_max)
+        fig->tick_ms_max = ms;
+    if ((double)late_ns / 1e6 > fig->late_ms_max)
+        fig->late_ms_max = (double)late_ns / 1e6;
+}
+
+/* The q-quantile of the ticks' work, ms (the upper bound of its bucket,
+ * no more than the longest); 0 with no tick counted. */
+static double
+tick_quantile(const run_figures *fig, double q)
+{
+    uint64_t want = (uint64_t)ceil(q * (double)fig->tick_n), seen = 0;
+    for (unsigned i = 0; i < TICK_BUCKETS && fig->tick_n > 0; i++) {
+        seen += fig->tick_hist[i];
+        if (seen >= want && seen > 0) {
+            double ms = exp((double)i / 40.0) / 1000.0;
+            return ms < fig->tick_ms_max ? ms : fig->tick_ms_max;
+        }
+    }
+    return 0.0;
+}
+
 /* The figures of bodies (avoid ORCA): a tail for the per-second line, or
  * JSON keys; "" without avoidance.  A static buffer: loop thread only. */
 static const char *
@@ -309,6 +357,8 @@ write_summary(FILE *f, bool json, const options *o, const run_figures *fig,
     const gc_sim_stats *t = &fig->total;
     double tps = fig->wall_s > 0 ? (double)fig->ticks / fig->wall_s : 0.0;
     double sps = fig->wall_s > 0 ? (double)t->searches / fig->wall_s : 0.0;
+    double tick_mean =
+        fig->tick_n > 0 ? fig->tick_ms_sum / (double)fig->tick_n : 0.0;
     if (json) {
         fprintf(f,
                 "{\"ticks\": %llu, \"wall_s\": %.6f, \"ticks_per_s\": %.3f, "
@@ -324,7 +374,9 @@ write_summary(FILE *f, bool json, const options *o, const run_figures *fig,
                 "\"replan_delay_ticks_max\": %llu, "
                 "\"replan_delay_ms_mean\": %.3f, "
                 "\"replan_delay_ms_max\": %.3f, \"threads\": %d, "
-                "\"batch\": %s, \"hz\": %.3f, \"max_rss_kb\": %ld%s",
+                "\"batch\": %s, \"hz\": %.3f, \"max_rss_kb\": %ld, "
+                "\"tick_ms_mean\": %.3f, \"tick_ms_p99\": %.3f, "
+                "\"tick_ms_max\": %.3f, \"late_ms_max\": %.3f%s",
                 (unsigned long long)fig->ticks, fig->wall_s, tps, agents,
                 (unsigned long long)t->by_state[GC_AGENT_ARRIVED],
                 (unsigned long long)t->by_state[GC_AGENT_UNREACHABLE],
@@ -342,7 +394,8 @@ write_summary(FILE *f, bool json, const options *o, const run_figures *fig,
                 (unsigned long long)fig->snapshots,
                 (unsigned long long)t->replan_delay_ticks_max,
                 t->replan_delay_ms_mean, t->replan_delay_ms_max, o->sim.threads,
-                o->batch ? "true" : "false", o->sim.hz, max_rss_kb(),
+                o->batch ? "true" : "false", o->sim.hz, max_rss_kb(), tick_mean,
+                tick_quantile(fig, 0.99), fig->tick_ms_max, fig->late_ms_max,
                 bodies_text(o, t, true));
         if (fig->recording) {
             fprintf(f,
@@ -368,8 +421,9 @@ write_summary(FILE *f, bool json, const options *o, const run_figures *fig,
             "%s: summary: %llu tick%s in %.2f s (%.1f ticks/s), %zu agent%s: "
             "%llu arrived, %llu unreachable, %llu stuck, %llu moving, %llu "
             "waiting; %llu arrivals; %llu searches (%.0f/s, %.1f us mean: "
-            "%.1f search + %.1f smoothing, %.1f us p99); %llu overruns; max "
-            "RSS %ld KiB\n",
+            "%.1f search + %.1f smoothing, %.1f us p99); %llu overruns; "
+            "after the first second a tick took %.2f ms mean, %.2f p99, %.2f "
+            "max; max RSS %ld KiB\n",
             prog_name(), (unsigned long long)fig->ticks, prog_s(fig->ticks),
             fig->wall_s, tps, agents, prog_s(agents),
             (unsigned long long)t->by_state[GC_AGENT_ARRIVED],
@@ -379,7 +433,8 @@ write_summary(FILE *f, bool json, const options *o, const run_figures *fig,
             (unsigned long long)t->by_state[GC_AGENT_WAITING],
             (unsigned long long)t->arrivals, (unsigned long long)t->searches,
             sps, t->search_us_mean, t->search_only_us_mean, t->smooth_us_mean,
-            t->search_us_p99, (unsigned long long)fig->overruns, max_rss_kb());
+            t->search_us_p99, (unsigned long long)fig->overruns, tick_mean,
+            tick_quantile(fig, 0.99), fig->tick_ms_max, max_rss_kb());
     if (fig->recording) {
         fprintf(f, "%s: record: %s: %llu frame%s, %llu dropped, %llu bytes",
                 prog_name(), o->record, (unsigned long long)fig->rec.written,
