@@ -70,6 +70,7 @@ enum opt_id {
     O_TICKS,
     O_DURATION,
     O_BATCH,
+    O_LEAD,
     O_SHM,
     O_SHM_MODE,
     O_EDIT_GROUP,
@@ -95,6 +96,7 @@ typedef struct options {
     uint64_t ticks;
     double duration;
     bool batch;
+    uint32_t lead; /* --lead: ticks the real-time loop may run ahead */
     const char *shm;
     unsigned shm_mode;
     const char *edit_group; /* as given, for messages */

@@ -208,6 +208,7 @@ run(const options *o, gc_world *w, gc_host *host, gc_sim *sim,
     const gc_grid *grid, recording *rec, run_figures *fig, scenario_mode *sm)
 {
     const uint64_t step = (uint64_t)(1e9 / o->sim.hz);
+    const uint64_t lead_ns = (uint64_t)o->lead * step;
     const uint64_t start = gc_clock_ns();
     const bool show_progress = o->batch && isatty(STDERR_FILENO) && !o->quiet;
     uint64_t next = start + step;
@@ -255,8 +256,14 @@ run(const options *o, gc_world *w, gc_host *host, gc_sim *sim,
         rec->tick = fig->ticks;
         uint64_t t = gc_clock_ns();
 
+        /* In real time, when the loop ran ahead of the clock (--lead),
+         * --duration counts the tick as ending when it would have had it
+         * started on time (at next - step): the same ticks in the same
+         * time whatever the lead. */
+        const uint64_t sched =
+            o->batch || began >= next - step ? t : next - step + (t - began);
         bool finished = (o->ticks && fig->ticks >= o->ticks) ||
-                        (duration_ns && t - start >= duration_ns) ||
+                        (duration_ns && sched - start >= duration_ns) ||
                         (sm != NULL ? gc_scenario_run_done(sm->run)
                                     : o->batch && gc_sim_done(sim));
         /* Every tick while someone reads them (gc_host_publish_due). */
@@ -290,8 +297,13 @@ run(const options *o, gc_world *w, gc_host *host, gc_sim *sim,
         if (began - start >= 1000000000ull)
             tick_time_add(fig, gc_clock_ns() - began,
                           !o->batch && t > next ? t - next : 0);
-        if (finished)
+        if (finished) {
+            /* Ahead of the clock: the run ends when its last tick was
+             * due to start, not before. */
+            if (!o->batch && sched > t)
+                sleep_until(sched);
             break;
+        }
         if (!o->batch) {
             if (t > next) {
                 fig->overruns++;
@@ -301,8 +313,12 @@ run(const options *o, gc_world *w, gc_host *host, gc_sim *sim,
                  * rather than run a burst of ticks to catch up. */
                 if (t - next > 250000000ull)
                     next = t;
-            } else {
-                sleep_until(next);
+            } else if (next - t > lead_ns) {
+                /* The next tick may start up to --lead ticks before its
+                 * time on the clock: a tick the machine slows then eats
+                 * into that lead instead of making the ticks after it
+                 * late. */
+                sleep_until(next - lead_ns);
             }
             next += step;
         }

@@ -464,6 +464,16 @@ static const opt_row opt_rows[OPT_COUNT] = {
                  FIELD(batch, FT_BOOL),
                  .help = "run ticks as fast as possible, not in real time; "
                          "scen/point runs end when every agent is done"},
+    [O_LEAD] = {.name = "lead",
+                WHOLE(0, 60),
+                .metavar = "N",
+                .def = "2",
+                .unit = "ticks",
+                FIELD(lead, FT_U32),
+                .help = "in real time, run up to N ticks ahead of the clock, "
+                        "so that a tick the machine slows is caught up before "
+                        "the ticks after it are due; 0 starts every tick on "
+                        "time"},
     [O_SHM] = {.name = "shm",
                .kind = ARG_TEXT,
                .metavar = "NAME",
