@@ -178,6 +178,36 @@ typedef struct run_figures {
     const struct scenario_mode *scenario;
 } run_figures;
 
+/* ---- recording (--record; recording.c) -----------------------------------
+ *
+ * The recorder (gridcrowd/record.h) has its own writer thread; this loop
+ * only hands it a frame every `every` ticks, between ticks and after
+ * publishing, and each edit as the host applies it.  Everything here is
+ * the simulation thread's alone.  Tick 0 (the start) is frame 0.  When
+ * the recording stops (a full disk, a file-size limit) the simulation goes
+ * on: one message then, and the summary says why.
+ */
+typedef struct recording {
+    gc_recorder *rec;        /* NULL: not recording */
+    uint32_t every;          /* ticks per frame */
+    gc_record_agent *agents; /* one frame's agents (scratch) */
+    size_t cap;
+    uint64_t tick;  /* ticks run so far */
+    bool said_stop; /* the stop message was given */
+} recording;
+
+/* Open the --record file: 0 or EXIT_STATS (one line said). */
+int record_open(const options *o, const gc_grid *map, recording *r);
+
+/* The host's edit hook (arg: the recording). */
+void record_edit(void *arg, const gc_edit *e);
+
+/* The frame of tick r->tick: the sim's agents and the live grid. */
+void record_frame(recording *r, const gc_sim *sim, const gc_grid *grid);
+
+/* Finish the recording; its figures into fig. */
+void record_close(const options *o, recording *r, run_figures *fig);
+
 /* A tick's work of `work_ns`, `late_ns` after its due time (0: on
  * time, or batch), into the tick-time figures. */
 void tick_time_add(run_figures *fig, uint64_t work_ns, uint64_t late_ns);

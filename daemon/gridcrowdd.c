@@ -41,7 +41,6 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,88 +115,6 @@ host_report(void *arg, const char *line)
 {
     (void)arg;
     prog_msg("%s", line);
-}
-
-/* ---- recording (--record) ------------------------------------------------
- *
- * The recorder (gridcrowd/record.h) has its own writer thread; this loop
- * only hands it a frame every `every` ticks, between ticks and after
- * publishing, and each edit as the host applies it.  Everything here is
- * the simulation thread's alone.  Tick 0 (the start) is frame 0.  When
- * the recording stops (a full disk, a file-size limit) the simulation goes
- * on: one message then, and the summary says why.
- */
-typedef struct recording {
-    gc_recorder *rec;        /* NULL: not recording */
-    uint32_t every;          /* ticks per frame */
-    gc_record_agent *agents; /* one frame's agents (scratch) */
-    size_t cap;
-    uint64_t tick;           /* ticks run so far */
-    bool said_stop;          /* the stop message was given */
-} recording;
-
-static void
-record_said_stop(recording *r)
-{
-    if (r->said_stop)
-        return;
-    gc_record_stats st;
-    gc_recorder_stats(r->rec, &st);
-    prog_msg("recording stopped: %s; the simulation goes on",
-             st.msg[0] ? st.msg : gc_strerror(st.status));
-    r->said_stop = true;
-}
-
-/* The host's edit hook: an edit takes effect in the next tick, so it is
- * recorded with that tick's number (frames of that tick and later show
- * it). */
-static void
-record_edit(void *arg, const gc_edit *e)
-{
-    recording *r = arg;
-    if (r->rec == NULL)
-        return;
-    gc_record_edit re = {r->tick + 1, e->op, e->type, e->x0, e->y0, e->x1,
-                         e->y1};
-    if (gc_recorder_edit(r->rec, &re) == GC_EIO)
-        record_said_stop(r);
-}
-
-/* Hand the sim's agents and the live grid to the recorder as the frame
- * of tick r->tick.  Fails only for lack of memory (the run goes on). */
-static void
-record_frame(recording *r, const gc_sim *sim, const gc_grid *grid)
-{
-    size_t n = gc_sim_agent_count(sim);
-    if (n > r->cap) {
-        gc_record_agent *p = realloc(r->agents, n * sizeof *p);
-        if (p == NULL)
-            return;
-        r->agents = p;
-        r->cap = n;
-    }
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++) {
-        const gc_agent *a = gc_sim_agent(sim, i);
-        if (a == NULL)
-            continue; /* a free slot: removed */
-        gc_vec2 v = gc_sim_agent_velocity(sim, i); /* 0 without avoidance */
-        r->agents[m++] = (gc_record_agent){
-            .id = (uint32_t)i,
-            .state = (uint8_t)a->state,
-            .x = a->pos.x,
-            .y = a->pos.y,
-            .heading = a->heading,
-            .goal_x = a->goal.x,
-            .goal_y = a->goal.y,
-            .speed = a->state == GC_AGENT_MOVING ? a->speed : 0.0f,
-            .radius = a->radius,
-            .vx = v.x,
-            .vy = v.y};
-    }
-    gc_record_frame f = {r->tick, r->agents, m, grid};
-    if (gc_recorder_push(r->rec, &f) == GC_EIO)
-        record_said_stop(r);
 }
 
 /* Returns 0 or an exit code.  The loop body is the library's host
@@ -537,86 +454,6 @@ create_world(const options *o, const gc_grid *map, gc_world **world)
     if (took.edits)
         report_takeover(gc_queue_name(gc_world_queue(*world)), took.edits_pid);
     return 0;
-}
-
-/*
- * Open the --record file: frames at hz / every per simulated second, the
- * map's bounds in world units, the options given.  Returns 0 or
- * EXIT_STATS (one line said).  An existing file is refused unless
- * --record-overwrite: a recording is the result of a run, and a typo must
- * not destroy the last one.
- */
-static int
-record_open(const options *o, const gc_grid *map, recording *r)
-{
-    r->every = o->record_every;
-    if (r->every == 0) {
-        double e = floor(o->sim.hz / 10.0 + 0.5);
-        r->every = e < 1 ? 1 : (uint32_t)e;
-    }
-    gc_record_kv kv[OPT_COUNT];
-    gc_record_opts ro;
-    gc_record_opts_init(&ro);
-    ro.fps = o->sim.hz / r->every;
-    ro.tick_every = r->every;
-    ro.xmin = 0;
-    ro.ymin = 0;
-    ro.xmax = (double)map->width * map->cell_size;
-    ro.ymax = (double)map->height * map->cell_size;
-    ro.cell_size = map->cell_size;
-    ro.map_name = o->scenario != NULL ? o->scenario
-                  : o->map != NULL    ? o->map
-                                      : gc_default_map_name;
-    ro.options = kv;
-    ro.n_options = options_given(o, kv, OPT_COUNT);
-    ro.mode = o->batch ? GC_RECORD_BATCH : GC_RECORD_REALTIME;
-    ro.overwrite = o->record_overwrite;
-    gc_error err;
-    int rc = gc_recorder_open(&r->rec, o->record, &ro, &err);
-    if (rc == GC_EEXIST) {
-        prog_msg("%s: the file exists; pass --record-overwrite to replace it",
-                 o->record);
-        return EXIT_STATS;
-    }
-    if (rc != GC_OK) {
-        if (rc == GC_EINVAL && err.msg[0] == '\0')
-            prog_msg("%s: %s", o->record, gc_strerror(rc));
-        else
-            prog_msg("%s", err.msg);
-        return EXIT_STATS;
-    }
-    return 0;
-}
-
-/* Finish the recording: write out what was accepted, take its figures
- * for the summary.  A recording that stopped does not fail the run. */
-static void
-record_close(const options *o, recording *r, run_figures *fig)
-{
-    gc_record_stats st;
-    gc_recorder_stats(r->rec, &st);
-    gc_error err;
-    err.msg[0] = '\0';
-    int rc = gc_recorder_close(r->rec, &err);
-    r->rec = NULL;
-    fig->recording = true;
-    fig->rec = st;
-    if (rc == GC_OK && st.status == GC_OK) {
-        /* Every accepted frame was written and committed by close. */
-        fig->rec.written = fig->rec.committed = st.pushed;
-    } else {
-        /* What survives is what was committed before the stop. */
-        fig->rec.written = st.committed;
-        if (fig->rec.status == GC_OK)
-            fig->rec.status = rc;
-        if (st.msg[0] == '\0')
-            snprintf(fig->rec.msg, sizeof fig->rec.msg, "%s",
-                     err.msg[0] ? err.msg : gc_strerror(rc));
-        if (!r->said_stop)
-            prog_msg("recording stopped: %s", fig->rec.msg);
-    }
-    struct stat sb;
-    fig->rec_bytes = stat(o->record, &sb) == 0 ? (uint64_t)sb.st_size : 0;
 }
 
 /* After a clean run: the stop message, the summaries, the stats file.

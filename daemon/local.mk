@@ -4,7 +4,8 @@
 # default_map.c is generated from maps/demo.map.
 bin_PROGRAMS += %reldir%/gridcrowdd
 %canon_reldir%_gridcrowdd_SOURCES = %reldir%/gridcrowdd.c %reldir%/daemon.h \
-	%reldir%/options.c %reldir%/report.c %reldir%/default_map.h \
+	%reldir%/options.c %reldir%/report.c %reldir%/recording.c \
+	%reldir%/default_map.h \
 	%reldir%/scenario.c
 nodist_%canon_reldir%_gridcrowdd_SOURCES = %reldir%/default_map.c
 %canon_reldir%_gridcrowdd_LDADD = tools/common/libgcprog.la libgridcrowd.la -lm
