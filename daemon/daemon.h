@@ -11,6 +11,7 @@
 #include <gridcrowd/record.h>
 #include <gridcrowd/scenario.h>
 #include <gridcrowd/sim.h>
+#include <gridcrowd/util.h>
 
 #include <limits.h>
 #include <stdbool.h>
@@ -151,9 +152,6 @@ bool stats_file_commit(stats_file *sf);
 
 /* ---- the run's figures (report.c) --------------------------------------- */
 
-/* Tick-time buckets: 1 us to 30 s (report.c). */
-#define TICK_BUCKETS 700
-
 typedef struct run_figures {
     uint64_t ticks;
     double wall_s;
@@ -164,11 +162,10 @@ typedef struct run_figures {
     uint64_t overruns_before; /* overruns when the window began */
     /* The loop's work per tick (the edits, the step, publishing, the
      * per-second figures; not the sleep) of the ticks that began after
-     * the first second, in buckets 2.5% wide (tick_time_add), and in real
-     * time the most a tick finished after its due time. */
-    uint32_t tick_hist[TICK_BUCKETS];
-    uint64_t tick_n;
-    double tick_ms_sum, tick_ms_max, late_ms_max;
+     * the first second (tick_time_add), and in real time the most a tick
+     * finished after its due time. */
+    gc_hist tick_us;
+    double tick_ms_max, late_ms_max;
     bool said_behind;         /* the falling-behind warning was given */
     /* --record: the recorder's figures at the end, the file's size. */
     bool recording;

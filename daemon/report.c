@@ -16,7 +16,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -200,47 +199,27 @@ warn_behind(const options *o, run_figures *fig, double secs,
  *
  * The loop's work per tick, as a user of a real-time run asks of it: how
  * long the ticks take, the slowest ones and how late the latest one
- * finished.  Bucket i holds times up to e^(i / 40) us (each 2.5% wider
- * than the one before), so a quantile is at most 2.5% high; the mean and
- * the longest are exact.  The first second is left out, as the overruns
- * after it are: it holds the first plan of every agent. */
-
-static unsigned
-tick_bucket(double us)
-{
-    if (!(us > 1.0))
-        return 0;
-    double b = ceil(log(us) * 40.0);
-    return b < TICK_BUCKETS - 1 ? (unsigned)b : TICK_BUCKETS - 1;
-}
+ * finished.  The p99 is a bucket's upper bound (gc_hist), no more than
+ * the longest; the mean and the longest are exact.  The first second is
+ * left out, as the overruns after it are: it holds the first plan of
+ * every agent. */
 
 void
 tick_time_add(run_figures *fig, uint64_t work_ns, uint64_t late_ns)
 {
-    double ms = (double)work_ns / 1e6;
-    fig->tick_hist[tick_bucket(ms * 1000.0)]++;
-    fig->tick_n++;
-    fig->tick_ms_sum += ms;
-    if (ms > fig->tick_ms_max)
-        fig->tick_ms_max = ms;
+    gc_hist_add(&fig->tick_us, (double)work_ns / 1e3);
+    if ((double)work_ns / 1e6 > fig->tick_ms_max)
+        fig->tick_ms_max = (double)work_ns / 1e6;
     if ((double)late_ns / 1e6 > fig->late_ms_max)
         fig->late_ms_max = (double)late_ns / 1e6;
 }
 
-/* The q-quantile of the ticks' work, ms (the upper bound of its bucket,
- * no more than the longest); 0 with no tick counted. */
+/* The ticks' work at the 99th percentile, ms. */
 static double
-tick_quantile(const run_figures *fig, double q)
+tick_ms_p99(const run_figures *fig)
 {
-    uint64_t want = (uint64_t)ceil(q * (double)fig->tick_n), seen = 0;
-    for (unsigned i = 0; i < TICK_BUCKETS && fig->tick_n > 0; i++) {
-        seen += fig->tick_hist[i];
-        if (seen >= want && seen > 0) {
-            double ms = exp((double)i / 40.0) / 1000.0;
-            return ms < fig->tick_ms_max ? ms : fig->tick_ms_max;
-        }
-    }
-    return 0.0;
+    double ms = gc_hist_quantile(&fig->tick_us, 0.99) / 1e3;
+    return ms < fig->tick_ms_max ? ms : fig->tick_ms_max;
 }
 
 /* The figures of bodies (avoid ORCA): a tail for the per-second line, or
@@ -357,8 +336,7 @@ write_summary(FILE *f, bool json, const options *o, const run_figures *fig,
     const gc_sim_stats *t = &fig->total;
     double tps = fig->wall_s > 0 ? (double)fig->ticks / fig->wall_s : 0.0;
     double sps = fig->wall_s > 0 ? (double)t->searches / fig->wall_s : 0.0;
-    double tick_mean =
-        fig->tick_n > 0 ? fig->tick_ms_sum / (double)fig->tick_n : 0.0;
+    double tick_mean = gc_hist_mean(&fig->tick_us) / 1e3;
     if (json) {
         fprintf(f,
                 "{\"ticks\": %llu, \"wall_s\": %.6f, \"ticks_per_s\": %.3f, "
@@ -395,7 +373,7 @@ write_summary(FILE *f, bool json, const options *o, const run_figures *fig,
                 (unsigned long long)t->replan_delay_ticks_max,
                 t->replan_delay_ms_mean, t->replan_delay_ms_max, o->sim.threads,
                 o->batch ? "true" : "false", o->sim.hz, max_rss_kb(), tick_mean,
-                tick_quantile(fig, 0.99), fig->tick_ms_max, fig->late_ms_max,
+                tick_ms_p99(fig), fig->tick_ms_max, fig->late_ms_max,
                 bodies_text(o, t, true));
         if (fig->recording) {
             fprintf(f,
@@ -434,7 +412,7 @@ write_summary(FILE *f, bool json, const options *o, const run_figures *fig,
             (unsigned long long)t->arrivals, (unsigned long long)t->searches,
             sps, t->search_us_mean, t->search_only_us_mean, t->smooth_us_mean,
             t->search_us_p99, (unsigned long long)fig->overruns, tick_mean,
-            tick_quantile(fig, 0.99), fig->tick_ms_max, max_rss_kb());
+            tick_ms_p99(fig), fig->tick_ms_max, max_rss_kb());
     if (fig->recording) {
         fprintf(f, "%s: record: %s: %llu frame%s, %llu dropped, %llu bytes",
                 prog_name(), o->record, (unsigned long long)fig->rec.written,

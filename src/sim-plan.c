@@ -378,7 +378,7 @@ plan(gc_sim *s, gc_sim_worker *w, uint32_t i)
         if (dt > w->win.replan_ticks_max)
             w->win.replan_ticks_max = dt;
     }
-    gc_sim_hist_add(&w->hwin, (double)(st.ns + smooth_ns) / 1000.0);
+    gc_hist_add(&w->hwin, (double)(st.ns + smooth_ns) / 1000.0);
     s->flags[i] &= (uint8_t) ~(GC_SIM_F_REPLAN | GC_SIM_F_PARTIAL);
 
     if (rc == GC_OK || ((rc == GC_EUNREACHABLE || rc == GC_ELIMIT) &&

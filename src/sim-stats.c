@@ -7,7 +7,7 @@
  * ticks the loop reads them: gc_sim_stats_window sums the windows, folds
  * them into each gc_sim_worker's totals and clears them; gc_sim_stats_total
  * sums totals and open windows without changing anything.  Percentiles come
- * from the histogram (bucket upper bounds, at most 1.1% high).
+ * from the histogram (gc_hist, gridcrowd/util.h: bucket upper bounds).
  */
 #include "config.h"
 
@@ -16,64 +16,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static unsigned
-hist_bucket(double us)
-{
-    if (us < GC_SIM_H_LINEAR)
-        return us < 0 ? 0 : (unsigned)us;
-    int e;
-    double m =
-        frexp(us / GC_SIM_H_LINEAR, &e); /* us / 1024 = m * 2^e, m in [.5,1) */
-    if (e > GC_SIM_H_OCTAVES)
-        return GC_SIM_H_BUCKETS - 1;
-    unsigned sub = (unsigned)((m - 0.5) * 2.0 * GC_SIM_H_SUB);
-    return GC_SIM_H_LINEAR + (unsigned)(e - 1) * GC_SIM_H_SUB +
-           (sub < GC_SIM_H_SUB ? sub : GC_SIM_H_SUB - 1);
-}
-
-static double
-hist_upper(unsigned i)
-{
-    if (i < GC_SIM_H_LINEAR)
-        return i + 1;
-    if (i >= GC_SIM_H_BUCKETS - 1)
-        return ldexp(GC_SIM_H_LINEAR, GC_SIM_H_OCTAVES);
-    unsigned o = (i - GC_SIM_H_LINEAR) / GC_SIM_H_SUB,
-             sub = (i - GC_SIM_H_LINEAR) % GC_SIM_H_SUB;
-    return ldexp(GC_SIM_H_LINEAR, (int)o) * (1.0 + (sub + 1.0) / GC_SIM_H_SUB);
-}
-
-void
-gc_sim_hist_add(gc_sim_hist *h, double us)
-{
-    h->b[hist_bucket(us)]++;
-    h->n++;
-    h->sum_us += us;
-}
-
-static void
-hist_merge(gc_sim_hist *into, const gc_sim_hist *from)
-{
-    for (unsigned i = 0; i < GC_SIM_H_BUCKETS; i++)
-        into->b[i] += from->b[i];
-    into->n += from->n;
-    into->sum_us += from->sum_us;
-}
-
-static double
-hist_quantile(const gc_sim_hist *h, double q)
-{
-    if (h->n == 0)
-        return 0.0;
-    uint64_t rank = (uint64_t)ceil(q * (double)h->n), seen = 0;
-    for (unsigned i = 0; i < GC_SIM_H_BUCKETS; i++) {
-        seen += h->b[i];
-        if (seen >= rank)
-            return hist_upper(i);
-    }
-    return hist_upper(GC_SIM_H_BUCKETS - 1);
-}
 
 /* Moving agents with no progress for 10 s, now; in *longest the longest
  * time any moving agent has now gone without progress, in seconds. */
@@ -111,7 +53,7 @@ fill_states(const gc_sim *s, gc_sim_stats *out)
 }
 
 static void
-fill_counts(gc_sim_stats *out, const gc_sim_counters *c, const gc_sim_hist *h,
+fill_counts(gc_sim_stats *out, const gc_sim_counters *c, const gc_hist *h,
             uint64_t ticks)
 {
     out->overlaps_mean = ticks ? (double)c->overlaps / (double)ticks : 0.0;
@@ -131,8 +73,8 @@ fill_counts(gc_sim_stats *out, const gc_sim_counters *c, const gc_sim_hist *h,
     out->replan_delay_ms_mean =
         c->replans ? (double)c->replan_ns_sum / (double)c->replans / 1e6 : 0.0;
     out->replan_delay_ms_max = (double)c->replan_ns_max / 1e6;
-    out->search_us_mean = h->n ? h->sum_us / (double)h->n : 0.0;
-    out->search_us_p99 = hist_quantile(h, 0.99);
+    out->search_us_mean = gc_hist_mean(h);
+    out->search_us_p99 = gc_hist_quantile(h, 0.99);
     out->search_only_us_mean =
         c->searches ? (double)c->search_ns_sum / (double)c->searches / 1e3
                     : 0.0;
@@ -172,19 +114,19 @@ void
 gc_sim_stats_window(gc_sim *s, gc_sim_stats *out)
 {
     gc_sim_counters c = {0};
-    gc_sim_hist *h = calloc(1, sizeof *h);
+    gc_hist *h = calloc(1, sizeof *h);
     for (int k = 0; k < s->nworkers; k++) {
         gc_sim_worker *w = &s->workers[k];
         add_counters(&c, &w->win);
         add_counters(&w->total, &w->win);
         memset(&w->win, 0, sizeof w->win);
         if (h != NULL)
-            hist_merge(h, &w->hwin);
-        hist_merge(&w->htotal, &w->hwin);
+            gc_hist_merge(h, &w->hwin);
+        gc_hist_merge(&w->htotal, &w->hwin);
         memset(&w->hwin, 0, sizeof w->hwin);
     }
     fill_states(s, out);
-    static const gc_sim_hist empty;
+    static const gc_hist empty;
     fill_counts(out, &c, h != NULL ? h : &empty, s->ticks - s->win_tick0);
     s->win_tick0 = s->ticks;
     free(h);
@@ -194,18 +136,18 @@ void
 gc_sim_stats_total(const gc_sim *s, gc_sim_stats *out)
 {
     gc_sim_counters c = {0};
-    gc_sim_hist *h = calloc(1, sizeof *h);
+    gc_hist *h = calloc(1, sizeof *h);
     for (int k = 0; k < s->nworkers; k++) {
         const gc_sim_worker *w = &s->workers[k];
         add_counters(&c, &w->total);
         add_counters(&c, &w->win);
         if (h != NULL) {
-            hist_merge(h, &w->htotal);
-            hist_merge(h, &w->hwin);
+            gc_hist_merge(h, &w->htotal);
+            gc_hist_merge(h, &w->hwin);
         }
     }
     fill_states(s, out);
-    static const gc_sim_hist empty;
+    static const gc_hist empty;
     fill_counts(out, &c, h != NULL ? h : &empty, s->ticks);
     free(h);
 }

@@ -15,6 +15,7 @@
 
 #include <gridcrowd/orca.h>
 #include <gridcrowd/sim.h>
+#include <gridcrowd/util.h>
 
 #include "astar_int.h" /* gc_nav, gc_nav_clear_at, gc_grid_cell_of */
 #include "orca_int.h"  /* gc_orca_bounds */
@@ -77,22 +78,6 @@ typedef struct gc_sim_slot {
     float turn_rate;
     uint32_t wander_cells;
 } gc_sim_slot;
-
-/*
- * Search-time histogram in microseconds: exact 1 us buckets below 1024 us,
- * then 64 buckets per octave (1.1% wide) up to 2^20 us; the last bucket
- * holds everything slower.  Percentiles are bucket upper bounds.
- */
-#define GC_SIM_H_LINEAR 1024
-#define GC_SIM_H_SUB 64
-#define GC_SIM_H_OCTAVES 10
-#define GC_SIM_H_BUCKETS (GC_SIM_H_LINEAR + GC_SIM_H_SUB * GC_SIM_H_OCTAVES + 1)
-
-typedef struct gc_sim_hist {
-    uint32_t b[GC_SIM_H_BUCKETS];
-    uint64_t n;
-    double sum_us;
-} gc_sim_hist;
 
 typedef struct gc_sim_counters {
     uint64_t searches, expanded, arrivals, replans;
@@ -196,7 +181,7 @@ typedef struct gc_sim_worker {
     uint32_t *queue, *urgent;
     uint32_t qcap, qhead, qlen, uhead, ulen;
     gc_sim_counters win, total;
-    gc_sim_hist hwin, htotal;
+    gc_hist hwin, htotal; /* search times (gridcrowd/util.h) */
     int error; /* first gc_err a worker could not handle (ENOMEM) */
     /* This tick's overlapping pairs and avoidance time, summed and
      * maximised by the loop after the tick into workers[0].win. */
@@ -788,9 +773,5 @@ gc_sim_own_radius(const gc_sim *s, uint32_t i)
 /* Before a tick: followers whose target moved away plan again, those
  * near it stop, those whose target is gone go idle. */
 void gc_sim_follow_update(gc_sim *s);
-
-/* ---- sim-stats.c ---- */
-
-void gc_sim_hist_add(gc_sim_hist *h, double us);
 
 #endif

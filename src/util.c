@@ -1,6 +1,6 @@
 /*
- * util.c: the monotonic clock, JSON strings and floats as text, once for
- * the whole project.
+ * util.c: the monotonic clock, JSON strings, floats as text and the time
+ * histogram, once for the whole project.
  *
  * Both used to be copied into every program that needed them, and the two
  * JSON copies disagreed on invalid UTF-8 (one passed the bytes through and
@@ -108,4 +108,70 @@ gc_float_text(char *buf, float v)
             break;
     }
     return buf;
+}
+
+/* ---- the time histogram (gridcrowd/util.h) ---- */
+
+static unsigned
+hist_bucket(double us)
+{
+    if (us < GC_HIST_LINEAR)
+        return us < 0 ? 0 : (unsigned)us;
+    int e;
+    double m =
+        frexp(us / GC_HIST_LINEAR, &e); /* us / 1024 = m * 2^e, m in [.5,1) */
+    if (e > GC_HIST_OCTAVES)
+        return GC_HIST_BUCKETS - 1;
+    unsigned sub = (unsigned)((m - 0.5) * 2.0 * GC_HIST_SUB);
+    return GC_HIST_LINEAR + (unsigned)(e - 1) * GC_HIST_SUB +
+           (sub < GC_HIST_SUB ? sub : GC_HIST_SUB - 1);
+}
+
+static double
+hist_upper(unsigned i)
+{
+    if (i < GC_HIST_LINEAR)
+        return i + 1;
+    if (i >= GC_HIST_BUCKETS - 1)
+        return ldexp(GC_HIST_LINEAR, GC_HIST_OCTAVES);
+    unsigned o = (i - GC_HIST_LINEAR) / GC_HIST_SUB,
+             sub = (i - GC_HIST_LINEAR) % GC_HIST_SUB;
+    return ldexp(GC_HIST_LINEAR, (int)o) * (1.0 + (sub + 1.0) / GC_HIST_SUB);
+}
+
+void
+gc_hist_add(gc_hist *h, double us)
+{
+    h->b[hist_bucket(us)]++;
+    h->n++;
+    h->sum_us += us;
+}
+
+void
+gc_hist_merge(gc_hist *into, const gc_hist *from)
+{
+    for (unsigned i = 0; i < GC_HIST_BUCKETS; i++)
+        into->b[i] += from->b[i];
+    into->n += from->n;
+    into->sum_us += from->sum_us;
+}
+
+double
+gc_hist_quantile(const gc_hist *h, double q)
+{
+    if (h->n == 0)
+        return 0.0;
+    uint64_t rank = (uint64_t)ceil(q * (double)h->n), seen = 0;
+    for (unsigned i = 0; i < GC_HIST_BUCKETS; i++) {
+        seen += h->b[i];
+        if (seen >= rank)
+            return hist_upper(i);
+    }
+    return hist_upper(GC_HIST_BUCKETS - 1);
+}
+
+double
+gc_hist_mean(const gc_hist *h)
+{
+    return h->n ? h->sum_us / (double)h->n : 0.0;
 }

@@ -202,13 +202,72 @@ test_float_text(void **state)
     assert_true(shorter > n / 10);
 }
 
+static int
+cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/*
+ * gc_hist against the sorted samples themselves: each quantile is the
+ * upper bound of the sample at its rank's bucket, so no lower than that
+ * sample and at most a bucket above it (1 us below 1,024 us, 1/64 of an
+ * octave's start above; everything past 2^20 us reads as 2^20).  Merged
+ * halves are the whole, the mean the samples' own.
+ */
+static void
+test_hist(void **state)
+{
+    (void)state;
+    enum { N = 20000 };
+    static double v[N];
+    gc_hist all = {0}, lo = {0}, hi = {0};
+    assert_true(gc_hist_quantile(&all, 0.5) == 0.0);
+    assert_true(gc_hist_mean(&all) == 0.0);
+    uint64_t x = 88172645463325252ull;
+    double sum = 0.0;
+    for (int i = 0; i < N; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        /* Log-uniform from 0.5 us to 4 s, so every region is hit. */
+        v[i] = 0.5 * pow(8e6, (double)(x >> 11) / 9007199254740992.0);
+        gc_hist_add(&all, v[i]);
+        gc_hist_add(i % 2 ? &hi : &lo, v[i]);
+        sum += v[i];
+    }
+    gc_hist_merge(&lo, &hi);
+    assert_memory_equal(lo.b, all.b, sizeof all.b);
+    assert_int_equal(lo.n, N);
+    /* (The sums are added in another order: equal to rounding.) */
+    assert_true(fabs(lo.sum_us - all.sum_us) <= 1e-9 * all.sum_us);
+    assert_true(fabs(gc_hist_mean(&all) - sum / N) <= 1e-9 * sum / N);
+    qsort(v, N, sizeof v[0], cmp_double);
+    static const double qs[] = {0.01, 0.1, 0.25, 0.5, 0.9, 0.99, 0.999, 1.0};
+    for (size_t k = 0; k < sizeof qs / sizeof qs[0]; k++) {
+        size_t rank = (size_t)ceil(qs[k] * N);
+        double want = v[rank - 1], got = gc_hist_quantile(&all, qs[k]);
+        double top = 1024.0 * 1024.0;
+        if (want >= top) {
+            assert_true(got == top);
+            continue;
+        }
+        double room = want < 1024.0 ? 1.0 : want / 64.0 * 1.0001;
+        if (!(got > want && got <= want + room))
+            fail_msg("q %g: %g from the histogram, %g the sample", qs[k], got,
+                     want);
+    }
+    gc_hist neg = {0};
+    gc_hist_add(&neg, -5.0);
+    assert_true(gc_hist_quantile(&neg, 1.0) == 1.0); /* [0, 1) us */
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_version),     cmocka_unit_test(test_clock),
         cmocka_unit_test(test_json_escape), cmocka_unit_test(test_json_error),
-        cmocka_unit_test(test_float_text),
+        cmocka_unit_test(test_float_text),  cmocka_unit_test(test_hist),
     };
     return cmocka_run_group_tests_name("api", tests, NULL, NULL);
 }

@@ -824,6 +824,19 @@ test_jam_threads_identical(void **state)
     assert_true(memcmp(first[0], first[1], sizeof first[0]) != 0);
 }
 
+/* Between scans the jam scan's area map is all zero (sim-jam.c): a cell
+ * left holding an area would be added to by the next scan. */
+static void
+assert_no_area(const gc_sim *s, const char *when)
+{
+    size_t cells = (size_t)s->pgrid->width * (size_t)s->pgrid->height;
+    for (size_t k = 0; k < cells; k++)
+        if (s->jarea[k] != 0.0f)
+            fail_msg("tick %llu, cell %zu: area %g left %s",
+                     (unsigned long long)s->ticks, k, (double)s->jarea[k],
+                     when);
+}
+
 /*
  * A large crowd's jam scan is spread over ticks (JAM_SLICE agents or
  * cells a tick); it must find what the whole scan finds.  Two passage
@@ -873,10 +886,7 @@ test_jam_sliced_scan(void **state)
             assert_int_equal(gc_sim_tick(b), GC_OK);
             assert_true(!a->jam_pending && a->jam_threaded);
         }
-        for (size_t k = 0; k < cells; k++)
-            if (b->jarea[k] != 0.0f)
-                fail_msg("cell %zu: area %g left after the scan", k,
-                         (double)b->jarea[k]);
+        assert_no_area(b, "after the scan");
         compared++;
         jammed += a->jam_marked > 0;
     }
@@ -908,7 +918,6 @@ test_jam_scan_dropped(void **state)
     gc_grid *g;
     gc_sim *s = passage_sim(&g, 1);
     s->jam_slice = 2;
-    size_t cells = (size_t)s->pgrid->width * (size_t)s->pgrid->height;
     int caught = 0, checked = 0;
     for (int t = 0; t < 40 * 60; t++) {
         if (t % 150 == 149) {
@@ -919,11 +928,7 @@ test_jam_scan_dropped(void **state)
                                                             : GC_CELL_WALKABLE);
             assert_int_equal(gc_sim_grid_changed(s, &cell, 1), GC_OK);
             assert_int_equal(s->jam_phase, JAM_IDLE);
-            for (size_t k = 0; k < cells; k++)
-                if (s->jarea[k] != 0.0f)
-                    fail_msg("tick %d, cell %zu: area %g left after a "
-                             "dropped scan",
-                             t, k, (double)s->jarea[k]);
+            assert_no_area(s, "after a dropped scan");
         }
         assert_int_equal(gc_sim_tick(s), GC_OK);
         if (s->jam_active) {

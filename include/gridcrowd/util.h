@@ -1,6 +1,7 @@
 /*
  * gridcrowd/util.h: small rules that the library and every program share,
- * written once: the monotonic clock, JSON strings and floats as text.
+ * written once: the monotonic clock, JSON strings, floats as text and a
+ * histogram of times.
  */
 #ifndef GRIDCROWD_UTIL_H
 #define GRIDCROWD_UTIL_H
@@ -49,6 +50,37 @@ int gc_json_escape(FILE *f, const char *s);
  * GC_FLOAT_TEXT bytes.  Returns buf.
  */
 char *gc_float_text(char *buf, float v);
+
+/*
+ * A histogram of times in microseconds, for percentiles of many samples in
+ * fixed memory: one bucket a microsecond below GC_HIST_LINEAR (1,024 us),
+ * then GC_HIST_SUB buckets an octave up to 2^20 us (about 1 s), each less
+ * than 1.6% of its values wide; the last holds everything slower.  Zero
+ * one to start (= {0}); adding and merging are exact counts.
+ */
+#define GC_HIST_LINEAR 1024
+#define GC_HIST_SUB 64
+#define GC_HIST_OCTAVES 10
+#define GC_HIST_BUCKETS (GC_HIST_LINEAR + GC_HIST_SUB * GC_HIST_OCTAVES + 1)
+
+typedef struct gc_hist {
+    uint32_t b[GC_HIST_BUCKETS];
+    uint64_t n;
+    double sum_us;
+} gc_hist;
+
+/* One sample of `us` microseconds (below 0 counts as 0). */
+void gc_hist_add(gc_hist *h, double us);
+
+/* Add from's samples to into's. */
+void gc_hist_merge(gc_hist *into, const gc_hist *from);
+
+/* The q-quantile (0 < q <= 1) as its bucket's upper bound, us; 0 for no
+ * samples. */
+double gc_hist_quantile(const gc_hist *h, double q);
+
+/* The samples' mean, us (exact); 0 for none. */
+double gc_hist_mean(const gc_hist *h);
 
 GC_END_DECLS
 #endif
