@@ -87,15 +87,16 @@ gc_orca_grid_build(gc_orca_grid *g, const float *x, const float *y, size_t n,
 {
     if (!g || n >= UINT32_MAX || (n && (!x || !y)))
         return GC_EINVAL;
+    gc_orca_points pts = {x, y, sizeof *x};
     gc_orca_bounds b;
     gc_orca_bounds_init(&b);
-    gc_orca_bounds_add(&b, x, y, 0, n);
+    gc_orca_bounds_add(&b, &pts, 0, n);
     int rc = gc_orca_grid_shape(g, &b, n, cell, 1);
     if (rc != 0)
         return rc;
-    gc_orca_grid_count(g, x, y, 0, n, 0);
+    gc_orca_grid_count(g, &pts, 0, n, 0);
     gc_orca_grid_offsets(g);
-    gc_orca_grid_fill(g, x, y, 0, n, 0);
+    gc_orca_grid_fill(g, &pts, 0, n, 0);
     return 0;
 }
 
@@ -108,15 +109,16 @@ gc_orca_bounds_init(gc_orca_bounds *b)
 }
 
 void
-gc_orca_bounds_add(gc_orca_bounds *b, const float *x, const float *y, size_t lo,
+gc_orca_bounds_add(gc_orca_bounds *b, const gc_orca_points *pts, size_t lo,
                    size_t hi)
 {
     for (size_t i = lo; i < hi; i++) {
-        b->finite &= isfinite(x[i]) && isfinite(y[i]);
-        b->x0 = gc_minf(b->x0, x[i]);
-        b->x1 = gc_maxf(b->x1, x[i]);
-        b->y0 = gc_minf(b->y0, y[i]);
-        b->y1 = gc_maxf(b->y1, y[i]);
+        float x = gc_orca_point_x(pts, i), y = gc_orca_point_y(pts, i);
+        b->finite &= isfinite(x) && isfinite(y);
+        b->x0 = gc_minf(b->x0, x);
+        b->x1 = gc_maxf(b->x1, x);
+        b->y0 = gc_minf(b->y0, y);
+        b->y1 = gc_maxf(b->y1, y);
     }
 }
 
@@ -228,15 +230,15 @@ gc_orca_grid_shape(gc_orca_grid *g, const gc_orca_bounds *b, size_t n,
 }
 
 void
-gc_orca_grid_count(gc_orca_grid *g, const float *x, const float *y, size_t lo,
+gc_orca_grid_count(gc_orca_grid *g, const gc_orca_points *pts, size_t lo,
                    size_t hi, size_t part)
 {
     size_t cells = (size_t)g->w * (size_t)g->h;
     uint32_t *cnt = g->counts + part * cells;
     memset(cnt, 0, cells * sizeof *cnt);
     for (size_t i = lo; i < hi; i++) {
-        int32_t cx = (int32_t)((x[i] - g->ox) * g->inv_cell);
-        int32_t cy = (int32_t)((y[i] - g->oy) * g->inv_cell);
+        int32_t cx = (int32_t)((gc_orca_point_x(pts, i) - g->ox) * g->inv_cell);
+        int32_t cy = (int32_t)((gc_orca_point_y(pts, i) - g->oy) * g->inv_cell);
         /* Rounding in inv_cell can land the far edge one bucket out. */
         cx = cx < g->w ? cx : g->w - 1;
         cy = cy < g->h ? cy : g->h - 1;
@@ -263,15 +265,15 @@ gc_orca_grid_offsets(gc_orca_grid *g)
 }
 
 void
-gc_orca_grid_fill(gc_orca_grid *g, const float *x, const float *y, size_t lo,
+gc_orca_grid_fill(gc_orca_grid *g, const gc_orca_points *pts, size_t lo,
                   size_t hi, size_t part)
 {
     uint32_t *next = g->counts + part * (size_t)g->w * (size_t)g->h;
     for (size_t i = lo; i < hi; i++) {
         uint32_t at = next[g->cellof[i]]++;
         g->idx[at] = (uint32_t)i;
-        g->sx[at] = x[i];
-        g->sy[at] = y[i];
+        g->sx[at] = gc_orca_point_x(pts, i);
+        g->sy[at] = gc_orca_point_y(pts, i);
     }
 }
 

@@ -100,21 +100,44 @@ void gc_orca_programs_solve(gc_orca_program *pr, size_t count);
  * GC_EINVAL (the index left empty when a position was not finite) or
  * GC_ENOMEM; the steps after it cannot fail.
  */
+/* Positions to index: agent i's at x and y, i * stride bytes on (the
+ * stride sizeof (float) for arrays of their own, a record's size for
+ * records that hold them). */
+typedef struct gc_orca_points {
+    const float *x, *y;
+    size_t stride;
+} gc_orca_points;
+
+/* Agent i's x and y in pts. */
+static inline float
+gc_orca_point_x(const gc_orca_points *pts, size_t i)
+{
+    return *(const float *)(const void *)((const char *)pts->x +
+                                          i * pts->stride);
+}
+
+static inline float
+gc_orca_point_y(const gc_orca_points *pts, size_t i)
+{
+    return *(const float *)(const void *)((const char *)pts->y +
+                                          i * pts->stride);
+}
+
 typedef struct gc_orca_bounds {
     float x0, y0, x1, y1;
     bool finite; /* every position added was finite */
 } gc_orca_bounds;
 void gc_orca_bounds_init(gc_orca_bounds *b);
-void gc_orca_bounds_add(gc_orca_bounds *b, const float *x, const float *y,
-                        size_t lo, size_t hi);
+void gc_orca_bounds_add(gc_orca_bounds *b, const gc_orca_points *pts, size_t lo,
+                        size_t hi);
 void gc_orca_bounds_join(gc_orca_bounds *b, const gc_orca_bounds *o);
 int gc_orca_grid_shape(gc_orca_grid *g, const gc_orca_bounds *b, size_t n,
                        float cell, size_t parts);
-void gc_orca_grid_count(gc_orca_grid *g, const float *x, const float *y,
-                        size_t lo, size_t hi, size_t part);
+void gc_orca_grid_count(gc_orca_grid *g, const gc_orca_points *pts, size_t lo,
+                        size_t hi, size_t part);
 void gc_orca_grid_offsets(gc_orca_grid *g);
-void gc_orca_grid_fill(gc_orca_grid *g, const float *x, const float *y,
-                       size_t lo, size_t hi, size_t part);
+void gc_orca_grid_fill(gc_orca_grid *g, const gc_orca_points *pts, size_t lo,
+                       size_t hi, size_t part);
 
 static inline float
 gc_maxf(float a, float b)

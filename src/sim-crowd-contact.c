@@ -42,13 +42,13 @@ static bool
 contact(gc_sim *s, uint32_t i, uint32_t j, float tol)
 {
     gc_agent *ai = &s->agents[i], *aj = &s->agents[j];
-    float ri = s->pr[i], rj = s->pr[j];
+    float ri = s->now[i].r, rj = s->now[j].r;
     float cap = (ri + rj) * (1.0f - CONTACT_FROM);
     float dx = ai->pos.x - aj->pos.x, dy = ai->pos.y - aj->pos.y;
     float d2 = dx * dx + dy * dy;
     if (d2 >= cap * cap || !gc_sim_alive(s, j)) /* most are apart */
         return false;
-    float ox = s->px[i] - s->px[j], oy = s->py[i] - s->py[j];
+    float ox = s->now[i].x - s->now[j].x, oy = s->now[i].y - s->now[j].y;
     float d0 = sqrtf(ox * ox + oy * oy), d = sqrtf(d2);
     float want = d0 < cap ? d0 : cap;
     if (d >= want)
@@ -132,6 +132,6 @@ gc_sim_crowd_contact_slack(const gc_sim *s, uint32_t i, const float *d2,
 {
     if (n == 0)
         return INFINITY;
-    float cap = (s->pr[i] + s->rmax) * (1.0f - CONTACT_FROM);
+    float cap = (s->now[i].r + s->rmax) * (1.0f - CONTACT_FROM);
     return (sqrtf(d2[0]) - cap - sqrtf(moved2)) * (1.0f - 1e-4f) - 1e-6f * cap;
 }

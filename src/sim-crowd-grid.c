@@ -82,10 +82,7 @@ gc_sim_crowd_init(gc_sim *s)
     rc = gc_orca_grid_new(&s->oidx);
     if (rc != GC_OK)
         return rc;
-    s->px = calloc(n, sizeof *s->px);
-    s->py = calloc(n, sizeof *s->py);
-    s->vx = calloc(n, sizeof *s->vx);
-    s->vy = calloc(n, sizeof *s->vy);
+    s->now = calloc(n, sizeof *s->now);
     s->body = calloc(n, sizeof *s->body);
     s->walls = aligned_alloc(64, n * sizeof *s->walls);
     if (s->walls != NULL) /* gen 0: none kept */
@@ -96,8 +93,6 @@ gc_sim_crowd_init(gc_sim *s)
     s->iy = calloc(n, sizeof *s->iy);
     s->live_slot = calloc(n, sizeof *s->live_slot);
     s->slot_live = calloc(n, sizeof *s->slot_live);
-    s->st = calloc(n, sizeof *s->st);
-    s->pr = calloc(n, sizeof *s->pr);
     s->nbr = calloc(n * (size_t)p->max_neighbours, sizeof *s->nbr);
     s->nbr_n = calloc(n, sizeof *s->nbr_n);
     /* Candidate lists: twice the neighbours and a dozen more is about
@@ -127,17 +122,17 @@ gc_sim_crowd_init(gc_sim *s)
     if (preps < (size_t)s->nworkers)
         preps = (size_t)s->nworkers;
     s->prep = calloc(preps, sizeof *s->prep);
-    if (!s->px || !s->py || !s->vx || !s->vy || !s->body || !s->walls ||
-        !s->spot_kept || !s->ix || !s->iy || !s->prep ||
-        !s->live_slot || !s->slot_live || !s->st || !s->pr || !s->nbr ||
-        !s->nbr_n || !s->near || !s->near_n || !s->near_r || !s->near_x ||
-        !s->near_y || !s->near_t || !s->blk_speed || !s->blk_pref ||
-        !s->blk_ask || !s->blk_plan || !s->blk_contact || !s->contact_list ||
+    if (!s->now || !s->body || !s->walls || !s->spot_kept || !s->ix || !s->iy ||
+        !s->prep || !s->live_slot || !s->slot_live || !s->nbr || !s->nbr_n ||
+        !s->near || !s->near_n || !s->near_r || !s->near_x || !s->near_y ||
+        !s->near_t || !s->blk_speed || !s->blk_pref || !s->blk_ask ||
+        !s->blk_plan || !s->blk_contact || !s->contact_list ||
         !s->contact_next || !s->contact_mark || !s->contact_slack)
         return GC_ENOMEM;
     /* Nobody has started a tick yet: the first prepare sees every agent
      * as added. */
-    memset(s->st, GC_SIM_ST_FREE, n * sizeof *s->st);
+    for (size_t i = 0; i < n; i++)
+        s->now[i].st = GC_SIM_ST_FREE;
     return GC_OK;
 }
 
@@ -153,10 +148,7 @@ gc_sim_crowd_free(gc_sim *s)
     gc_grid_free(s->inflated);
     gc_sim_edges_free(&s->edges);
     gc_orca_grid_free(s->oidx);
-    free(s->px);
-    free(s->py);
-    free(s->vx);
-    free(s->vy);
+    free(s->now);
     free(s->body);
     free(s->walls);
     free(s->spot_kept);
@@ -164,8 +156,6 @@ gc_sim_crowd_free(gc_sim *s)
     free(s->iy);
     free(s->live_slot);
     free(s->slot_live);
-    free(s->st);
-    free(s->pr);
     free(s->nbr);
     free(s->nbr_n);
     free(s->near);

@@ -109,6 +109,16 @@ prep_run(gc_sim *s, void (*job)(gc_sim_worker *w))
         job(&s->workers[0]);
 }
 
+/* The positions the index holds: every slot's start-of-tick one, or,
+ * with free slots, the live agents' packed (ix, iy). */
+static gc_orca_points
+indexed(const gc_sim *s)
+{
+    if (s->holes)
+        return (gc_orca_points){s->ix, s->iy, sizeof *s->ix};
+    return (gc_orca_points){&s->now[0].x, &s->now[0].y, sizeof *s->now};
+}
+
 /* The copy of slots [lo, hi), and what it found into *r. */
 static void
 copy_range(gc_sim *s, uint32_t lo, uint32_t hi, struct gc_sim_prep *r)
@@ -118,27 +128,29 @@ copy_range(gc_sim *s, uint32_t lo, uint32_t hi, struct gc_sim_prep *r)
     for (uint32_t i = lo; i < hi; i++) {
         bool alive = gc_sim_alive(s, i);
         gc_vec2 p = s->agents[i].pos;
-        if (alive != (s->st[i] != GC_SIM_ST_FREE))
+        if (alive != (s->now[i].st != GC_SIM_ST_FREE))
             changed = true;
         else if (alive) {
-            float dx = p.x - s->px[i], dy = p.y - s->py[i];
+            float dx = p.x - s->now[i].x, dy = p.y - s->now[i].y;
             float d = dx * dx + dy * dy;
             moved = d > moved ? d : moved;
         }
-        s->px[i] = p.x;
-        s->py[i] = p.y;
-        s->vx[i] = s->body[i].vx;
-        s->vy[i] = s->body[i].vy;
-        s->st[i] = alive ? s->agents[i].state : GC_SIM_ST_FREE;
-        s->pr[i] = gc_sim_body_radius(s, i);
+        s->now[i].x = p.x;
+        s->now[i].y = p.y;
+        s->now[i].vx = s->body[i].vx;
+        s->now[i].vy = s->body[i].vy;
+        s->now[i].st = alive ? s->agents[i].state : GC_SIM_ST_FREE;
+        s->now[i].r = gc_sim_body_radius(s, i);
     }
     r->moved2 = moved;
     r->changed = changed;
     /* The bounds of what is indexed: every slot, unless there are free
      * ones (then the loop packs the live ones and takes their bounds). */
     gc_orca_bounds_init(&r->box);
-    if (!s->holes)
-        gc_orca_bounds_add(&r->box, s->px, s->py, lo, hi);
+    if (!s->holes) {
+        gc_orca_points pts = indexed(s);
+        gc_orca_bounds_add(&r->box, &pts, lo, hi);
+    }
 }
 
 /* The copy, chunk by chunk as they come (a worker woken late finds
@@ -161,14 +173,14 @@ prep_copy(gc_sim_worker *w)
  * the live agents' packed. */
 static void
 prep_index(gc_sim_worker *w,
-           void (*step)(gc_orca_grid *g, const float *x, const float *y,
-                        size_t lo, size_t hi, size_t part))
+           void (*step)(gc_orca_grid *g, const gc_orca_points *pts, size_t lo,
+                        size_t hi, size_t part))
 {
     gc_sim *s = w->sim;
     size_t lo, hi;
+    gc_orca_points pts = indexed(s);
     if (prep_part(w, s->indexed, &lo, &hi))
-        step(s->oidx, s->holes ? s->ix : s->px, s->holes ? s->iy : s->py, lo,
-             hi, (size_t)w->id);
+        step(s->oidx, &pts, lo, hi, (size_t)w->id);
 }
 
 static void
@@ -214,12 +226,13 @@ prep_rest(gc_sim *s, const struct gc_sim_prep *r, size_t parts, uint64_t t0)
         for (uint32_t i = 0; i < s->n; i++) {
             if (!gc_sim_alive(s, i))
                 continue;
-            s->ix[m] = s->px[i];
-            s->iy[m] = s->py[i];
+            s->ix[m] = s->now[i].x;
+            s->iy[m] = s->now[i].y;
             s->live_slot[m] = i;
             s->slot_live[i] = m++;
         }
-        gc_orca_bounds_add(&box, s->ix, s->iy, 0, m);
+        gc_orca_points pts = indexed(s);
+        gc_orca_bounds_add(&box, &pts, 0, m);
     }
     s->indexed = m;
     int rc = gc_orca_grid_shape(s->oidx, &box, m, s->orca.neighbour_dist / 2.0f,

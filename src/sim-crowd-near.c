@@ -80,9 +80,9 @@ neighbour_hint(const gc_sim *s, uint32_t i, gc_vec2 q, size_t k)
     float h = 0.0f;
     for (size_t j = 0; j < k; j++) {
         uint32_t o = prev[j];
-        if (o >= s->n || o == i || s->st[o] == GC_SIM_ST_FREE)
+        if (o >= s->n || o == i || s->now[o].st == GC_SIM_ST_FREE)
             return INFINITY; /* (flags are written in the tick) */
-        float dx = s->px[o] - q.x, dy = s->py[o] - q.y;
+        float dx = s->now[o].x - q.x, dy = s->now[o].y - q.y;
         float d = dx * dx + dy * dy;
         h = d > h ? d : h;
     }
@@ -115,7 +115,7 @@ from_list(gc_sim *s, uint32_t i, gc_vec2 q, size_t k, float nd, uint32_t *ids,
     uint64_t keys[GC_ORCA_MAX_NEIGHBOURS];
     for (uint32_t c = 0; c < p; c++) {
         uint32_t j = list[c];
-        float dx = s->px[j] - q.x, dy = s->py[j] - q.y;
+        float dx = s->now[j].x - q.x, dy = s->now[j].y - q.y;
         keys[c] = knn_key(dx * dx + dy * dy, j);
     }
     /* Only the k nearest need sorting: sort the first k, then let each
@@ -133,7 +133,7 @@ from_list(gc_sim *s, uint32_t i, gc_vec2 q, size_t k, float nd, uint32_t *ids,
     float kth = p > 0 ? knn_dist(keys[p - 1]) : 0.0f;
     for (uint32_t c = p; c < m; c++) {
         uint32_t j = list[c];
-        float dx = s->px[j] - q.x, dy = s->py[j] - q.y;
+        float dx = s->now[j].x - q.x, dy = s->now[j].y - q.y;
         float d = dx * dx + dy * dy;
         if (d > kth)
             continue;

@@ -255,13 +255,13 @@ make_way(const gc_sim *s, uint32_t i, const uint32_t *ids, const float *nd2,
     float sx = 0.0f, sy = 0.0f;
     for (size_t k = 0; k < n; k++) {
         uint32_t j = ids[k];
-        float reach = MARGIN * (r + s->pr[j]) + MAKE_WAY * r;
-        if (nd2[k] >= reach * reach || s->st[j] != GC_AGENT_MOVING ||
+        float reach = MARGIN * (r + s->now[j].r) + MAKE_WAY * r;
+        if (nd2[k] >= reach * reach || s->now[j].st != GC_AGENT_MOVING ||
             nd2[k] <= 0.0f)
             continue;
         float d = sqrtf(nd2[k]);
-        sx += (s->px[i] - s->px[j]) / d;
-        sy += (s->py[i] - s->py[j]) / d;
+        sx += (s->now[i].x - s->now[j].x) / d;
+        sy += (s->now[i].y - s->now[j].y) / d;
     }
     float l = sqrtf(sx * sx + sy * sy);
     if (l <= 1e-3f)
@@ -313,14 +313,14 @@ static gc_cell
 flow_goal(gc_sim *s, uint32_t i, gc_cell here, const uint32_t *ids, size_t n)
 {
     s->flags[i] &= (uint8_t)~GC_SIM_F_FLOW;
-    float vx = s->vx[i], vy = s->vy[i], sp = s->agents[i].speed;
+    float vx = s->now[i].vx, vy = s->now[i].vy, sp = s->agents[i].speed;
     float v = sqrtf(vx * vx + vy * vy);
     if (v < FLOW_MIN * sp && n > 0) {
         /* Pinned: the way the agents around it go. */
         vx = vy = 0.0f;
         for (size_t k = 0; k < n; k++) {
-            vx += s->vx[ids[k]];
-            vy += s->vy[ids[k]];
+            vx += s->now[ids[k]].vx;
+            vy += s->now[ids[k]].vy;
         }
         vx /= (float)n;
         vy /= (float)n;
@@ -332,8 +332,8 @@ flow_goal(gc_sim *s, uint32_t i, gc_cell here, const uint32_t *ids, size_t n)
         if (wr > 0 && (float)wr < far)
             far = (float)wr;
         for (float d = far; d >= 2.0f; d *= 0.5f) {
-            gc_vec2 p = {s->px[i] + vx / v * d * cs,
-                         s->py[i] + vy / v * d * cs};
+            gc_vec2 p = {s->now[i].x + vx / v * d * cs,
+                         s->now[i].y + vy / v * d * cs};
             gc_cell g;
             if (gc_sim_plan_cell(s, p, &g) &&
                 gc_sim_same_component(s, here, g)) {
@@ -350,7 +350,7 @@ flow_goal(gc_sim *s, uint32_t i, gc_cell here, const uint32_t *ids, size_t n)
 static bool
 moved_slowly(const gc_sim *s, uint32_t i)
 {
-    float sp2 = s->vx[i] * s->vx[i] + s->vy[i] * s->vy[i];
+    float sp2 = s->now[i].vx * s->now[i].vx + s->now[i].vy * s->now[i].vy;
     float slow = SLOW * s->agents[i].speed;
     return sp2 < slow * slow;
 }
@@ -429,13 +429,13 @@ gc_sim_crowd_steer(gc_sim *s, uint32_t i, const struct gc_sim_spot *at,
                    cyc < (uint64_t)((STALL_YIELD + STALL_YIELD_LEN) * hz)) {
             uint32_t j;
             float d2;
-            gc_vec2 p = {s->px[i], s->py[i]};
+            gc_vec2 p = {s->now[i].x, s->now[i].y};
             if (gc_sim_crowd_nearest(s, p, i, 1, r + s->rmax + 0.5f * cs, &j,
                                      &d2) == 1 &&
                 j < i && d2 > 0.0f) {
                 float d = sqrtf(d2), v = 0.5f * a->speed;
-                pref = (gc_vec2){(p.x - s->px[j]) / d * v,
-                                 (p.y - s->py[j]) / d * v};
+                pref = (gc_vec2){(p.x - s->now[j].x) / d * v,
+                                 (p.y - s->now[j].y) / d * v};
                 return pref;
             }
         }
@@ -529,10 +529,10 @@ gc_sim_crowd_follow(const gc_sim *s, uint32_t i, gc_vec2 pref,
     float gap = INFINITY;
     for (size_t k = 0; k < n; k++) {
         uint32_t j = ids[k];
-        float rx = s->px[j] - s->px[i], ry = s->py[j] - s->py[i];
-        float R = r + s->pr[j];
+        float rx = s->now[j].x - s->now[i].x, ry = s->now[j].y - s->now[i].y;
+        float R = r + s->now[j].r;
         if (rx * ex + ry * ey > 0.0f && fabsf(rx * ey - ry * ex) < R &&
-            s->vx[j] * ex + s->vy[j] * ey >= 0.0f)
+            s->now[j].vx * ex + s->now[j].vy * ey >= 0.0f)
             gap = fminf(gap, sqrtf(nd2[k]) - R);
     }
     float v = fmaxf(gap / tg, FOLLOW_FLOOR * pl);

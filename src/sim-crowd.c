@@ -165,7 +165,7 @@ measure(gc_sim_worker *w, uint32_t i, const struct gc_sim_spot *at,
     gc_sim *s = w->sim;
     float r = gc_sim_body_radius(s, i), rr = r + s->rmax;
     float r2 = rr * rr;
-    gc_vec2 p = {s->px[i], s->py[i]};
+    gc_vec2 p = {s->now[i].x, s->now[i].y};
     uint32_t more_ids[GC_ORCA_MAX_NEIGHBOURS];
     float more_d2[GC_ORCA_MAX_NEIGHBOURS];
     if (n == k_asked && n > 0 && d2[n - 1] < r2) {
@@ -175,7 +175,7 @@ measure(gc_sim_worker *w, uint32_t i, const struct gc_sim_spot *at,
         d2 = more_d2;
     }
     for (size_t k = 0; k < n && d2[k] < r2; k++) {
-        float sum = r + s->pr[ids[k]];
+        float sum = r + s->now[ids[k]].r;
         if (ids[k] < i || d2[k] >= sum * sum)
             continue;
         w->tick_overlaps++;
@@ -264,7 +264,8 @@ avoid(gc_sim *s, uint32_t i, const struct gc_sim_spot *at, gc_vec2 pref,
      * for a wanderer squeezing out of a crush (sim-crowd-steer.c). */
     float mg = gc_sim_crowd_margin(s, i, now);
     float ra = r * mg;
-    gc_orca_agent self = {{s->px[i], s->py[i]}, {s->vx[i], s->vy[i]}, ra};
+    gc_orca_agent self = {
+        {s->now[i].x, s->now[i].y}, {s->now[i].vx, s->now[i].vy}, ra};
     gc_orca_agent *nb = pr->nb;
     /* Keep right: with someone coming the other way ahead, aim a little
      * to the right (y grows downwards), so that counterflows form lanes
@@ -274,8 +275,9 @@ avoid(gc_sim *s, uint32_t i, const struct gc_sim_spot *at, gc_vec2 pref,
     bool oncoming = false;
     for (size_t k = 0; k < n; k++) {
         uint32_t o = ids[k];
-        nb[k] = (gc_orca_agent){
-            {s->px[o], s->py[o]}, {s->vx[o], s->vy[o]}, s->pr[o] * mg};
+        nb[k] = (gc_orca_agent){{s->now[o].x, s->now[o].y},
+                                {s->now[o].vx, s->now[o].vy},
+                                s->now[o].r * mg};
         /* Two bodies on one point (a scenario may start two agents in
          * one cell) would get the same answer for ever: the higher index
          * is taken to be a hair to the right of the lower. */
@@ -357,18 +359,18 @@ separation(const gc_sim *s, uint32_t i, const uint32_t *ids, const float *d2,
            size_t n)
 {
     float r = gc_sim_body_radius(s, i);
-    float px = s->px[i], py = s->py[i], sx = 0.0f, sy = 0.0f;
+    float px = s->now[i].x, py = s->now[i].y, sx = 0.0f, sy = 0.0f;
     /* Nearest first: past the widest pair's reach (no body is wider
      * than rmax) none can overlap, and the loop ends there. */
     float reach = (r + s->rmax) * (1.0f - SEP_FROM);
     for (size_t k = 0; k < n && d2[k] < reach * reach; k++) {
-        float sum = (r + s->pr[ids[k]]) * (1.0f - SEP_FROM);
+        float sum = (r + s->now[ids[k]].r) * (1.0f - SEP_FROM);
         if (d2[k] >= sum * sum)
             continue;
         float d = sqrtf(d2[k]), ux = ids[k] < i ? 1.0f : -1.0f, uy = 0.0f;
         if (d > 1e-6f * sum) {
-            ux = (px - s->px[ids[k]]) / d;
-            uy = (py - s->py[ids[k]]) / d;
+            ux = (px - s->now[ids[k]].x) / d;
+            uy = (py - s->now[ids[k]].y) / d;
         }
         float h = 0.5f * (sum - d);
         sx += ux * h;
@@ -573,7 +575,8 @@ step_chunk(gc_sim_worker *w, gc_sim_crowd_scratch *c, uint32_t m,
     const gc_nav *wn = s->wnav != NULL ? s->wnav : s->nav;
     for (uint32_t j = 0; j < m; j++) {
         uint32_t i = c->who[j];
-        gc_cell cell = gc_grid_cell_of(s->grid, (gc_vec2){s->px[i], s->py[i]});
+        gc_cell cell =
+            gc_grid_cell_of(s->grid, (gc_vec2){s->now[i].x, s->now[i].y});
         c->at[j].cell = cell;
         if (gc_sim_spot_moved(&s->spot_kept[i], s->clear_gen, cell))
             continue;
@@ -583,7 +586,7 @@ step_chunk(gc_sim_worker *w, gc_sim_crowd_scratch *c, uint32_t m,
     }
     for (uint32_t j = 0; j < m; j++) {
         uint32_t i = c->who[j];
-        gc_vec2 p0 = {s->px[i], s->py[i]};
+        gc_vec2 p0 = {s->now[i].x, s->now[i].y};
         c->n[j] = (uint32_t)gc_sim_crowd_neighbours(
             s, i, p0, k, nd, c->ids + j * k, c->d2 + j * k);
         c->at[j] = spot_at(s, i, c->at[j].cell, wall_range(s, i));
@@ -657,8 +660,8 @@ step_chunk(gc_sim_worker *w, gc_sim_crowd_scratch *c, uint32_t m,
                 c->face_x[faced] = face.x;
                 c->face_y[faced++] = face.y;
             }
-            float mx = s->agents[i].pos.x - s->px[i];
-            float my = s->agents[i].pos.y - s->py[i];
+            float mx = s->agents[i].pos.x - s->now[i].x;
+            float my = s->agents[i].pos.y - s->now[i].y;
             float m2 = mx * mx + my * my;
             if (m2 > w->tick_moved2)
                 w->tick_moved2 = m2;

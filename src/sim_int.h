@@ -243,6 +243,20 @@ _Static_assert(sizeof(gc_sim_walls) == 256, "four cache lines a record");
  * bodies: a seventh of circle 100,000's tick); the records are read in
  * slot order.  Agent i's worker's in the tick, as the agent.
  */
+/*
+ * An agent as the tick starts, as the crowd step reads it for the
+ * agents near it: its position, velocity, body radius
+ * (gc_sim_body_radius) and state (GC_SIM_ST_FREE for a free slot).  One
+ * record, not an array each: an agent's neighbours sit anywhere among
+ * the slots once the crowd has wandered for minutes (their slots follow
+ * the placement's order, not where they are now), and each of them read
+ * is then one cache line, not six.
+ */
+typedef struct gc_sim_now {
+    float x, y, vx, vy, r;
+    uint8_t st;
+} gc_sim_now;
+
 typedef struct gc_sim_spot_kept {
     int32_t x, y;
     uint32_t gen;
@@ -310,14 +324,14 @@ struct gc_sim {
     void *par_ctx;
     bool quit;
     uint64_t ticks; /* finished ticks; written by the loop only */
-    /* Avoidance (avoid ORCA).  px..vy: every agent's position and
-     * velocity as the tick starts, and oidx their index: written by the
-     * loop before it opens the gate, read-only for the workers, so an
-     * agent's new velocity depends on nothing a worker writes and the
-     * result is the same for any number of threads. */
+    /* Avoidance (avoid ORCA).  now: every agent as the tick starts, and
+     * oidx their index: written by the loop before it opens the gate,
+     * read-only for the workers, so an agent's new velocity depends on
+     * nothing a worker writes and the result is the same for any number
+     * of threads. */
     gc_orca_params orca;
     gc_orca_grid *oidx;
-    float *px, *py, *vx, *vy;
+    gc_sim_now *now;
     /* With free slots below n, the index holds the live agents only:
      * ix, iy their positions and live_slot[k] the slot of entry k (in
      * slot order, so ties between neighbours still go by slot index).
@@ -345,10 +359,6 @@ struct gc_sim {
     float rmax; /* the largest body radius ever alive (loop only) */
     float *ix, *iy;
     uint32_t *live_slot, *slot_live;
-    uint8_t *st; /* each agent's state as the tick starts, as px..vy;
-                    GC_SIM_ST_FREE for a free slot */
-    float *pr;   /* each agent's gc_sim_body_radius as the tick starts
-                    (read for neighbours: one array, not their records) */
     /* Each agent's neighbours (slots) found in its last tick, nbr_n[i]
      * of them at nbr[i * max_neighbours]: written and read only by the
      * agent's own worker, as a bound for this tick's query (their

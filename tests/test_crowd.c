@@ -1165,10 +1165,10 @@ steer_setup(gc_sim **out, gc_grid **gout, gc_vec2 p, gc_cell goal, gc_vec2 v,
         assert_int_equal(gc_sim_tick(s), GC_OK); /* plans, walks a step */
     assert_int_equal(a->state, GC_AGENT_MOVING);
     a->pos = p;
-    s->px[0] = p.x;
-    s->py[0] = p.y;
-    s->vx[0] = v.x;
-    s->vy[0] = v.y;
+    s->now[0].x = p.x;
+    s->now[0].y = p.y;
+    s->now[0].vx = v.x;
+    s->now[0].vy = v.y;
     uint64_t now = s->ticks + 1;
     s->body[0].progress_tick = now - stalled;
     *out = s;
@@ -1281,8 +1281,8 @@ test_flow_goal(void **state)
         uint64_t now =
             steer_setup(&s, &g, cases[k].p, (gc_cell){1, 4}, cases[k].v, 300);
         struct gc_sim_spot at = steer_spot(s);
-        s->vx[1] = cases[k].nv.x;
-        s->vy[1] = cases[k].nv.y;
+        s->now[1].vx = cases[k].nv.x;
+        s->now[1].vy = cases[k].nv.y;
         uint32_t ids[1] = {1};
         float d2[1] = {1.0f};
         (void)gc_sim_crowd_steer(s, 0, &at, now, ids, d2, 1);
@@ -1335,7 +1335,7 @@ test_squeeze_margin(void **state)
     };
     s->body[0].progress_tick = now;
     for (size_t k = 0; k < sizeof steps / sizeof steps[0]; k++) {
-        s->vx[0] = steps[k].speed * sp;
+        s->now[0].vx = steps[k].speed * sp;
         uint64_t end = now + (uint64_t)lroundf(steps[k].secs * (float)hz);
         for (; now < end; now++) {
             if (steps[k].progress)
@@ -1356,7 +1356,7 @@ test_squeeze_margin(void **state)
             s->agents[0].state = GC_AGENT_ARRIVED;
         else
             s->slot[0].goal_kind = GC_SIM_GOAL_POINT;
-        s->vx[0] = 0.0f;
+        s->now[0].vx = 0.0f;
         s->body[0].progress_tick = now - 60 * hz;
         for (uint64_t e = now + 20 * hz; now < e; now++)
             m = gc_sim_crowd_margin(s, 0, now);
@@ -1401,19 +1401,19 @@ test_follow(void **state)
     size_t n = sizeof nb / sizeof nb[0];
     uint32_t ids[8];
     float d2[8];
-    s->px[0] = 10.0f;
-    s->py[0] = 10.0f;
+    s->now[0].x = 10.0f;
+    s->now[0].y = 10.0f;
     for (size_t k = 0; k <= n; k++) {
         s->agents[k].radius = 0.4f;
-        s->pr[k] = 0.4f;
+        s->now[k].r = 0.4f;
     }
     gc_vec2 pref = {2.0f, 0.0f};
     for (size_t k = 0; k < n; k++) {
         uint32_t j = (uint32_t)k + 1;
-        s->px[j] = nb[k].x;
-        s->py[j] = nb[k].y;
-        s->vx[j] = nb[k].vx;
-        s->vy[j] = nb[k].vy;
+        s->now[j].x = nb[k].x;
+        s->now[j].y = nb[k].y;
+        s->now[j].vx = nb[k].vx;
+        s->now[j].vy = nb[k].vy;
         ids[k] = j;
         d2[k] = (nb[k].x - 10.0f) * (nb[k].x - 10.0f) +
                 (nb[k].y - 10.0f) * (nb[k].y - 10.0f);
@@ -1432,12 +1432,12 @@ test_follow(void **state)
     /* The direction is kept: the same crowd turned 90 degrees. */
     for (size_t k = 0; k < n; k++) {
         uint32_t j = (uint32_t)k + 1;
-        float x = s->px[j] - 10.0f, y = s->py[j] - 10.0f;
-        s->px[j] = 10.0f - y;
-        s->py[j] = 10.0f + x;
-        float vx = s->vx[j];
-        s->vx[j] = -s->vy[j];
-        s->vy[j] = vx;
+        float x = s->now[j].x - 10.0f, y = s->now[j].y - 10.0f;
+        s->now[j].x = 10.0f - y;
+        s->now[j].y = 10.0f + x;
+        float vx = s->now[j].vx;
+        s->now[j].vx = -s->now[j].vy;
+        s->now[j].vy = vx;
     }
     s->cfg.time_gap = 1.0f;
     gc_vec2 v = gc_sim_crowd_follow(s, 0, (gc_vec2){0.0f, 2.0f}, ids, d2, n);
@@ -2002,14 +2002,21 @@ test_threads_identical_shared_prepare(void **state)
 /* The index built in parts (gc_orca_grid_shape, _count, _offsets, _fill:
  * as gc_sim_crowd_prepare shares it out) answers every query as
  * gc_orca_grid_build's does, to the bit and in the same order, whatever
- * the parts; on piles of agents at one point too (ties by index).  A
- * position that is not finite leaves it empty, with GC_EINVAL. */
+ * the parts; on piles of agents at one point too (ties by index).  The
+ * parts read the positions from records (as the simulation's gc_sim_now),
+ * the whole from arrays.  A position that is not finite leaves it empty,
+ * with GC_EINVAL. */
 static void
 test_index_in_parts(void **state)
 {
     (void)state;
     enum { N = 3000 };
     static float x[N], y[N];
+    static struct {
+        float junk, y, x;
+        uint8_t more;
+    } rec[N];
+    gc_orca_points pts = {&rec[0].x, &rec[0].y, sizeof rec[0]};
     uint32_t seed = 12345;
     gc_orca_grid *whole, *parts;
     assert_int_equal(gc_orca_grid_new(&whole), GC_OK);
@@ -2024,6 +2031,9 @@ test_index_in_parts(void **state)
             /* Every third round on whole numbers: many at one point. */
             x[i] = round % 3 ? 300.0f * u : floorf(20.0f * u);
             y[i] = round % 3 ? 200.0f * v : floorf(20.0f * v);
+            rec[i].x = x[i];
+            rec[i].y = y[i];
+            rec[i].junk = -1e9f;
         }
         float cell = round % 2 ? 7.5f : 2.0f;
         assert_int_equal(gc_orca_grid_build(whole, x, y, n, cell), GC_OK);
@@ -2036,16 +2046,16 @@ test_index_in_parts(void **state)
         cut[k] = n;
         for (size_t p = 0; p < k; p++) {
             gc_orca_bounds_init(&pb[p]);
-            gc_orca_bounds_add(&pb[p], x, y, cut[p], cut[p + 1]);
+            gc_orca_bounds_add(&pb[p], &pts, cut[p], cut[p + 1]);
         }
         for (size_t p = k; p-- > 0;) /* joined in any order */
             gc_orca_bounds_join(&b, &pb[p]);
         assert_int_equal(gc_orca_grid_shape(parts, &b, n, cell, k), GC_OK);
         for (size_t p = k; p-- > 0;) /* counted in any order */
-            gc_orca_grid_count(parts, x, y, cut[p], cut[p + 1], p);
+            gc_orca_grid_count(parts, &pts, cut[p], cut[p + 1], p);
         gc_orca_grid_offsets(parts);
         for (size_t p = 0; p < k; p++)
-            gc_orca_grid_fill(parts, x, y, cut[p], cut[p + 1], p);
+            gc_orca_grid_fill(parts, &pts, cut[p], cut[p + 1], p);
         size_t found = 0;
         for (size_t i = 0; i < n; i++) {
             uint32_t a[24], c[24];
@@ -2062,10 +2072,10 @@ test_index_in_parts(void **state)
         if (round > 0)
             assert_true(found >= (round % 3 ? n : 20 * n));
     }
-    x[7] = NAN;
+    rec[7].x = NAN;
     gc_orca_bounds b;
     gc_orca_bounds_init(&b);
-    gc_orca_bounds_add(&b, x, y, 0, 100);
+    gc_orca_bounds_add(&b, &pts, 0, 100);
     assert_false(b.finite);
     assert_int_equal(gc_orca_grid_shape(parts, &b, 100, 2.0f, 2), GC_EINVAL);
     uint32_t ids[4];
@@ -2093,9 +2103,9 @@ assert_neighbours_exact(const gc_sim *s, uint32_t i, int tick)
     uint32_t want[GC_ORCA_MAX_NEIGHBOURS];
     size_t m = 0;
     for (uint32_t j = 0; j < s->n; j++) {
-        if (j == i || s->st[j] == GC_SIM_ST_FREE)
+        if (j == i || s->now[j].st == GC_SIM_ST_FREE)
             continue;
-        float dx = s->px[j] - s->px[i], dy = s->py[j] - s->py[i];
+        float dx = s->now[j].x - s->now[i].x, dy = s->now[j].y - s->now[i].y;
         float d = dx * dx + dy * dy;
         if (!(d < nd * nd))
             continue;
@@ -2191,7 +2201,7 @@ lists_exact(uint32_t n, float nd)
         }
         assert_int_equal(gc_sim_tick(s), GC_OK);
         for (uint32_t i = 0; i < s->n; i++) {
-            if (s->st[i] == GC_SIM_ST_FREE)
+            if (s->now[i].st == GC_SIM_ST_FREE)
                 continue;
             assert_neighbours_exact(s, i, t);
             assert_list_sound(s, i, t);
