@@ -207,9 +207,10 @@ warn_behind(const options *o, run_figures *fig, double secs,
 void
 tick_time_add(run_figures *fig, uint64_t work_ns, uint64_t late_ns)
 {
-    gc_hist_add(&fig->tick_us, (double)work_ns / 1e3);
-    if ((double)work_ns / 1e6 > fig->tick_ms_max)
-        fig->tick_ms_max = (double)work_ns / 1e6;
+    double ms = (double)work_ns / 1e6;
+    gc_hist_add(&fig->tick_us, ms * 1e3);
+    if (ms > fig->tick_ms_max)
+        fig->tick_ms_max = ms;
     if ((double)late_ns / 1e6 > fig->late_ms_max)
         fig->late_ms_max = (double)late_ns / 1e6;
 }

@@ -113,7 +113,8 @@ gc_orca_bounds_add(gc_orca_bounds *b, const gc_orca_points *pts, size_t lo,
                    size_t hi)
 {
     for (size_t i = lo; i < hi; i++) {
-        float x = gc_orca_point_x(pts, i), y = gc_orca_point_y(pts, i);
+        float x = gc_orca_point(pts->x, pts->stride, i);
+        float y = gc_orca_point(pts->y, pts->stride, i);
         b->finite &= isfinite(x) && isfinite(y);
         b->x0 = gc_minf(b->x0, x);
         b->x1 = gc_maxf(b->x1, x);
@@ -237,8 +238,10 @@ gc_orca_grid_count(gc_orca_grid *g, const gc_orca_points *pts, size_t lo,
     uint32_t *cnt = g->counts + part * cells;
     memset(cnt, 0, cells * sizeof *cnt);
     for (size_t i = lo; i < hi; i++) {
-        int32_t cx = (int32_t)((gc_orca_point_x(pts, i) - g->ox) * g->inv_cell);
-        int32_t cy = (int32_t)((gc_orca_point_y(pts, i) - g->oy) * g->inv_cell);
+        float x = gc_orca_point(pts->x, pts->stride, i);
+        float y = gc_orca_point(pts->y, pts->stride, i);
+        int32_t cx = (int32_t)((x - g->ox) * g->inv_cell);
+        int32_t cy = (int32_t)((y - g->oy) * g->inv_cell);
         /* Rounding in inv_cell can land the far edge one bucket out. */
         cx = cx < g->w ? cx : g->w - 1;
         cy = cy < g->h ? cy : g->h - 1;
@@ -272,8 +275,8 @@ gc_orca_grid_fill(gc_orca_grid *g, const gc_orca_points *pts, size_t lo,
     for (size_t i = lo; i < hi; i++) {
         uint32_t at = next[g->cellof[i]]++;
         g->idx[at] = (uint32_t)i;
-        g->sx[at] = gc_orca_point_x(pts, i);
-        g->sy[at] = gc_orca_point_y(pts, i);
+        g->sx[at] = gc_orca_point(pts->x, pts->stride, i);
+        g->sy[at] = gc_orca_point(pts->y, pts->stride, i);
     }
 }
 

@@ -86,6 +86,21 @@ int gc_orca_program_lines(const gc_orca_params *p, gc_orca_program *pr,
                           const gc_orca_segment *seg, size_t m);
 void gc_orca_programs_solve(gc_orca_program *pr, size_t count);
 
+/* Positions to index: agent i's at x and y, i * stride bytes on (the
+ * stride sizeof (float) for arrays of their own, a record's size for
+ * records that hold them). */
+typedef struct gc_orca_points {
+    const float *x, *y;
+    size_t stride;
+} gc_orca_points;
+
+/* The float i * stride bytes on from p (pts->x or pts->y). */
+static inline float
+gc_orca_point(const float *p, size_t stride, size_t i)
+{
+    return *(const float *)(const void *)((const char *)p + i * stride);
+}
+
 /*
  * gc_orca_grid_build in steps, so that parts of the agents can be taken
  * by threads of their own (the simulation's workers): the bounds of each
@@ -100,29 +115,6 @@ void gc_orca_programs_solve(gc_orca_program *pr, size_t count);
  * GC_EINVAL (the index left empty when a position was not finite) or
  * GC_ENOMEM; the steps after it cannot fail.
  */
-/* Positions to index: agent i's at x and y, i * stride bytes on (the
- * stride sizeof (float) for arrays of their own, a record's size for
- * records that hold them). */
-typedef struct gc_orca_points {
-    const float *x, *y;
-    size_t stride;
-} gc_orca_points;
-
-/* Agent i's x and y in pts. */
-static inline float
-gc_orca_point_x(const gc_orca_points *pts, size_t i)
-{
-    return *(const float *)(const void *)((const char *)pts->x +
-                                          i * pts->stride);
-}
-
-static inline float
-gc_orca_point_y(const gc_orca_points *pts, size_t i)
-{
-    return *(const float *)(const void *)((const char *)pts->y +
-                                          i * pts->stride);
-}
-
 typedef struct gc_orca_bounds {
     float x0, y0, x1, y1;
     bool finite; /* every position added was finite */

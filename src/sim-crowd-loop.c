@@ -128,19 +128,21 @@ copy_range(gc_sim *s, uint32_t lo, uint32_t hi, struct gc_sim_prep *r)
     for (uint32_t i = lo; i < hi; i++) {
         bool alive = gc_sim_alive(s, i);
         gc_vec2 p = s->agents[i].pos;
-        if (alive != (s->now[i].st != GC_SIM_ST_FREE))
+        gc_sim_now *to = &s->now[i];
+        if (alive != (to->st != GC_SIM_ST_FREE))
             changed = true;
         else if (alive) {
-            float dx = p.x - s->now[i].x, dy = p.y - s->now[i].y;
+            float dx = p.x - to->x, dy = p.y - to->y;
             float d = dx * dx + dy * dy;
             moved = d > moved ? d : moved;
         }
-        s->now[i].x = p.x;
-        s->now[i].y = p.y;
-        s->now[i].vx = s->body[i].vx;
-        s->now[i].vy = s->body[i].vy;
-        s->now[i].st = alive ? s->agents[i].state : GC_SIM_ST_FREE;
-        s->now[i].r = gc_sim_body_radius(s, i);
+        *to = (gc_sim_now){p.x,
+                           p.y,
+                           s->body[i].vx,
+                           s->body[i].vy,
+                           gc_sim_body_radius(s, i),
+                           alive ? (uint8_t)s->agents[i].state
+                                 : (uint8_t)GC_SIM_ST_FREE};
     }
     r->moved2 = moved;
     r->changed = changed;
