@@ -65,6 +65,7 @@ enum opt_id {
     O_NEIGHBOUR_DIST,
     O_MAX_SPEED,
     O_TIME_GAP,
+    O_REORDER,
     O_THREADS,
     O_HZ,
     O_BUDGET,

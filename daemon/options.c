@@ -426,6 +426,15 @@ static const opt_row opt_rows[OPT_COUNT] = {
                     .help = "following: walk no faster than the gap to the "
                             "body ahead over this time (door flows as "
                             "people's)"},
+    [O_REORDER] = {.name = "reorder",
+                   REAL(0, 1e6),
+                   .metavar = "S",
+                   .def = "20",
+                   .unit = "seconds; 0: never",
+                   FIELD(sim.reorder, FT_FLOAT),
+                   .help = "renumber the agents in the sim's arrays along "
+                           "the map this often, so neighbours are read "
+                           "together (ids never change)"},
     [O_THREADS] = {.name = "threads",
                    WHOLE(1, 256),
                    .metavar = "N",
@@ -446,8 +455,9 @@ static const opt_row opt_rows[OPT_COUNT] = {
                   .metavar = "N",
                   .def = "64",
                   FIELD(sim.plan_budget, FT_U32),
-                  .help = "path searches per thread per tick; in real time "
-                          "also at most 60% of a tick"},
+                  .help = "path searches per tick, all threads together, "
+                          "the first requests first; in real time also at "
+                          "most 60% of a tick"},
     [O_TICKS] = {.name = "ticks",
                  WHOLE(1, UINT64_MAX / 2),
                  .metavar = "N",

@@ -248,6 +248,12 @@ bodies_text(const options *o, const gc_sim_stats *st, bool json)
              (unsigned long long)st->overlaps_max, st->overlap_depth_max,
              (unsigned long long)st->in_wall, (unsigned long long)st->stalled,
              st->speed_ratio, st->avoid_ms_mean);
+    if (json) {
+        size_t used = strlen(buf);
+        snprintf(buf + used, sizeof buf - used,
+                 ", \"reorders\": %llu, \"reorder_ms_max\": %.3f",
+                 (unsigned long long)st->reorders, st->reorder_ms_max);
+    }
     return buf;
 }
 

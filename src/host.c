@@ -369,11 +369,12 @@ publish_requested_path(gc_host *h)
 /*
  * The snapshot's records of the sim's slots [lo, hi): the live agents,
  * packed from record `at`, up to the world's capacity `cap`.  A record's
- * id is the slot and its salt the slot's generation (the handle's two
- * halves).  Read straight from the sim's arrays and stored a block at a
- * time: with 100,000 agents, the sim's accessors (each checking the slot
- * again), a store call per record and memset's `rep stos` for each took
- * a fifth of the records' time (on one thread 2.14 ms, now 1.65).
+ * id and salt are the agent's (the handle's two halves); the records go
+ * in slot order, which is not the ids' (sim-order.c).  Read straight from the
+ * sim's arrays and stored a block at a time: with 100,000 agents, the sim's
+ * accessors (each checking the slot again), a store call per record and
+ * memset's `rep stos` for each took a fifth of the records' time (on one
+ * thread 2.14 ms, now 1.65).
  */
 static void
 store_agents(const gc_sim *sim, gc_world_snap *snap, uint32_t cap, size_t lo,
@@ -390,7 +391,7 @@ store_agents(const gc_sim *sim, gc_world_snap *snap, uint32_t cap, size_t lo,
         const gc_agent *a = &sim->agents[i];
         gc_world_agent *rec = &recs[n++];
         *rec = blank;
-        rec->id = (uint32_t)i;
+        rec->id = gc_sim_id_of(sim, (uint32_t)i);
         rec->salt = sim->slot[i].salt;
         rec->group = sim->slot[i].group;
         rec->x = a->pos.x;
@@ -437,7 +438,7 @@ publish_part(void *arg, unsigned part, unsigned parts)
     if (p->live < p->n) {
         at = 0;
         for (size_t i = 0; i < lo; i++)
-            at += gc_sim_agent(p->sim, i) != NULL;
+            at += gc_sim_alive(p->sim, (uint32_t)i);
     }
     if (at < p->cap)
         store_agents(p->sim, p->snap, p->cap, lo, hi, (uint32_t)at);

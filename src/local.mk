@@ -47,7 +47,7 @@ libgridcrowd_core_la_SOURCES = \
 	%reldir%/sim-stats.c %reldir%/sim_int.h %reldir%/sim-crowd.c %reldir%/sim-crowd-heading.c \
 	%reldir%/sim-crowd-steer.c %reldir%/sim-crowd-near.c %reldir%/sim-crowd-grid.c %reldir%/sim_crowd_int.h \
 	%reldir%/sim-crowd-contact.c %reldir%/sim-crowd-loop.c \
-	%reldir%/sim-jam.c \
+	%reldir%/sim-jam.c %reldir%/sim-order.c \
 	%reldir%/sim-agents.c \
 	%reldir%/shm.c %reldir%/world_int.h \
 	%reldir%/world-layout.c \

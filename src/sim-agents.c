@@ -8,11 +8,12 @@
  *     workers parked on the gate (sim.c): no field needs a lock, and what
  *     a call does depends only on the sim's state, never on the number of
  *     threads.
- *   - A handle is slot index plus salt (sim.h).  A slot's salt is bumped
- *     when its agent is removed, so old handles fail with GC_EGONE even
- *     after the slot is reused; the salt skips 0, so no handle is
- *     GC_AGENT_NONE.  Spawns take the lowest free slot (free_lo bounds
- *     the scan), so the same calls give the same handles in every run.
+ *   - A handle is id plus salt (sim.h); the id's slot holds the agent
+ *     (sim-order.c).  An id's salt (kept in its slot's gc_sim_slot) is
+ *     bumped when its agent is removed, so old handles fail with GC_EGONE
+ *     even after the id is reused; the salt skips 0, so no handle is
+ *     GC_AGENT_NONE.  Spawns take the lowest free id (free_lo bounds the
+ *     scan), so the same calls give the same handles in every run.
  *   - Per-agent arrays are allocated for the capacity in gc_sim_new: a
  *     spawn never reallocates.  A removed agent may still be on its
  *     worker's plan queue; it stays there (QUEUED stays set, so the slot
@@ -38,50 +39,67 @@ make_handle(uint32_t index, uint32_t salt)
     return (salt << GC_AGENT_INDEX_BITS) | index;
 }
 
+/* The handle of the agent in slot i (alive). */
+static gc_agent_handle
+handle_of_slot(const gc_sim *s, uint32_t i)
+{
+    return make_handle(gc_sim_id_of(s, i), s->slot[i].salt);
+}
+
 gc_agent_handle
 gc_sim_handle(const gc_sim *s, size_t index)
 {
-    if (index >= s->n || !gc_sim_alive(s, (uint32_t)index))
+    if (index >= s->n || !gc_sim_alive(s, gc_sim_slot_of(s, index)))
         return GC_AGENT_NONE;
-    return make_handle((uint32_t)index, s->slot[index].salt);
+    return handle_of_slot(s, gc_sim_slot_of(s, index));
+}
+
+int
+gc_sim_slot_resolve(const gc_sim *s, gc_agent_handle h, uint32_t *slot)
+{
+    uint32_t id = gc_agent_handle_index(h);
+    if (h == GC_AGENT_NONE || id >= s->cap)
+        return GC_EINVAL;
+    uint32_t i = gc_sim_slot_of(s, id);
+    if (!gc_sim_alive(s, i) || s->slot[i].salt != gc_agent_handle_salt(h))
+        return GC_EGONE;
+    if (slot != NULL)
+        *slot = i;
+    return GC_OK;
 }
 
 int
 gc_sim_resolve(const gc_sim *s, gc_agent_handle h, size_t *index)
 {
-    uint32_t i = gc_agent_handle_index(h);
-    if (h == GC_AGENT_NONE || i >= s->cap)
-        return GC_EINVAL;
-    if (!gc_sim_alive(s, i) || s->slot[i].salt != gc_agent_handle_salt(h))
-        return GC_EGONE;
-    if (index != NULL)
-        *index = i;
-    return GC_OK;
+    int rc = gc_sim_slot_resolve(s, h, NULL);
+    if (rc == GC_OK && index != NULL)
+        *index = gc_agent_handle_index(h);
+    return rc;
 }
 
 uint32_t
 gc_sim_agent_group(const gc_sim *s, size_t index)
 {
-    return index < s->n && gc_sim_alive(s, (uint32_t)index)
-               ? s->slot[index].group
+    return index < s->n && gc_sim_alive(s, gc_sim_slot_of(s, index))
+               ? s->slot[gc_sim_slot_of(s, index)].group
                : 0;
 }
 
-/* Resolve h for a call, with a message on failure. */
+/* Resolve h for a call to its slot, with a message on failure. */
 static int
 agent_of(const gc_sim *s, gc_agent_handle h, uint32_t *out, gc_error *err)
 {
-    size_t i = 0;
-    int rc = gc_sim_resolve(s, h, &i);
+    uint32_t i = 0;
+    int rc = gc_sim_slot_resolve(s, h, &i);
     if (rc == GC_EINVAL)
         return gc_error_set(err, rc, NULL, 0, 0,
-                            "agent handle %#x names no slot (capacity %u)",
+                            "agent handle %#x names no agent (capacity %u)",
                             (unsigned)h, s->cap);
     if (rc == GC_EGONE)
         return gc_error_set(err, rc, NULL, 0, 0,
-                            "agent %#x (slot %u) was removed", (unsigned)h,
+                            "agent %#x (id %u) was removed", (unsigned)h,
                             gc_agent_handle_index(h));
-    *out = (uint32_t)i;
+    *out = i;
     return GC_OK;
 }
 
@@ -282,8 +300,8 @@ follow_one(gc_sim *s, uint32_t i, bool force)
 {
     gc_sim_slot *sl = &s->slot[i];
     gc_agent *a = &s->agents[i];
-    size_t t;
-    if (gc_sim_resolve(s, sl->target, &t) != GC_OK) {
+    uint32_t t;
+    if (gc_sim_slot_resolve(s, sl->target, &t) != GC_OK) {
         unfollow(s, i);
         stop_agent(s, i, GC_AGENT_IDLE);
         return;
@@ -517,16 +535,17 @@ gc_sim_spawn(gc_sim *s, const gc_spawn_spec *sp, gc_agent_handle *out,
         return gc_error_set(
             err, GC_EOVERLAP, NULL, 0, 0,
             "a body of radius %g at (%g, %g) overlaps agent %#x at (%g, %g)",
-            (double)r, (double)p.x, (double)p.y, (unsigned)gc_sim_handle(s, j),
+            (double)r, (double)p.x, (double)p.y, (unsigned)handle_of_slot(s, j),
             (double)s->agents[j].pos.x, (double)s->agents[j].pos.y);
 
-    /* The lowest free slot: a hole below n, else slot n. */
-    uint32_t i = s->free_lo;
-    while (i < s->n && gc_sim_alive(s, i))
-        i++;
-    if (i == s->n)
+    /* The lowest free id: a hole below n, else id n (whose slot is n). */
+    uint32_t id = s->free_lo;
+    while (id < s->n && gc_sim_alive(s, gc_sim_slot_of(s, id)))
+        id++;
+    if (id == s->n)
         s->n++;
-    s->free_lo = i + 1;
+    s->free_lo = id + 1;
+    uint32_t i = gc_sim_slot_of(s, id);
 
     gc_agent *a = &s->agents[i];
     gc_agent_release(a);
@@ -555,7 +574,7 @@ gc_sim_spawn(gc_sim *s, const gc_spawn_spec *sp, gc_agent_handle *out,
         want_path(s, i);
     }
     if (out != NULL)
-        *out = make_handle(i, s->slot[i].salt);
+        *out = handle_of_slot(s, i);
     return GC_OK;
 }
 
@@ -574,8 +593,8 @@ gc_sim_remove(gc_sim *s, gc_agent_handle h, gc_error *err)
         s->slot[i].salt >= GC_AGENT_SALT_MAX ? 1 : s->slot[i].salt + 1;
     s->slot[i].group = 0;
     s->live--;
-    if (i < s->free_lo)
-        s->free_lo = i;
+    if (gc_sim_id_of(s, i) < s->free_lo)
+        s->free_lo = gc_sim_id_of(s, i);
     if (s->trace_agent == i)
         s->trace_agent = UINT32_MAX;
     /* Whoever followed it stops now, not at the next tick. */

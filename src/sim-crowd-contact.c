@@ -35,8 +35,9 @@
  * depth (or to where they started, when that was nearer), each moving
  * half, clamped against the walls.  A body moved here may have been
  * pushed into another: its own contacts are checked in the next sweep,
- * CONTACT_SWEEPS at most.  Serial, in slot order, then in the order
- * bodies were moved: the same for any number of threads.
+ * CONTACT_SWEEPS at most.  Serial, in the order of the ids, then in the
+ * order bodies were moved: the same for any number of threads, and
+ * whatever the slots' order (sim-order.c).
  */
 static bool
 contact(gc_sim *s, uint32_t i, uint32_t j, float tol)
@@ -61,7 +62,7 @@ contact(gc_sim *s, uint32_t i, uint32_t j, float tol)
         ux = ox / d0;
         uy = oy / d0;
     } else {
-        ux = i < j ? -1.0f : 1.0f;
+        ux = gc_sim_id_of(s, i) < gc_sim_id_of(s, j) ? -1.0f : 1.0f;
         uy = 0.0f;
     }
     float h = 0.5f * (want - d);
@@ -97,6 +98,7 @@ gc_sim_crowd_contacts(gc_sim *s)
             if ((s->flags[i] & GC_SIM_F_CONTACT) && s->contact_slack[i] < moved)
                 list[len++] = i;
     }
+    gc_sim_sort_by_id(s, list, next, len);
     for (int sweep = 0; sweep < CONTACT_SWEEPS && len > 0; sweep++) {
         uint32_t stamp = ++s->contact_stamp, more = 0;
         for (uint32_t q = 0; q < len; q++) {

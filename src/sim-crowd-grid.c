@@ -133,7 +133,7 @@ gc_sim_crowd_init(gc_sim *s)
      * as added. */
     for (size_t i = 0; i < n; i++)
         s->now[i].st = GC_SIM_ST_FREE;
-    return GC_OK;
+    return gc_sim_order_new(s);
 }
 
 void

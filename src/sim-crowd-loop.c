@@ -56,16 +56,18 @@ gc_sim_crowd_after(gc_sim *s)
     uint64_t t0 = gc_clock_ns();
     gc_sim_crowd_contacts(s);
     c->avoid_ns += s->index_ns + slowest + (gc_clock_ns() - t0);
-    /* The halves' sums and plan requests, in slot order: the same
-     * whoever stepped which. */
+    /* The halves' sums in slot order, the same whoever stepped which;
+     * the plan requests queued in the ids' order, the same whatever the
+     * slots' (the contacts pass is done with its lists). */
+    uint32_t asks = 0;
     for (uint32_t u = 0; u < gc_sim_halves(s->n); u++) {
         c->speed_sum += s->blk_speed[u];
         c->pref_sum += s->blk_pref[u];
-        uint32_t ask[GC_SIM_HALF];
-        uint32_t got = take_asks(s, u, ask);
-        for (uint32_t q = 0; q < got; q++)
-            gc_sim_enqueue(s, ask[q], false);
+        asks += take_asks(s, u, s->contact_list + asks);
     }
+    gc_sim_sort_by_id(s, s->contact_list, s->contact_next, asks);
+    for (uint32_t q = 0; q < asks; q++)
+        gc_sim_enqueue(s, s->contact_list[q], false);
 }
 
 /*
@@ -254,9 +256,7 @@ prep_rest(gc_sim *s, const struct gc_sim_prep *r, size_t parts, uint64_t t0)
         const gc_sim_worker *w = &s->workers[k];
         for (uint32_t j = 0; j < w->ulen; j++)
             s->blk_plan[w->urgent[(w->uhead + j) % w->qcap] / GC_SIM_CHUNK] = 1;
-        uint32_t q =
-            w->qlen < s->cfg.plan_budget ? w->qlen : s->cfg.plan_budget;
-        for (uint32_t j = 0; j < q; j++)
+        for (uint32_t j = 0; j < w->quota; j++)
             s->blk_plan[w->queue[(w->qhead + j) % w->qcap] / GC_SIM_CHUNK] = 1;
     }
     s->index_ns = gc_clock_ns() - t0;

@@ -231,8 +231,9 @@ draw_list(gc_sim *s, uint32_t i, gc_vec2 q, size_t k, float reach)
 }
 
 /*
- * Agent i's skin, of the neighbour distance: NEAR_SKIN on average, but
- * from 0.6 to 1.4 times it by slot.  Agents that start together and walk
+ * An agent's skin, of the neighbour distance: NEAR_SKIN on average, but
+ * from 0.6 to 1.4 times it by id (sim-order.c: not by slot, which a
+ * renumbering changes).  Agents that start together and walk
  * at one speed (circle, corridor) would otherwise all draw on the same
  * tick and then every eighth or so: with 100,000 agents those ticks took
  * 21-23 ms and the others 13.  Different skins last different numbers of
@@ -240,9 +241,9 @@ draw_list(gc_sim *s, uint32_t i, gc_vec2 q, size_t k, float reach)
  * Any skin gives the same answers.
  */
 static inline float
-near_skin(uint32_t i)
+near_skin(uint32_t id)
 {
-    float u = (float)((i * 2654435769u) >> 16) * (1.0f / 65536.0f);
+    float u = (float)((id * 2654435769u) >> 16) * (1.0f / 65536.0f);
     return NEAR_SKIN * (0.6f + 0.8f * u);
 }
 
@@ -257,7 +258,7 @@ gc_sim_crowd_neighbours(gc_sim *s, uint32_t i, gc_vec2 q, size_t k, float nd,
         float hint = neighbour_hint(s, i, q, k);
         if (lists) {
             float reach = hint < nd * nd ? sqrtf(hint) : nd;
-            draw_list(s, i, q, k, reach + near_skin(i) * nd);
+            draw_list(s, i, q, k, reach + near_skin(gc_sim_id_of(s, i)) * nd);
             cnt = from_list(s, i, q, k, nd, ids, d2);
         }
         if (cnt < 0)

@@ -23,12 +23,13 @@
  *     a roundabout at speed is not blocked, and turning it further right
  *     would keep it circling.  Nor does one whose turned preference heads
  *     into a wall: pressed into a corner it would stay there.
- *   - Yield by index.  After STALL_YIELD seconds without progress, an
- *     agent whose nearest neighbour has a lower index yields: for
+ *   - Yield by id.  After STALL_YIELD seconds without progress, an
+ *     agent whose nearest neighbour has a lower id yields: for
  *     STALL_YIELD_LEN seconds it prefers to back away from that
  *     neighbour at half speed (instead of turning), so in a one-cell
- *     corridor, where turning cannot help, the higher index backs out and
- *     the lower goes through.
+ *     corridor, where turning cannot help, the higher id backs out and
+ *     the lower goes through.  (The id, not the slot: a renumbering,
+ *     sim-order.c, must not hand the right of way to the other.)
  *   - Replan.  After STALL_REPLAN seconds it plans again from where it
  *     stands, walking on along its old path until the new one lands (a
  *     stop would restart the stall clock: blocked agents would never
@@ -432,7 +433,7 @@ gc_sim_crowd_steer(gc_sim *s, uint32_t i, const struct gc_sim_spot *at,
             gc_vec2 p = {s->now[i].x, s->now[i].y};
             if (gc_sim_crowd_nearest(s, p, i, 1, r + s->rmax + 0.5f * cs, &j,
                                      &d2) == 1 &&
-                j < i && d2 > 0.0f) {
+                gc_sim_id_of(s, j) < gc_sim_id_of(s, i) && d2 > 0.0f) {
                 float d = sqrtf(d2), v = 0.5f * a->speed;
                 pref = (gc_vec2){(p.x - s->now[j].x) / d * v,
                                  (p.y - s->now[j].y) / d * v};

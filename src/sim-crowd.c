@@ -279,10 +279,11 @@ avoid(gc_sim *s, uint32_t i, const struct gc_sim_spot *at, gc_vec2 pref,
                                 {s->now[o].vx, s->now[o].vy},
                                 s->now[o].r * mg};
         /* Two bodies on one point (a scenario may start two agents in
-         * one cell) would get the same answer for ever: the higher index
+         * one cell) would get the same answer for ever: the higher id
          * is taken to be a hair to the right of the lower. */
         if (nd2[k] == 0.0f)
-            nb[k].pos.x += (o > i ? 1e-3f : -1e-3f) * r;
+            nb[k].pos.x +=
+                (gc_sim_id_of(s, o) > gc_sim_id_of(s, i) ? 1e-3f : -1e-3f) * r;
         float rx = nb[k].pos.x - self.pos.x, ry = nb[k].pos.y - self.pos.y;
         oncoming |= (rx * pref.x + ry * pref.y > 0.0f) &
                     (nb[k].vel.x * pref.x + nb[k].vel.y * pref.y < 0.0f);
@@ -367,7 +368,8 @@ separation(const gc_sim *s, uint32_t i, const uint32_t *ids, const float *d2,
         float sum = (r + s->now[ids[k]].r) * (1.0f - SEP_FROM);
         if (d2[k] >= sum * sum)
             continue;
-        float d = sqrtf(d2[k]), ux = ids[k] < i ? 1.0f : -1.0f, uy = 0.0f;
+        float d = sqrtf(d2[k]), uy = 0.0f;
+        float ux = gc_sim_id_of(s, ids[k]) < gc_sim_id_of(s, i) ? 1.0f : -1.0f;
         if (d > 1e-6f * sum) {
             ux = (px - s->now[ids[k]].x) / d;
             uy = (py - s->now[ids[k]].y) / d;

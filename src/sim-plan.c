@@ -3,11 +3,14 @@
  * the grid changed.
  *
  * Planning.  An agent that needs a path is put on its gc_sim_worker's FIFO
- * queue (at most once: the QUEUED flag); each tick a gc_sim_worker pops at most
- * `plan_budget` of them, and with a time budget (real time) stops when the
- * tick's planning time is spent, so a burst of requests is served fairly
- * over the following ticks and a tick's cost stays bounded.  An agent
- * waiting for a path does not move.
+ * queue (at most once: the QUEUED flag); each tick at most `plan_budget`
+ * of all the queues' requests are served, the first to come in
+ * (gc_sim_plan_quotas shares them out to the workers whose queues hold
+ * them, so which they are does not depend on the number of workers), and
+ * with a time budget (real time) a worker stops when the tick's planning
+ * time is spent, so a burst of requests is served fairly over the
+ * following ticks and a tick's cost stays bounded.  An agent waiting for
+ * a path does not move.
  *
  * Grid changes.  Between ticks the loop tells the sim which cells changed.
  * Every moving agent whose remaining walk touches one stops and goes on an
@@ -74,7 +77,7 @@
 #include <string.h>
 
 void
-gc_sim_enqueue(gc_sim *s, uint32_t i, bool urgent)
+gc_sim_enqueue_seq(gc_sim *s, uint32_t i, bool urgent, uint64_t seq)
 {
     if (s->flags[i] & GC_SIM_F_QUEUED)
         return;
@@ -85,10 +88,54 @@ gc_sim_enqueue(gc_sim *s, uint32_t i, bool urgent)
         w->urgent[(w->uhead + w->ulen) % w->qcap] = i;
         w->ulen++;
     } else {
-        w->queue[(w->qhead + w->qlen) % w->qcap] = i;
+        uint32_t at = (w->qhead + w->qlen) % w->qcap;
+        w->queue[at] = i;
+        w->qseq[at] = seq;
         w->qlen++;
     }
     s->flags[i] |= GC_SIM_F_QUEUED;
+}
+
+void
+gc_sim_enqueue(gc_sim *s, uint32_t i, bool urgent)
+{
+    if (s->flags[i] & GC_SIM_F_QUEUED)
+        return;
+    /* A worker's request in a tick is ordered by the agent's id among
+     * the tick's, whoever makes it when. */
+    uint64_t seq =
+        s->in_tick ? s->tick_seq + gc_sim_id_of(s, i) : s->plan_seq++;
+    gc_sim_enqueue_seq(s, i, urgent, seq);
+}
+
+void
+gc_sim_plan_quotas(gc_sim *s)
+{
+    uint32_t left = s->cfg.plan_budget;
+    for (int k = 0; k < s->nworkers; k++)
+        s->workers[k].quota = 0;
+    if (s->nworkers == 1) {
+        gc_sim_worker *w = &s->workers[0];
+        w->quota = w->qlen < left ? w->qlen : left;
+        return;
+    }
+    /* Each queue is in the order its requests came in: merge their
+     * heads. */
+    for (; left > 0; left--) {
+        gc_sim_worker *best = NULL;
+        uint64_t first = UINT64_MAX;
+        for (int k = 0; k < s->nworkers; k++) {
+            gc_sim_worker *w = &s->workers[k];
+            if (w->quota < w->qlen &&
+                w->qseq[(w->qhead + w->quota) % w->qcap] < first) {
+                first = w->qseq[(w->qhead + w->quota) % w->qcap];
+                best = w;
+            }
+        }
+        if (best == NULL)
+            break;
+        best->quota++;
+    }
 }
 
 static void
@@ -634,12 +681,13 @@ gc_sim_grid_changed(gc_sim *s, const gc_cell *cells, size_t n)
 /* ---- tracing ------------------------------------------------------------ */
 
 int
-gc_sim_trace_agent(gc_sim *s, uint32_t agent, size_t cap)
+gc_sim_trace_agent(gc_sim *s, uint32_t id, size_t cap)
 {
-    if (agent >= s->n || !gc_sim_alive(s, agent)) {
+    if (id >= s->n || !gc_sim_alive(s, gc_sim_slot_of(s, id))) {
         s->trace_agent = UINT32_MAX;
-        return agent == UINT32_MAX ? GC_OK : GC_ERANGE;
+        return id == UINT32_MAX ? GC_OK : GC_ERANGE;
     }
+    uint32_t agent = gc_sim_slot_of(s, id);
     if (s->trace.events == NULL || s->trace.cap < cap) {
         gc_trace_event *ev = realloc(s->trace.events, cap * sizeof *ev);
         if (ev == NULL)
@@ -666,7 +714,8 @@ gc_sim_take_trace(gc_sim *s, uint32_t *agent)
     if (!s->trace_fresh)
         return NULL;
     s->trace_fresh = false;
-    *agent = s->trace_agent;
+    *agent =
+        s->trace_agent < s->n ? gc_sim_id_of(s, s->trace_agent) : UINT32_MAX;
     return &s->trace;
 }
 
@@ -702,7 +751,7 @@ gc_sim_plan_queued(gc_sim_worker *w)
         if (wants_plan(s, i))
             plan(s, w, i);
     }
-    for (uint32_t k = 0; k < s->cfg.plan_budget && w->qlen > 0; k++) {
+    for (uint32_t k = 0; k < w->quota && w->qlen > 0; k++) {
         if (s->cfg.plan_time_ns && gc_clock_ns() - t0 >= s->cfg.plan_time_ns)
             break;
         uint32_t i = ring_pop(w->queue, w->qcap, &w->qhead, &w->qlen);

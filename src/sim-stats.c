@@ -50,6 +50,8 @@ fill_states(const gc_sim *s, gc_sim_stats *out)
                               ? s->agents[i].state
                               : GC_AGENT_IDLE]++;
     out->ticks = s->ticks;
+    out->reorders = s->order.done;
+    out->reorder_ms_max = (double)s->order.ns_max / 1e6;
 }
 
 static void

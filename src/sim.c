@@ -65,6 +65,7 @@ gc_sim_config_init(gc_sim_config *c)
     c->radius = 0.0f;
     c->avoid = GC_AVOID_NONE;
     c->follow_reuse = true;
+    c->reorder = (float)GC_SIM_REORDER_S;
 }
 
 const char *
@@ -370,7 +371,8 @@ gc_sim_new(gc_sim **out, gc_grid *g, const gc_sim_config *cfg, gc_error *err)
     s->rng = calloc(cap, sizeof *s->rng);
     s->slot = calloc(cap, sizeof *s->slot);
     s->workers = calloc((size_t)s->nworkers, sizeof *s->workers);
-    if (!s->agents || !s->flags || !s->rng || !s->slot || !s->workers) {
+    if (!s->agents || !s->flags || !s->rng || !s->slot || !s->workers ||
+        gc_sim_ids_new(s) != GC_OK) {
         rc = gc_error_set(err, GC_ENOMEM, NULL, 0, 0, "out of memory");
         goto fail;
     }
@@ -402,10 +404,11 @@ gc_sim_new(gc_sim **out, gc_grid *g, const gc_sim_config *cfg, gc_error *err)
                   1;
         w->queue = malloc((size_t)w->qcap * sizeof *w->queue);
         w->urgent = malloc((size_t)w->qcap * sizeof *w->urgent);
+        w->qseq = malloc((size_t)w->qcap * sizeof *w->qseq);
         rc = gc_astar_new(&w->astar, g->width, g->height);
         if (rc == GC_OK &&
             (gc_sim_crowd_scratch_new(&w->crowd, s->cap) != GC_OK ||
-             w->queue == NULL || w->urgent == NULL))
+             w->queue == NULL || w->urgent == NULL || w->qseq == NULL))
             rc = GC_ENOMEM;
         if (rc != GC_OK) {
             gc_error_set(err, rc, NULL, 0, 0, "worker %d: %s", k,
@@ -478,6 +481,7 @@ gc_sim_free(gc_sim *s)
             gc_path_free(&s->workers[k].jpath);
             free(s->workers[k].queue);
             free(s->workers[k].urgent);
+            free(s->workers[k].qseq);
             gc_sim_crowd_scratch_free(s->workers[k].crowd);
         }
     if (s->agents != NULL)
@@ -486,6 +490,7 @@ gc_sim_free(gc_sim *s)
     free(s->workers);
     free(s->agents);
     free(s->slot);
+    gc_sim_order_free(s);
     free(s->flags);
     free(s->rng);
     free(s->comp_cells);
@@ -501,8 +506,11 @@ gc_sim_free(gc_sim *s)
 int
 gc_sim_tick(gc_sim *s)
 {
+    if (gc_sim_bodies(s))
+        gc_sim_reorder_if_due(s);
     if (s->followers > 0)
         gc_sim_follow_update(s);
+    gc_sim_plan_quotas(s);
     if (gc_sim_bodies(s)) {
         int rc = gc_sim_jam_update(s);
         if (rc == GC_OK)
@@ -510,7 +518,11 @@ gc_sim_tick(gc_sim *s)
         if (rc != GC_OK)
             return rc;
     }
+    s->tick_seq = s->plan_seq;
+    s->in_tick = true;
     gc_sim_run(s, worker_tick);
+    s->in_tick = false;
+    s->plan_seq = s->tick_seq + s->cap;
     if (gc_sim_bodies(s))
         gc_sim_jam_start(s);
     if (gc_sim_bodies(s) && s->fused) {
@@ -544,7 +556,10 @@ gc_sim_agent_count(const gc_sim *s)
 const gc_agent *
 gc_sim_agent(const gc_sim *s, size_t i)
 {
-    return i < s->n && gc_sim_alive(s, (uint32_t)i) ? &s->agents[i] : NULL;
+    if (i >= s->n)
+        return NULL;
+    uint32_t k = gc_sim_slot_of(s, i);
+    return gc_sim_alive(s, k) ? &s->agents[k] : NULL;
 }
 
 size_t
@@ -562,9 +577,10 @@ gc_sim_capacity(const gc_sim *s)
 gc_vec2
 gc_sim_agent_velocity(const gc_sim *s, size_t i)
 {
-    if (i >= s->n || s->body == NULL || !gc_sim_alive(s, (uint32_t)i))
+    if (i >= s->n || s->body == NULL || !gc_sim_alive(s, gc_sim_slot_of(s, i)))
         return (gc_vec2){0.0f, 0.0f};
-    return (gc_vec2){s->body[i].vx, s->body[i].vy};
+    uint32_t k = gc_sim_slot_of(s, i);
+    return (gc_vec2){s->body[k].vx, s->body[k].vy};
 }
 
 float

@@ -177,9 +177,13 @@ typedef struct gc_sim_worker {
     gc_path keep, jpath; /* a follower's kept cells; its joint search */
     /* Plan queues: agent indices, FIFO rings of capacity = own agent count.
      * `urgent` holds agents stopped by a grid change: all of them are
-     * served on the next tick, ahead of the budgeted `queue`. */
+     * served on the next tick, ahead of the budgeted `queue`.  qseq[k]
+     * is queue[k]'s place in the order requests came in (gc_sim.plan_seq),
+     * and quota how many of the queue's first the worker plans in this
+     * tick (gc_sim_plan_quotas). */
     uint32_t *queue, *urgent;
-    uint32_t qcap, qhead, qlen, uhead, ulen;
+    uint64_t *qseq;
+    uint32_t qcap, qhead, qlen, uhead, ulen, quota;
     gc_sim_counters win, total;
     gc_hist hwin, htotal; /* search times (gridcrowd/util.h) */
     int error; /* first gc_err a worker could not handle (ENOMEM) */
@@ -263,6 +267,23 @@ typedef struct gc_sim_spot_kept {
     uint8_t wall4, plan4;
 } gc_sim_spot_kept;
 
+/* The renumbering of the slots (sim-order.c): every `every` ticks from
+ * tick `next` (every 0: never).  Its scratch: buf, one per-agent array
+ * at a time in the new order (cap records of `stride` bytes); from[k]
+ * the old slot of new slot k and to[] its inverse; count the curve's
+ * buckets (`buckets` of them: the Hilbert index over a side of 2^bits
+ * cells, shifted right by `shift`).  done: renumberings so far; ns_max:
+ * the longest one's time. */
+typedef struct gc_sim_order {
+    uint64_t every, next;
+    unsigned bits, shift;
+    uint32_t buckets;
+    size_t stride;
+    unsigned char *buf;
+    uint32_t *from, *to, *count;
+    uint64_t done, ns_max;
+} gc_sim_order;
+
 struct gc_sim {
     gc_grid *grid; /* the real cells: walls for bodies, avoidance */
     /* The planning grid: `grid` itself for points, else `inflated`, the
@@ -283,8 +304,13 @@ struct gc_sim {
      * live: agents alive.  Loop only, between ticks. */
     uint32_t cap, n, live;
     uint32_t followers; /* agents with GOAL_FOLLOW (loop only) */
-    uint32_t free_lo;   /* no free slot below this (loop only) */
+    uint32_t free_lo;   /* no free id below this (loop only) */
     gc_sim_slot *slot;  /* as the flags */
+    /* Ids (the accessors' and handles' agent numbers) and slots (where the
+     * arrays hold an agent), inverse permutations, the identity from n
+     * up (sim-order.c); order: their renumbering.  Loop only. */
+    uint32_t *id_slot, *slot_id;
+    gc_sim_order order;
     gc_agent *agents;   /* agent i: its worker in a tick, the loop between */
     uint8_t *flags;     /* GC_SIM_F_*, as the agents */
     uint64_t *rng;      /* per-agent goal generators, as the agents */
@@ -324,6 +350,13 @@ struct gc_sim {
     void *par_ctx;
     bool quit;
     uint64_t ticks; /* finished ticks; written by the loop only */
+    /* The order plan requests came in (gc_sim_enqueue): the loop's get
+     * plan_seq, counted up; those made by workers during a tick (in_tick)
+     * get tick_seq plus the agent's id, and plan_seq moves past them all
+     * after the tick.  So which requests a tick's count budget serves
+     * does not depend on the workers (gc_sim_plan_quotas). */
+    uint64_t plan_seq, tick_seq;
+    bool in_tick;
     /* Avoidance (avoid ORCA).  now: every agent as the tick starts, and
      * oidx their index: written by the loop before it opens the gate,
      * read-only for the workers, so an agent's new velocity depends on
@@ -643,6 +676,13 @@ void gc_sim_jam_free(gc_sim *s);
  * it, and a goal only beyond a jam is drawn again. */
 bool gc_sim_jam_route(gc_sim *s, uint32_t i, gc_cell *start);
 
+/* Before a tick (loop): each worker's quota, the requests of the count
+ * budget taken from all queues in the order they came in. */
+void gc_sim_plan_quotas(gc_sim *s);
+/* gc_sim_enqueue with the request's place in the order (sim-order.c,
+ * carrying the queues over). */
+void gc_sim_enqueue_seq(gc_sim *s, uint32_t i, bool urgent, uint64_t seq);
+
 /* ---- sim-agents.c: spawn, remove, goals, follow ---- */
 
 /* gc_sim.st of a free slot (no agent state has this value). */
@@ -757,6 +797,43 @@ static inline float
 gc_sim_speed_limit(float cell_size, float dt)
 {
     return GC_SIM_MAX_SPEED_CELLS_PER_TICK * cell_size / dt;
+}
+
+/* ---- sim-order.c: ids and slots ---- */
+
+/* Seconds between renumberings by default (gc_sim_config_init). */
+#define GC_SIM_REORDER_S 20.0
+/* The id maps, identity (gc_sim_new; GC_ENOMEM). */
+int gc_sim_ids_new(gc_sim *s);
+/* The renumbering's period and scratch, with bodies (GC_ENOMEM). */
+int gc_sim_order_new(gc_sim *s);
+void gc_sim_order_free(gc_sim *s);
+/* Renumber the slots now (loop only, between ticks, not while the jam
+ * scan walks the slots; GC_ENOMEM for its scratch, made once, without a
+ * period), or when due. */
+int gc_sim_reorder(gc_sim *s);
+void gc_sim_reorder_if_due(gc_sim *s);
+
+/* Slots slots[0 .. n) sorted by their ids (tmp: n more): what is done
+ * in slot order and depends on the order is done in the ids', so that a
+ * renumbering changes no run. */
+void gc_sim_sort_by_id(const gc_sim *s, uint32_t *slots, uint32_t *tmp,
+                       size_t n);
+
+/* The slot of a live agent's handle in *slot (may be NULL): as
+ * gc_sim_resolve, which gives its id. */
+int gc_sim_slot_resolve(const gc_sim *s, gc_agent_handle h, uint32_t *slot);
+
+/* The slot of agent id (below cap), and the id of slot i. */
+static inline uint32_t
+gc_sim_slot_of(const gc_sim *s, size_t id)
+{
+    return s->id_slot[id];
+}
+static inline uint32_t
+gc_sim_id_of(const gc_sim *s, uint32_t slot)
+{
+    return s->slot_id[slot];
 }
 
 /* Whether slot i holds an agent. */

@@ -21,7 +21,7 @@ unit_tests = %reldir%/test_grid %reldir%/test_astar %reldir%/test_astar_props \
 	%reldir%/test_mapio %reldir%/test_sim %reldir%/test_world \
 	%reldir%/test_edits %reldir%/test_api %reldir%/test_host \
 	%reldir%/test_orca %reldir%/test_prog \
-	%reldir%/test_crowd %reldir%/test_follow %reldir%/test_sim_oom
+	%reldir%/test_crowd %reldir%/test_follow %reldir%/test_order %reldir%/test_sim_oom
 # Path queries on a live world against the Dijkstra of dijkstra.h.
 unit_tests += %reldir%/test_query
 %canon_reldir%_test_query_SOURCES = %reldir%/test_query.c %reldir%/dijkstra.h \
@@ -133,6 +133,10 @@ unit_tests += %reldir%/test_nav_derive
 %canon_reldir%_test_crowd_SOURCES = %reldir%/test_crowd.c
 %canon_reldir%_test_crowd_CFLAGS = $(test_cflags)
 %canon_reldir%_test_crowd_LDADD = libgridcrowd_core.la $(CMOCKA_LIBS) -lm
+# test_order looks at the slots behind the ids (src/sim_int.h): the objects.
+%canon_reldir%_test_order_SOURCES = %reldir%/test_order.c
+%canon_reldir%_test_order_CFLAGS = $(test_cflags)
+%canon_reldir%_test_order_LDADD = libgridcrowd_core.la $(CMOCKA_LIBS) -lm
 # test_follow calls the follower's path join (src/sim_int.h): the objects.
 %canon_reldir%_test_follow_SOURCES = %reldir%/test_follow.c
 %canon_reldir%_test_follow_CFLAGS = $(test_cflags)

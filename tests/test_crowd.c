@@ -446,7 +446,9 @@ crush_new(gc_grid **g, gc_scen *sc, int neighbours)
     return crush_sized(g, sc, neighbours, CRUSH_N, 2, 1);
 }
 
-/* n bodies on the side x side cells of a square, with `threads`. */
+/* n bodies on the side x side cells of a square, with `threads`, their
+ * slots renumbered every crush_reorder seconds (src/sim-order.c). */
+static float crush_reorder = (float)GC_SIM_REORDER_S;
 static gc_sim *
 crush_sized(gc_grid **g, gc_scen *sc, int neighbours, int n, int side,
             int threads)
@@ -462,6 +464,7 @@ crush_sized(gc_grid **g, gc_scen *sc, int neighbours, int n, int side,
     c.neighbours = neighbours;
     c.threads = threads;
     c.plan_budget = 256; /* all plan in the first tick, whatever the split */
+    c.reorder = crush_reorder;
     gc_sim *s;
     gc_error err;
     assert_int_equal(gc_sim_new(&s, *g, &c, &err), GC_OK);
@@ -587,17 +590,22 @@ crush_run(int threads, float *pos)
     gc_grid_free(g);
 }
 
-/* The contacts pass runs after the workers, in slot order: the crush,
- * where it acts, ends bit-identical for 1, 2 and 3 workers. */
+/* The contacts pass runs after the workers, in the ids' order: the
+ * crush, where it acts, ends bit-identical for 1, 2 and 3 workers, and
+ * with its slots renumbered every other tick (where bodies on one point
+ * are told apart by id, not by slot). */
 static void
 test_crush_threads_identical(void **state)
 {
     (void)state;
-    float pos[3][2 * CRUSH_BIG];
+    float pos[4][2 * CRUSH_BIG];
     for (int k = 0; k < 3; k++)
         crush_run(k + 1, pos[k]);
-    assert_memory_equal(pos[0], pos[1], sizeof pos[0]);
-    assert_memory_equal(pos[0], pos[2], sizeof pos[0]);
+    crush_reorder = 2.0f / 60.0f;
+    crush_run(2, pos[3]);
+    crush_reorder = (float)GC_SIM_REORDER_S;
+    for (int k = 1; k < 4; k++)
+        assert_memory_equal(pos[0], pos[k], sizeof pos[0]);
 }
 
 /* The crush, where most programs are infeasible with bodies overlapping,
@@ -1491,13 +1499,14 @@ test_squeeze_posts(void **state)
     double worst = 0.0, d;
     for (; t < 60 * 40 && run_checked(s, r, 1, 0.0, &d) == 1; t++) {
         worst = d > worst ? d : worst;
-        if (through < 0 && s->agents[0].pos.x > 10.5f)
+        /* (By id: the slots are renumbered at 20 s.) */
+        if (through < 0 && gc_sim_agent(s, 0)->pos.x > 10.5f)
             through = t;
     }
     printf("# past the posts at tick %d, arrived at tick %d, deepest %.3f "
            "of 2r\n",
            through, t, worst);
-    assert_int_equal(s->agents[0].state, GC_AGENT_ARRIVED);
+    assert_int_equal(gc_sim_agent(s, 0)->state, GC_AGENT_ARRIVED);
     assert_true(worst <= DEPTH_TOL);
     /* Not before it squeezes: 5 s blocked, then the margin must shrink
      * to 0.62 / 0.6 = 1.033, 3.3 s later. */
@@ -1918,7 +1927,9 @@ test_wall_segments_kept(void **state)
 static const float thread_rates[] = {0.0f, 90.0f, 200.0f, 720.0f};
 
 /* Positions after 400 ticks in out[2n]; with `heads`, the headings too
- * (heads[n]), and every agent's turn rate taken from thread_rates. */
+ * (heads[n]), and every agent's turn rate taken from thread_rates.  The
+ * count budget of plans a tick: thread_budget (0: the default). */
+static uint32_t thread_budget;
 static void
 run_for_threads(int threads, float *out, size_t n, float *heads)
 {
@@ -1926,6 +1937,8 @@ run_for_threads(int threads, float *out, size_t n, float *heads)
     gc_sim_config c;
     crowd_config(&c, (uint32_t)n, 0.35f);
     c.threads = threads;
+    if (thread_budget > 0)
+        c.plan_budget = thread_budget;
     gc_sim *s;
     gc_error err;
     assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_OK);
@@ -1956,6 +1969,24 @@ test_threads_identical(void **state)
     run_for_threads(1, p1, N, NULL);
     run_for_threads(2, p2, N, NULL);
     run_for_threads(3, p3, N, NULL);
+    assert_memory_equal(p1, p2, sizeof p1);
+    assert_memory_equal(p1, p3, sizeof p1);
+}
+
+/* The same with a budget of 2 plans a tick, which the 60 wanderers'
+ * requests exceed all along: the tick's budget serves the first requests
+ * to come in, whichever workers' queues hold them. */
+static void
+test_threads_identical_budget(void **state)
+{
+    (void)state;
+    enum { N = 60 };
+    float p1[2 * N], p2[2 * N], p3[2 * N];
+    thread_budget = 2;
+    run_for_threads(1, p1, N, NULL);
+    run_for_threads(2, p2, N, NULL);
+    run_for_threads(3, p3, N, NULL);
+    thread_budget = 0;
     assert_memory_equal(p1, p2, sizeof p1);
     assert_memory_equal(p1, p3, sizeof p1);
 }
@@ -2738,6 +2769,7 @@ main(void)
         cmocka_unit_test(test_hilbert_curve),
         cmocka_unit_test(test_threads_identical),
         cmocka_unit_test(test_threads_identical_turning),
+        cmocka_unit_test(test_threads_identical_budget),
         cmocka_unit_test(test_threads_identical_shared_prepare),
         cmocka_unit_test(test_index_in_parts),
         cmocka_unit_test(test_turn_back_orca),

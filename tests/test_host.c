@@ -550,6 +550,7 @@ test_records_shared_out(void **state)
         c.avoid = k < 2 ? GC_AVOID_NONE : GC_AVOID_ORCA;
         c.radius = k < 2 ? 0.0f : 0.3f;
         c.seed = 5;
+        c.plan_budget = 512; /* a tick's: many bodies moving by tick 4 */
         gc_sim *sim;
         gc_error err;
         assert_int_equal(gc_sim_new(&sim, grid, &c, &err), GC_OK);

@@ -199,6 +199,64 @@ test_threads_keep_every_agent(void **state)
     gc_grid_free(g);
 }
 
+/* 150 wanderers on `threads` workers with a count budget of 4 plans a
+ * tick (a backlog of first plans for the first 38 ticks): their
+ * positions after 400 ticks into out[300], the searches into
+ * *searches. */
+static void
+budget_run(int threads, float *out, uint64_t *searches)
+{
+    gc_grid *g = small_grid();
+    gc_sim_config c;
+    gc_sim_config_init(&c);
+    c.agents = 150;
+    c.threads = threads;
+    c.plan_budget = 4;
+    c.motion.speed = 9.0f;
+    gc_sim *s;
+    gc_error err;
+    assert_int_equal(gc_sim_new(&s, g, &c, &err), GC_OK);
+    for (int t = 0; t < 400; t++) {
+        assert_int_equal(gc_sim_tick(s), GC_OK);
+        /* Never more than the budget, whatever the workers, and all of
+         * it while the backlog lasts. */
+        gc_sim_stats st;
+        gc_sim_stats_total(s, &st);
+        assert_true(st.searches <= 4u * (uint64_t)(t + 1));
+        if (t < 30)
+            assert_int_equal(st.searches, 4u * (uint64_t)(t + 1));
+    }
+    for (size_t i = 0; i < 150; i++) {
+        out[2 * i] = gc_sim_agent(s, i)->pos.x;
+        out[2 * i + 1] = gc_sim_agent(s, i)->pos.y;
+    }
+    gc_sim_stats st;
+    gc_sim_stats_total(s, &st);
+    *searches = st.searches;
+    gc_sim_free(s);
+    gc_grid_free(g);
+}
+
+/* The count budget is the tick's, served in the order the requests came
+ * in: which agents plan in a tick, and so the whole run, does not depend
+ * on how many workers share the queues (it did while each worker had a
+ * budget of its own). */
+static void
+test_threads_same_run_with_budget(void **state)
+{
+    (void)state;
+    float p[3][300];
+    uint64_t n[3];
+    for (int k = 0; k < 3; k++)
+        budget_run(k + 1, p[k], &n[k]);
+    printf("# %llu searches in 400 ticks at 4 a tick\n",
+           (unsigned long long)n[0]);
+    for (int k = 1; k < 3; k++) {
+        assert_int_equal(n[k], n[0]);
+        assert_memory_equal(p[k], p[0], sizeof p[0]);
+    }
+}
+
 /* Run a scenario to the end; every agent arrives and walks the optimal
  * length.  Returns the number of problems. */
 static size_t
@@ -986,6 +1044,7 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_deterministic_one_thread),
         cmocka_unit_test(test_threads_keep_every_agent),
+        cmocka_unit_test(test_threads_same_run_with_budget),
         cmocka_unit_test(test_place_in_curve_order),
         cmocka_unit_test(test_scen_demo_walks_optimal),
         cmocka_unit_test(test_scen_movingai_walks_optimal),

@@ -71,7 +71,9 @@ typedef struct gc_sim_config {
     const gc_scen *scen;   /* GC_GOALS_SCEN problems (borrowed) */
     const char *scen_name; /* its file name, for messages (may be NULL) */
     uint64_t seed;
-    uint32_t plan_budget;   /* searches per worker per tick, >= 1 */
+    uint32_t plan_budget;   /* searches per tick, all workers together,
+                               the first requests first (so the same run
+                               whatever the workers), >= 1 */
     uint64_t plan_time_ns;  /* and stop planning once a worker has spent
                                this long in the tick (0: no limit); replans
                                after grid changes ignore the count budget
@@ -110,6 +112,12 @@ typedef struct gc_sim_config {
      * there, falling back to a full search (default true; false: always
      * a full search). */
     bool follow_reuse;
+    /* With avoidance: every this many simulated seconds the agents'
+     * slots (where the sim's arrays hold them) are renumbered along the
+     * map, so that the crowd step reads neighbours that were read just
+     * before.  Ids and handles never change (gc_sim_config_init: 20 s;
+     * 0: never). */
+    float reorder;
 } gc_sim_config;
 
 /*
@@ -127,7 +135,8 @@ typedef struct gc_sim_config {
  *
  * Defaults: 300 agents, 1 thread, 60 Hz, speed 4 cells/s, arrival radius
  * 0.1 cell, turn at once, wander, seed 1, budget 64, smoothing on, no
- * corner cutting, wander repeats, radius 0 (points), no avoidance.
+ * corner cutting, wander repeats, radius 0 (points), no avoidance, slots
+ * renumbered every 20 s.
  */
 void gc_sim_config_init(gc_sim_config *c);
 
@@ -168,6 +177,9 @@ typedef struct gc_sim_stats {
                                   without progress, seconds */
     double speed_ratio;        /* mean speed / mean preferred speed of the
                                   moving agents */
+    uint64_t reorders;         /* renumberings of the slots so far
+                                  (gc_sim_config.reorder) */
+    double reorder_ms_max;     /* the longest of them, ms */
     double avoid_ms_mean;      /* avoidance per tick: the index build plus
                                   the slowest worker's neighbour queries,
                                   ORCA and motion (what RVO2's doStep
@@ -225,12 +237,14 @@ int gc_sim_trace_agent(gc_sim *s, uint32_t agent, size_t cap);
 const gc_trace *gc_sim_take_trace(gc_sim *s, uint32_t *agent);
 
 /*
- * Agents (read between ticks only).  Agents live in slots 0 ..
- * gc_sim_capacity() - 1; a removed agent's slot is free until a spawn
- * reuses it.  gc_sim_agent_count is the number of slots to scan: one more
- * than the highest slot that was ever in use, so it never shrinks (free
- * slots may lie anywhere below it).  gc_sim_agent returns NULL for a free
- * slot and past the count: every loop over the agents skips NULLs.
+ * Agents (read between ticks only).  Agents have ids 0 ..
+ * gc_sim_capacity() - 1, the index half of their handles, theirs from
+ * spawn to removal (the sim may move agents about in its own arrays; the
+ * ids never change); a removed agent's id is free until a spawn reuses
+ * it.  gc_sim_agent_count is the number of ids to scan: one more than
+ * the highest id that was ever in use, so it never shrinks (free ids may
+ * lie anywhere below it).  gc_sim_agent returns NULL for a free id and
+ * past the count: every loop over the agents skips NULLs.
  * gc_sim_live_count is the number of agents alive.
  */
 size_t gc_sim_agent_count(const gc_sim *s);
@@ -361,17 +375,17 @@ int gc_sim_set_turn_rate(gc_sim *s, gc_agent_handle h, float deg_per_s,
 int gc_sim_set_wander_radius(gc_sim *s, gc_agent_handle h, float radius,
                              gc_error *err);
 
-/* The handle of the agent in slot `index`, GC_AGENT_NONE for a free slot
- * or past the capacity. */
+/* The handle of agent `index` (its id), GC_AGENT_NONE for a free id or
+ * past the capacity. */
 gc_agent_handle gc_sim_handle(const gc_sim *s, size_t index);
 
-/* The slot of a live agent's handle in *index (may be NULL): GC_OK,
+/* The id of a live agent's handle in *index (may be NULL): GC_OK,
  * GC_EINVAL (GC_AGENT_NONE, index past the capacity), GC_EGONE (removed,
- * whether or not the slot was reused). */
+ * whether or not the id was reused). */
 int gc_sim_resolve(const gc_sim *s, gc_agent_handle h, size_t *index);
 
-/* The group the agent in slot `index` was spawned with (0 for agents the
- * sim placed, and for free slots). */
+/* The group agent `index` (its id) was spawned with (0 for agents the
+ * sim placed, and for free ids). */
 uint32_t gc_sim_agent_group(const gc_sim *s, size_t index);
 
 /* Slots: gc_sim_config.max_agents resolved. */

@@ -109,7 +109,7 @@ typedef struct gc_world_agent {
     uint32_t reserved[2]; /* zero */
 } gc_world_agent;
 
-/* The salt is the slot's generation: (salt << GC_AGENT_INDEX_BITS) | id is
+/* The salt is the id's generation: (salt << GC_AGENT_INDEX_BITS) | id is
  * the agent's handle (sim.h). */
 
 /*

@@ -248,7 +248,8 @@ view_conn_push(view_conn *c, gc_edit *e)
 long
 view_conn_find(const view_conn *c, uint32_t id)
 {
-    /* Records are usually stored in id order: try the direct slot first. */
+    /* Records are in the sim's slot order, the ids' until it renumbers
+     * them (--reorder): try the record at the id first. */
     if (id < c->nagents && c->agents[id].id == id)
         return (long)id;
     for (size_t i = 0; i < c->nagents; i++)
