@@ -368,11 +368,12 @@ separation(const gc_sim *s, uint32_t i, const uint32_t *ids, const float *d2,
         float sum = (r + s->now[ids[k]].r) * (1.0f - SEP_FROM);
         if (d2[k] >= sum * sum)
             continue;
-        float d = sqrtf(d2[k]), uy = 0.0f;
-        float ux = gc_sim_id_of(s, ids[k]) < gc_sim_id_of(s, i) ? 1.0f : -1.0f;
+        float d = sqrtf(d2[k]), ux, uy = 0.0f;
         if (d > 1e-6f * sum) {
             ux = (px - s->now[ids[k]].x) / d;
             uy = (py - s->now[ids[k]].y) / d;
+        } else {
+            ux = gc_sim_id_of(s, ids[k]) < gc_sim_id_of(s, i) ? 1.0f : -1.0f;
         }
         float h = 0.5f * (sum - d);
         sx += ux * h;

@@ -227,6 +227,9 @@ usage(FILE *f)
             "(default 1)\n"
             "  --no-smooth           plan without smoothing\n"
             "  --avoid MODEL         orca (default) or orca-adaptive\n"
+            "  --reorder S           renumber the slots every S simulated "
+            "seconds, 0: never\n"
+            "                        (default the sim's, 20)\n"
             "  --help                this text\n"
             "Exit codes: 0 ran; 1 the run failed; 2 bad command line.\n");
 }
@@ -257,6 +260,7 @@ main(int argc, char **argv)
     bool smooth = true;
     uint64_t seed = 1;
     gc_avoid avoid = GC_AVOID_ORCA;
+    float reorder = -1.0f; /* < 0: the sim's default */
     static const struct option longs[] = {
         {"scenario", required_argument, NULL, 's'},
         {"agents", required_argument, NULL, 'n'},
@@ -271,13 +275,14 @@ main(int argc, char **argv)
         {"seed", required_argument, NULL, 'R'},
         {"no-smooth", no_argument, NULL, 'N'},
         {"avoid", required_argument, NULL, 'A'},
+        {"reorder", required_argument, NULL, 'O'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     prog_init(PROG);
     /* ':' and opterr 0: a bad option is our one line, not getopt's two. */
     opterr = 0;
     int ch;
-    while ((ch = getopt_long(argc, argv, ":s:n:t:k:m:H:D:V:G:S:R:NA:h", longs,
+    while ((ch = getopt_long(argc, argv, ":s:n:t:k:m:H:D:V:G:S:R:NA:O:h", longs,
                              NULL)) != -1) {
         switch (ch) {
         case 's':
@@ -297,6 +302,9 @@ main(int argc, char **argv)
             break;
         case 'H':
             horizon = (float)number("--horizon", optarg, 1e-3, 1e6, false);
+            break;
+        case 'O':
+            reorder = (float)number("--reorder", optarg, 0, 1e6, false);
             break;
         case 'D':
             ndist = (float)number("--neighbour-dist", optarg, 0, 1e6, false);
@@ -379,6 +387,8 @@ main(int argc, char **argv)
     }
     if (horizon > 0.0f)
         c.horizon = horizon;
+    if (reorder >= 0.0f)
+        c.reorder = reorder;
     if (ndist >= 0.0f)
         c.neighbour_dist = ndist;
     if (max_speed >= 0.0f)
