@@ -43,6 +43,7 @@
 #include "grid_int.h"
 #include "sim_int.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -186,13 +187,13 @@ keys_part(void *ctx, unsigned part, unsigned parts)
     }
 }
 
-/* The new order: from[k] the old slot of new slot k, to[] its inverse. */
+/* The new order from the keys (keys_part): from[k] the old slot of new
+ * slot k, to[] its inverse. */
 static void
 order_slots(gc_sim *s)
 {
     gc_sim_order *o = &s->order;
     uint32_t n = s->n;
-    run_parts(s, keys_part, s);
     memset(o->count, 0, ((size_t)o->buckets + 1) * sizeof *o->count);
     for (uint32_t i = 0; i < n; i++)
         if (gc_sim_alive(s, i))
@@ -209,12 +210,17 @@ order_slots(gc_sim *s)
         o->to[o->from[k]] = k;
 }
 
-/* One array's move: gathered into the buffer in the new order, part by
- * part, then copied back once every part is gathered. */
-struct move {
-    gc_sim *s;
-    unsigned char *base;
+/* The arrays to move (every per-agent array that outlives a tick), and
+ * the parts' meeting point between a gather and its copy back. */
+struct array {
+    unsigned char *base; /* NULL: not made (nothing to move) */
     size_t stride;
+};
+struct moves {
+    gc_sim *s;
+    const struct array *arrays;
+    size_t count;
+    atomic_uint arrived, round;
 };
 
 static void
@@ -225,41 +231,82 @@ part_range(const gc_sim *s, unsigned part, unsigned parts, size_t *lo,
     *hi = (size_t)s->n * (part + 1) / parts;
 }
 
+/* Slots [lo, hi) of array a gathered into the buffer in the new order. */
 static void
-gather_part(void *ctx, unsigned part, unsigned parts)
+gather(gc_sim_order *o, const struct array *a, size_t lo, size_t hi)
 {
-    const struct move *m = ctx;
-    const gc_sim_order *o = &m->s->order;
-    size_t lo, hi, st = m->stride;
-    part_range(m->s, part, parts, &lo, &hi);
+    size_t st = a->stride;
     const uint32_t *from = o->from;
     if (st == 1) {
         for (size_t k = lo; k < hi; k++)
-            o->buf[k] = m->base[from[k]];
+            o->buf[k] = a->base[from[k]];
     } else if (st == 4) {
         uint32_t *d = (uint32_t *)(void *)o->buf;
-        const uint32_t *b = (const uint32_t *)(const void *)m->base;
+        const uint32_t *b = (const uint32_t *)(const void *)a->base;
         for (size_t k = lo; k < hi; k++)
             d[k] = b[from[k]];
     } else if (st == 8) {
         uint64_t *d = (uint64_t *)(void *)o->buf;
-        const uint64_t *b = (const uint64_t *)(const void *)m->base;
+        const uint64_t *b = (const uint64_t *)(const void *)a->base;
         for (size_t k = lo; k < hi; k++)
             d[k] = b[from[k]];
     } else {
         for (size_t k = lo; k < hi; k++)
-            memcpy(o->buf + k * st, m->base + (size_t)from[k] * st, st);
+            memcpy(o->buf + k * st, a->base + (size_t)from[k] * st, st);
     }
 }
 
+/* Every part waits here until all have come (the parts run at once, one
+ * a worker: gc_sim_parallel). */
 static void
-back_part(void *ctx, unsigned part, unsigned parts)
+meet(struct moves *m, unsigned parts)
 {
-    const struct move *m = ctx;
+    if (parts == 1)
+        return;
+    unsigned round = atomic_load_explicit(&m->round, memory_order_acquire);
+    if (atomic_fetch_add_explicit(&m->arrived, 1, memory_order_acq_rel) + 1 ==
+        parts) {
+        atomic_store_explicit(&m->arrived, 0, memory_order_relaxed);
+        atomic_fetch_add_explicit(&m->round, 1, memory_order_release);
+        return;
+    }
+    unsigned spins = 0;
+    while (atomic_load_explicit(&m->round, memory_order_acquire) == round)
+        gc_sim_spin_turn(&spins, 4096);
+}
+
+static void lists_part(void *ctx, unsigned part, unsigned parts);
+
+/* A part of the renumbering: its slots' keys, and once every part has
+ * them the new order (part 0); then every array's move, gathered into
+ * the buffer and once every part has gathered copied back; then its
+ * lists translated.  One job, so that
+ * in real time, where the workers sleep between ticks, they are woken once, not
+ * twice an array (10,000 agents on den520d: 12.7 ms a renumbering in real time
+ * against 1.4 in batch). */
+static void
+moves_part(void *ctx, unsigned part, unsigned parts)
+{
+    struct moves *m = ctx;
+    gc_sim_order *o = &m->s->order;
     size_t lo, hi;
     part_range(m->s, part, parts, &lo, &hi);
-    memcpy(m->base + lo * m->stride, m->s->order.buf + lo * m->stride,
-           (hi - lo) * m->stride);
+    keys_part(m->s, part, parts);
+    meet(m, parts);
+    if (part == 0)
+        order_slots(m->s);
+    meet(m, parts);
+    for (size_t k = 0; k < m->count; k++) {
+        const struct array *a = &m->arrays[k];
+        if (a->base == NULL)
+            continue;
+        gather(o, a, lo, hi);
+        meet(m, parts);
+        memcpy(a->base + lo * a->stride, o->buf + lo * a->stride,
+               (hi - lo) * a->stride);
+        meet(m, parts);
+    }
+    lists_part(m->s, part, parts);
 }
 
 /* Run fn on every worker, or on the loop's thread alone for a crowd
@@ -272,16 +319,6 @@ run_parts(gc_sim *s, void (*fn)(void *ctx, unsigned part, unsigned parts),
         gc_sim_parallel(s, fn, ctx);
     else
         fn(ctx, 0, 1);
-}
-
-static void
-move_array(gc_sim *s, void *base, size_t stride)
-{
-    if (base == NULL)
-        return;
-    struct move m = {s, base, stride};
-    run_parts(s, gather_part, &m);
-    run_parts(s, back_part, &m);
 }
 
 /* The neighbour and candidate lists of slots in a part, translated. */
@@ -350,17 +387,13 @@ gc_sim_reorder(gc_sim *s)
         if (rc != GC_OK)
             return rc;
     }
-    order_slots(s);
     /* Every per-agent array that outlives a tick (the rest are rebuilt
      * each tick: the index's packing, the contacts' lists). */
 #define RECORD(a)                                                              \
     {                                                                          \
-        (void *)s->a, sizeof *s->a                                             \
+        (unsigned char *)(void *)s->a, sizeof *s->a                            \
     }
-    const struct {
-        void *base;
-        size_t stride;
-    } arrays[] = {
+    const struct array arrays[] = {
         RECORD(agents),
         RECORD(flags),
         RECORD(rng),
@@ -380,13 +413,17 @@ gc_sim_reorder(gc_sim *s)
         RECORD(near_t),
         RECORD(contact_mark),
         RECORD(contact_slack),
-        {s->nbr, (size_t)s->orca.max_neighbours * sizeof *s->nbr},
-        {s->near, (size_t)s->near_cap * sizeof *s->near},
+        {(unsigned char *)(void *)s->nbr,
+         (size_t)s->orca.max_neighbours * sizeof *s->nbr},
+        {(unsigned char *)(void *)s->near,
+         (size_t)s->near_cap * sizeof *s->near},
     };
 #undef RECORD
-    for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
-        move_array(s, arrays[k].base, arrays[k].stride);
-    run_parts(s, lists_part, s);
+    struct moves m = {
+        .s = s, .arrays = arrays, .count = sizeof arrays / sizeof arrays[0]};
+    atomic_init(&m.arrived, 0);
+    atomic_init(&m.round, 0);
+    run_parts(s, moves_part, &m);
     for (uint32_t k = 0; k < s->n; k++)
         s->id_slot[s->slot_id[k]] = k;
     carry_queue(s, true, (struct carried *)(void *)o->buf);
