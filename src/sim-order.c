@@ -363,8 +363,9 @@ carry_queue(gc_sim *s, bool urgent, struct carried *tmp)
         uint32_t *len = urgent ? &w->ulen : &w->qlen;
         for (uint32_t j = 0; j < *len; j++) {
             uint32_t at = (*head + j) % w->qcap;
-            tmp[m++] = (struct carried){urgent ? m : w->qseq[at],
-                                        s->order.to[ring[at]]};
+            uint64_t seq = urgent ? (uint64_t)m : w->qseq[at];
+            tmp[m] = (struct carried){seq, s->order.to[ring[at]]};
+            m++;
         }
         *head = *len = 0;
     }
