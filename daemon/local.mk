@@ -4,7 +4,7 @@
 # default_map.c is generated from maps/demo.map.
 bin_PROGRAMS += %reldir%/gridcrowdd
 %canon_reldir%_gridcrowdd_SOURCES = %reldir%/gridcrowdd.c %reldir%/daemon.h \
-	%reldir%/options.c %reldir%/report.c %reldir%/recording.c \
+	%reldir%/options.c %reldir%/options-parse.c %reldir%/options_int.h %reldir%/report.c %reldir%/recording.c \
 	%reldir%/default_map.h \
 	%reldir%/scenario.c
 nodist_%canon_reldir%_gridcrowdd_SOURCES = %reldir%/default_map.c

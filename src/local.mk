@@ -44,9 +44,9 @@ libgridcrowd_core_la_SOURCES = \
 	%reldir%/smooth.c \
 	%reldir%/agent.c \
 	%reldir%/sim.c %reldir%/sim-plan.c %reldir%/sim-goals.c \
-	%reldir%/sim-stats.c %reldir%/sim_int.h %reldir%/sim-crowd.c %reldir%/sim-crowd-heading.c \
+	%reldir%/sim-stats.c %reldir%/sim_int.h %reldir%/sim_records_int.h %reldir%/sim-crowd.c %reldir%/sim-crowd-heading.c \
 	%reldir%/sim-crowd-steer.c %reldir%/sim-crowd-near.c %reldir%/sim-crowd-grid.c %reldir%/sim_crowd_int.h \
-	%reldir%/sim-crowd-contact.c %reldir%/sim-crowd-loop.c \
+	%reldir%/sim-crowd-contact.c %reldir%/sim-crowd-loop.c %reldir%/sim-crowd-share.c \
 	%reldir%/sim-jam.c %reldir%/sim-order.c \
 	%reldir%/sim-agents.c \
 	%reldir%/shm.c %reldir%/world_int.h \

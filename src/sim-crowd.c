@@ -21,9 +21,8 @@
  * arrays, the index and the grids, all read-only in the tick, and writes
  * only the agents of its blocks, their blocks' sums and flags: the result
  * does not depend on the number of threads or on who took which block
- * (planning budgets aside: with more requests than budget, who plans in
- * which tick depends on the split of agents among the plan queues, as it
- * always has).
+ * (nor does who plans in which tick: the budget is the tick's,
+ * gc_sim_plan_quotas).  Who takes which block is sim-crowd-share.c.
  *
  * Steering along the path, progress and the deadlock rules (ORCA's
  * head-on meetings in narrow passages, symmetric standoffs) are in
@@ -129,8 +128,8 @@ spot_kept_at(const gc_sim *s, uint32_t i, gc_cell cell)
 }
 
 /* Where agent i stands, from its cell (gc_grid_cell_of of its position,
- * which step_chunk computes a pass ahead to prefetch what this reads:
- * the clearance maps, when the bytes it keeps are not that cell's),
+ * which gc_sim_crowd_step_chunk computes a pass ahead to prefetch what this
+ * reads: the clearance maps, when the bytes it keeps are not that cell's),
  * looking for walls within `range`. */
 static struct gc_sim_spot
 spot_at(gc_sim *s, uint32_t i, gc_cell cell, float range)
@@ -241,7 +240,7 @@ bool gc_sim_crowd_overlaps_known = true;
  * The new velocity: ORCA from pref against the n nearest neighbours ids
  * (squared distances nd2) and the walls near the agent.  The default
  * model's answer is left to the program pr, which avoid() makes and
- * step_chunk answers with the others of its group in lanes
+ * gc_sim_crowd_step_chunk answers with the others of its group in lanes
  * (gc_orca_programs_solve): then it returns true.  The other models,
  * and a program that cannot be made, answer at once in *v.
  */
@@ -410,10 +409,10 @@ move(gc_sim *s, uint32_t i, const struct gc_sim_spot *at, gc_vec2 v,
     b->vx = mx / s->dt;
     b->vy = my / s->dt;
     float walked = sqrtf(mx * mx + my * my);
-    /* The heading is the move's, set once the chunk has moved (step_chunk:
-     * (0, 0) for none).  With a turn rate it is the turned one
-     * (turn_then_go), not the direction ORCA's side-steps happened to
-     * take. */
+    /* The heading is the move's, set once the chunk has moved
+     * (gc_sim_crowd_step_chunk: (0, 0) for none).  With a turn rate it is the
+     * turned one (turn_then_go), not the direction ORCA's side-steps happened
+     * to take. */
     bool faces = walked > 1e-6f * cs && !(s->slot[i].turn_rate > 0.0f);
     *face = faces ? (gc_vec2){mx, my} : (gc_vec2){0.0f, 0.0f};
     if (push.x != 0.0f || push.y != 0.0f) {
@@ -504,49 +503,6 @@ progress(gc_sim_worker *w, uint32_t i, float walked, uint64_t now,
  * two half blocks (GC_SIM_HALF slots each), as the workers take them
  * (gc_sim_crowd_step): the float sums of each half are its own.
  */
-struct gc_sim_crowd_scratch {
-    uint32_t who[GC_SIM_CHUNK];
-    uint32_t n[GC_SIM_CHUNK];
-    struct gc_sim_spot at[GC_SIM_CHUNK];
-    gc_vec2 pref[GC_SIM_CHUNK];
-    gc_vec2 v[GC_SIM_CHUNK]; /* the velocities avoidance chose */
-    float walked[GC_SIM_CHUNK];
-    /* The moves that set a heading (move()), as slot j and (x, y), and
-     * their headings. */
-    uint32_t face_j[GC_SIM_CHUNK];
-    float face_x[GC_SIM_CHUNK], face_y[GC_SIM_CHUNK], face_h[GC_SIM_CHUNK];
-    bool go[GC_SIM_CHUNK];
-    double speed_sum[2], pref_sum[2]; /* the run's halves' */
-    float contact_least[2];           /* the halves' blk_contact (sim_int.h) */
-    uint32_t *later; /* runs put aside in this tick (owned): 2u + len - 1 */
-    gc_orca_program prog[GC_ORCA_LANES_MAX]; /* a group's (step_chunk) */
-    uint32_t ids[GC_SIM_CHUNK * GC_ORCA_MAX_NEIGHBOURS];
-    float d2[GC_SIM_CHUNK * GC_ORCA_MAX_NEIGHBOURS];
-};
-
-int
-gc_sim_crowd_scratch_new(gc_sim_crowd_scratch **out, uint32_t cap)
-{
-    gc_sim_crowd_scratch *c = malloc(sizeof *c);
-    size_t halves = gc_sim_halves(cap);
-    if (c != NULL)
-        c->later = malloc((halves > 0 ? halves : 1) * sizeof *c->later);
-    if (c == NULL || c->later == NULL) {
-        free(c);
-        *out = NULL;
-        return GC_ENOMEM;
-    }
-    *out = c;
-    return GC_OK;
-}
-
-void
-gc_sim_crowd_scratch_free(gc_sim_crowd_scratch *c)
-{
-    if (c != NULL)
-        free(c->later);
-    free(c);
-}
 
 /* Neighbour distance: widened only once a larger body exists, so the
  * common case keeps the exact distance it always had. */
@@ -562,9 +518,9 @@ neighbour_dist(const gc_sim *s)
  * motion.  Adds the first and last passes' time to *avoid_ns.  The float
  * sums of who[0 .. split) go to the scratch's first, of the rest to its
  * second. */
-static void
-step_chunk(gc_sim_worker *w, gc_sim_crowd_scratch *c, uint32_t m,
-           uint32_t split, uint64_t *avoid_ns)
+void
+gc_sim_crowd_step_chunk(gc_sim_worker *w, gc_sim_crowd_scratch *c, uint32_t m,
+                        uint32_t split, uint64_t *avoid_ns)
 {
     gc_sim *s = w->sim;
     const size_t k = (size_t)s->orca.max_neighbours;
@@ -687,115 +643,4 @@ step_chunk(gc_sim_worker *w, gc_sim_crowd_scratch *c, uint32_t m,
         if (c->go[j])
             progress(w, c->who[j], c->walked[j], now, &c->speed_sum[j >= split],
                      &c->pref_sum[j >= split]);
-}
-
-/* Whether every worker has served its plan queues this tick. */
-static bool
-all_planned(const gc_sim *s)
-{
-    return atomic_load_explicit(&s->planned, memory_order_acquire) >=
-           s->nworkers;
-}
-
-/* The run of halves [u, u + len) (len 1 or 2, in one block or two):
- * their live agents in one chunk. */
-static void
-step_run(gc_sim_worker *w, uint32_t u, uint32_t len, uint64_t *avoid_ns)
-{
-    gc_sim *s = w->sim;
-    gc_sim_crowd_scratch *c = w->crowd;
-    uint32_t m = 0, split = 0;
-    for (uint32_t h = 0; h < len; h++) {
-        uint32_t b = (u + h) * GC_SIM_HALF, e = gc_sim_half_end(b, s->n);
-        for (uint32_t i = b; i < e; i++) {
-            s->flags[i] &= (uint8_t)~GC_SIM_F_CONTACT; /* (this tick's) */
-            if (gc_sim_alive(s, i))
-                c->who[m++] = i;
-        }
-        if (h == 0)
-            split = m;
-    }
-    c->speed_sum[0] = c->speed_sum[1] = c->pref_sum[0] = c->pref_sum[1] = 0.0;
-    c->contact_least[0] = c->contact_least[1] = INFINITY;
-    if (m > 0)
-        step_chunk(w, c, m, split, avoid_ns);
-    for (uint32_t h = 0; h < len; h++) {
-        s->blk_speed[u + h] = c->speed_sum[h];
-        s->blk_pref[u + h] = c->pref_sum[h];
-        s->blk_contact[u + h] = c->contact_least[h];
-    }
-}
-
-/*
- * Worker w's next run of halves, as gc_sim_take takes units from the
- * shares of the blocks (each share whole blocks, as the start-of-tick
- * copy's): two at a time, a whole block, while the share has four or
- * more left (a chunk of two halves keeps step_chunk's passes long),
- * then one, so that the last thing a worker takes, and the others may
- * wait for, is half as long.  (Circle 1,000 on two threads, blocks taken
- * whole: the slower worker's avoidance took 7% more than the two's
- * mean.  In halves the step took 1.5 to 4% less.)
- */
-static bool
-take_run(gc_sim *s, const gc_sim_worker *w, uint32_t *o, uint32_t *unit,
-         uint32_t *len)
-{
-    size_t nw = (size_t)s->nworkers, units = gc_sim_halves(s->n);
-    for (; *o < nw; (*o)++) {
-        size_t k = ((size_t)w->id + *o) % nw, lo, hi;
-        gc_sim_block_share(s, k, &lo, &hi);
-        lo *= 2;
-        hi = 2 * hi < units ? 2 * hi : units;
-        size_t have = hi - lo;
-        atomic_size_t *next = &s->workers[k].next;
-        size_t seen = atomic_load_explicit(next, memory_order_relaxed);
-        size_t want = seen < have && have - seen >= 4 ? 2 : 1;
-        size_t j = atomic_fetch_add_explicit(next, want, memory_order_relaxed);
-        if (j < have) {
-            *unit = (uint32_t)(lo + j);
-            *len = want == 2 && j + 1 < have ? 2 : 1;
-            return true;
-        }
-    }
-    return false;
-}
-
-/* Whether a run holds an agent that may plan in this tick. */
-static bool
-run_plans(const gc_sim *s, uint32_t u, uint32_t len)
-{
-    return s->blk_plan[u / 2] || s->blk_plan[(u + len - 1) / 2];
-}
-
-/*
- * The worker's halves: its share, then those of others' shares that
- * they have not taken yet (take_run).  An agent's step must see the
- * plan it gets in this tick, which its owner makes (gc_sim_plan_queued,
- * before this): a run holding an agent that may plan now (its block's
- * blk_plan) is put aside while any worker is still planning, and stepped
- * at the end, once all have planned (spinning, yielding when that takes
- * long).  So a worker with little to plan steps the others meanwhile.
- */
-void
-gc_sim_crowd_step(gc_sim_worker *w)
-{
-    gc_sim *s = w->sim;
-    gc_sim_crowd_scratch *c = w->crowd;
-    uint64_t avoid_ns = 0;
-    w->tick_overlaps = 0;
-    w->tick_moved2 = 0.0f;
-    atomic_fetch_add_explicit(&s->planned, 1, memory_order_acq_rel);
-    uint32_t later = 0, u, len;
-    /* Its own share first, then the others' that are left. */
-    for (uint32_t o = 0; take_run(s, w, &o, &u, &len);) {
-        if (run_plans(s, u, len) && !all_planned(s))
-            c->later[later++] = 2u * u + len - 1u;
-        else
-            step_run(w, u, len, &avoid_ns);
-    }
-    for (unsigned spins = 0; later > 0 && !all_planned(s);)
-        gc_sim_spin_turn(&spins, 256);
-    for (uint32_t j = 0; j < later; j++)
-        step_run(w, c->later[j] / 2u, c->later[j] % 2u + 1u, &avoid_ns);
-    w->tick_avoid_ns = avoid_ns;
 }

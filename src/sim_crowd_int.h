@@ -199,4 +199,34 @@ float gc_sim_crowd_contact_slack(const gc_sim *s, uint32_t i, const float *d2,
 gc_vec2 gc_sim_crowd_follow(const gc_sim *s, uint32_t i, gc_vec2 pref,
                             const uint32_t *ids, const float *nd2, size_t n);
 
+/* A worker's scratch for the crowd step: the chunk's agents, their
+ * neighbour lists and what each pass hands the next (sim-crowd.c), the
+ * run's halves' sums, and the runs put aside (sim-crowd-share.c). */
+struct gc_sim_crowd_scratch {
+    uint32_t who[GC_SIM_CHUNK];
+    uint32_t n[GC_SIM_CHUNK];
+    struct gc_sim_spot at[GC_SIM_CHUNK];
+    gc_vec2 pref[GC_SIM_CHUNK];
+    gc_vec2 v[GC_SIM_CHUNK]; /* the velocities avoidance chose */
+    float walked[GC_SIM_CHUNK];
+    /* The moves that set a heading (move()), as slot j and (x, y), and
+     * their headings. */
+    uint32_t face_j[GC_SIM_CHUNK];
+    float face_x[GC_SIM_CHUNK], face_y[GC_SIM_CHUNK], face_h[GC_SIM_CHUNK];
+    bool go[GC_SIM_CHUNK];
+    double speed_sum[2], pref_sum[2]; /* the run's halves' */
+    float contact_least[2];           /* the halves' blk_contact (sim_int.h) */
+    uint32_t *later; /* runs put aside in this tick (owned): 2u + len - 1 */
+    gc_orca_program
+        prog[GC_ORCA_LANES_MAX]; /* a group's (gc_sim_crowd_step_chunk) */
+    uint32_t ids[GC_SIM_CHUNK * GC_ORCA_MAX_NEIGHBOURS];
+    float d2[GC_SIM_CHUNK * GC_ORCA_MAX_NEIGHBOURS];
+};
+
+/* Agents c->who[0 .. m) through the step's passes (sim-crowd.c): the
+ * float sums of who[0 .. split) to the scratch's first, the rest to its
+ * second; the first and last passes' time added to *avoid_ns. */
+void gc_sim_crowd_step_chunk(gc_sim_worker *w, gc_sim_crowd_scratch *c,
+                             uint32_t m, uint32_t split, uint64_t *avoid_ns);
+
 #endif
