@@ -140,15 +140,22 @@ cmp_u64(const void *a, const void *b)
  * neighbour's start-of-tick state, and with 100,000 agents placed in
  * random order most of those reads missed the caches.
  */
+unsigned
+gc_sim_hilbert_bits(const gc_grid *g)
+{
+    uint32_t side = (uint32_t)(g->width > g->height ? g->width : g->height);
+    unsigned bits = 1;
+    while (((uint32_t)1 << bits) < side)
+        bits++;
+    return bits;
+}
+
 static void
 place_order(const gc_grid *g, uint32_t *cell, uint64_t *key, uint32_t n)
 {
     /* Sides of at most GC_GRID_MAX_SIDE = 2^16: the curve's index fits
      * 32 bits, and the cell index (below 2^28) goes in the other 32. */
-    uint32_t side = (uint32_t)(g->width > g->height ? g->width : g->height);
-    unsigned bits = 1;
-    while (((uint32_t)1 << bits) < side)
-        bits++;
+    unsigned bits = gc_sim_hilbert_bits(g);
     for (uint32_t i = 0; i < n; i++) {
         gc_cell c = cell_of_index(g, cell[i]);
         key[i] = gc_sim_hilbert_index(bits, (uint32_t)c.x, (uint32_t)c.y) << 32 |

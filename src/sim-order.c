@@ -100,12 +100,7 @@ gc_sim_order_new(gc_sim *s)
     }
     /* The curve's side covers the map; its index (2 * bits bits) is cut
      * to about as many buckets as there are slots, at least 2^10. */
-    uint32_t side =
-        (uint32_t)(s->grid->width > s->grid->height ? s->grid->width
-                                                    : s->grid->height);
-    o->bits = 1;
-    while (((uint32_t)1 << o->bits) < side)
-        o->bits++;
+    o->bits = gc_sim_hilbert_bits(s->grid);
     unsigned want = 10;
     while (want < 22 && ((uint32_t)1 << want) < s->cap)
         want++;

@@ -102,9 +102,11 @@ gc_sim_enqueue(gc_sim *s, uint32_t i, bool urgent)
     if (s->flags[i] & GC_SIM_F_QUEUED)
         return;
     /* A worker's request in a tick is ordered by the agent's id among
-     * the tick's, whoever makes it when. */
-    uint64_t seq =
-        s->in_tick ? s->tick_seq + gc_sim_id_of(s, i) : s->plan_seq++;
+     * the tick's, whoever makes it when.  (Urgent ones are all served:
+     * they need no place.) */
+    uint64_t seq = urgent       ? 0
+                   : s->in_tick ? s->tick_seq + gc_sim_id_of(s, i)
+                                : s->plan_seq++;
     gc_sim_enqueue_seq(s, i, urgent, seq);
 }
 
