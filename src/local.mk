@@ -64,7 +64,7 @@ libgridcrowd_core_la_SOURCES = \
 	%reldir%/version.c \
 	%reldir%/util.c \
 	%reldir%/host.c \
-	%reldir%/orca.c %reldir%/orca-solve.c %reldir%/orca-index.c %reldir%/orca_int.h %reldir%/orca_lanes.h %reldir%/orca_lp_lanes.h %reldir%/orca_width.h %reldir%/orca_simd.h %reldir%/knn_int.h
+	%reldir%/orca.c %reldir%/orca-solve.c %reldir%/orca-index.c %reldir%/orca_int.h %reldir%/orca_lanes.h %reldir%/orca_lp_lanes.h %reldir%/orca_seg_lanes.h %reldir%/orca_width.h %reldir%/orca_simd.h %reldir%/knn_int.h
 # The recorder: SQLite trajectories (JuPedSim's format) and their WKT.
 libgridcrowd_core_la_SOURCES += %reldir%/record.c %reldir%/record_int.h \
 	%reldir%/record-db.c %reldir%/record-geometry.c

@@ -347,14 +347,10 @@ int
 gc_orca_program_lines(const gc_orca_params *p, gc_orca_program *pr,
                       const gc_orca_segment *seg, size_t m)
 {
-    int k = gc_orca_lines(p, &pr->self, pr->nb, pr->n_nb, seg, m, pr->lines,
-                          &pr->n_obst);
-    if (k < 0)
-        return k;
-    if (!(pr->max_speed >= 0) || !isfinite(pr->max_speed))
-        return GC_EINVAL;
-    pr->n_lines = (size_t)k;
-    return 0;
+    int rc = gc_orca_program_walls(p, pr, seg, m);
+    if (rc == GC_OK)
+        gc_orca_programs_lines(pr, 1);
+    return rc;
 }
 
 /*

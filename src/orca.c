@@ -387,6 +387,50 @@ wall_order(gc_vec2 pos, const gc_orca_segment *seg, size_t m, uint8_t *order)
     }
 }
 
+/*
+ * The walls' lines of an agent, into lines[0 ..): its segments seg[0 ..
+ * m) nearest first, ties by index, so that the near wall's line can cover
+ * the ones behind it (wall_order), each segment's line unless covered.
+ * With `made`, segment j's line is made[j] already (when bit j of
+ * made_ok is set; else it has none); made may lie in lines past m.
+ * Returns how many lines.
+ */
+static size_t
+wall_lines(const gc_orca_params *p, const gc_orca_agent *self,
+           const gc_orca_segment *seg, size_t m, const gc_orca_line *made,
+           uint64_t made_ok, gc_orca_line *lines)
+{
+    if (m == 0)
+        return 0;
+    size_t k = 0;
+    uint8_t order[GC_ORCA_MAX_SEGMENTS];
+    wall_order(self->pos, seg, m, order);
+    float inv = 1.0f / p->time_horizon_obst;
+    float rho = self->radius * inv;
+    for (size_t i = 0; i < m; i++) {
+        const gc_orca_segment *sg = &seg[order[i]];
+        gc_vec2 a = sub(sg->a, self->pos), b = sub(sg->b, self->pos);
+        /* Covered: the whole scaled capsule is on the forbidden side of
+         * an earlier wall line, whose permitted side holds the origin,
+         * so its whole velocity obstacle is excluded too. */
+        gc_vec2 A = scale(inv, a), B = scale(inv, b);
+        bool covered = false;
+        for (size_t j = 0; j < k && !covered; j++)
+            covered = slack(&lines[j], A) <= -rho + GC_ORCA_EPS &&
+                      slack(&lines[j], B) <= -rho + GC_ORCA_EPS;
+        if (covered)
+            continue;
+        if (made != NULL) {
+            if (made_ok >> order[i] & 1)
+                lines[k++] = made[order[i]];
+        } else if (segment_line(a, b, self->radius, inv, self->vel,
+                                &lines[k])) {
+            k++;
+        }
+    }
+    return k;
+}
+
 int
 gc_orca_lines(const gc_orca_params *p, const gc_orca_agent *self,
               const gc_orca_agent *nb, size_t n, const gc_orca_segment *seg,
@@ -396,34 +440,168 @@ gc_orca_lines(const gc_orca_params *p, const gc_orca_agent *self,
         n > GC_ORCA_MAX_NEIGHBOURS || m > GC_ORCA_MAX_SEGMENTS || (n && !nb) ||
         (m && !seg))
         return GC_EINVAL;
-
-    size_t k = 0;
-    if (m > 0) {
-        /* Nearest first, ties by index, so that the near wall's line can
-         * cover the ones behind it (wall_order). */
-        uint8_t order[GC_ORCA_MAX_SEGMENTS];
-        wall_order(self->pos, seg, m, order);
-        float inv = 1.0f / p->time_horizon_obst;
-        float rho = self->radius * inv;
-        for (size_t i = 0; i < m; i++) {
-            const gc_orca_segment *sg = &seg[order[i]];
-            gc_vec2 a = sub(sg->a, self->pos), b = sub(sg->b, self->pos);
-            /* Covered: the whole scaled capsule is on the forbidden side
-             * of an earlier wall line, whose permitted side holds the
-             * origin, so its whole velocity obstacle is excluded too. */
-            gc_vec2 A = scale(inv, a), B = scale(inv, b);
-            bool covered = false;
-            for (size_t j = 0; j < k && !covered; j++)
-                covered = slack(&lines[j], A) <= -rho + GC_ORCA_EPS &&
-                          slack(&lines[j], B) <= -rho + GC_ORCA_EPS;
-            if (covered)
-                continue;
-            if (segment_line(a, b, self->radius, inv, self->vel, &lines[k]))
-                k++;
-        }
-    }
+    size_t k = wall_lines(p, self, seg, m, NULL, 0, lines);
     *n_obst = k;
     float inv_tau = 1.0f / p->time_horizon, inv_dt = 1.0f / p->dt;
     gc_orca_agent_lines(self, nb, n, inv_tau, inv_dt, lines + k);
     return (int)(k + n);
+}
+
+/* ---- the crowd's programs: their walls' lines in lanes ------------------ */
+
+int
+gc_orca_program_walls(const gc_orca_params *p, gc_orca_program *pr,
+                      const gc_orca_segment *seg, size_t m)
+{
+    if (!params_valid(p) || !pr || pr->n_nb > GC_ORCA_MAX_NEIGHBOURS ||
+        m > GC_ORCA_MAX_SEGMENTS || (m && !seg) || !(pr->max_speed >= 0) ||
+        !isfinite(pr->max_speed))
+        return GC_EINVAL;
+    pr->params = p;
+    pr->n_seg = m;
+    if (m > 0 && seg != pr->seg) /* (the caller may fill it in place) */
+        memcpy(pr->seg, seg, m * sizeof *seg);
+    return 0;
+}
+
+#if defined(ORCA_SSE2)
+#define LANES 4
+#include "orca_width.h"
+#define SEG_FN seg_lines4
+#include "orca_seg_lanes.h"
+#undef SEG_FN
+#undef LANES
+#endif
+
+#if defined(ORCA_AVX)
+#define LANES 8
+#include "orca_width.h"
+#define SEG_FN seg_lines8
+#include "orca_seg_lanes.h"
+#undef SEG_FN
+#undef LANES
+#endif
+
+/* Where program pr keeps its segments' lines until its walls' lines are
+ * taken from them: the end of its lines, which wall_lines() reaches only
+ * after reading them (it writes line k < m while reading line m' >= m). */
+static inline gc_orca_line *
+made_lines(gc_orca_program *pr)
+{
+    return pr->lines + GC_ORCA_MAX_LINES - pr->n_seg;
+}
+
+/* Segments' lines, up to eight a call, for the pairs (program q[l],
+ * segment j[l]) of a batch. */
+struct seg_batch {
+    size_t n;
+    uint32_t q[8];
+    uint8_t j[8];
+    float ax[8], ay[8], bx[8], by[8], r[8], vx[8], vy[8], inv[8];
+};
+
+static void
+seg_flush(gc_orca_program *pr, struct seg_batch *sb)
+{
+    size_t n = sb->n;
+    if (n == 0)
+        return;
+    sb->n = 0;
+#if defined(ORCA_SSE2)
+    float qx[8], qy[8], dx[8], dy[8];
+    int touch;
+    /* Lanes past n repeat the first. */
+    for (size_t l = n; l < 8; l++) {
+        sb->ax[l] = sb->ax[0];
+        sb->ay[l] = sb->ay[0];
+        sb->bx[l] = sb->bx[0];
+        sb->by[l] = sb->by[0];
+        sb->r[l] = sb->r[0];
+        sb->vx[l] = sb->vx[0];
+        sb->vy[l] = sb->vy[0];
+        sb->inv[l] = sb->inv[0];
+    }
+#if defined(ORCA_AVX)
+    if (n > 4 && gc_orca_lanes_eight())
+        touch = seg_lines8(sb->ax, sb->ay, sb->bx, sb->by, sb->r, sb->vx,
+                           sb->vy, sb->inv, qx, qy, dx, dy);
+    else
+#endif
+    {
+        touch = seg_lines4(sb->ax, sb->ay, sb->bx, sb->by, sb->r, sb->vx,
+                           sb->vy, sb->inv, qx, qy, dx, dy);
+        if (n > 4)
+            touch |= seg_lines4(sb->ax + 4, sb->ay + 4, sb->bx + 4, sb->by + 4,
+                                sb->r + 4, sb->vx + 4, sb->vy + 4, sb->inv + 4,
+                                qx + 4, qy + 4, dx + 4, dy + 4)
+                     << 4;
+    }
+#else
+    int touch = (1 << n) - 1; /* every lane by segment_line() */
+#endif
+    for (size_t l = 0; l < n; l++) {
+        gc_orca_program *q = &pr[sb->q[l]];
+        gc_orca_line *out = &made_lines(q)[sb->j[l]];
+        bool ok = true;
+        if (touch >> l & 1) {
+            gc_vec2 a = {sb->ax[l], sb->ay[l]}, b = {sb->bx[l], sb->by[l]};
+            gc_vec2 v = {sb->vx[l], sb->vy[l]};
+            ok = segment_line(a, b, sb->r[l], sb->inv[l], v, out);
+        }
+#if defined(ORCA_SSE2)
+        else
+            *out = (gc_orca_line){{qx[l], qy[l]}, {dx[l], dy[l]}};
+#endif
+        q->seg_ok |= (uint64_t)ok << sb->j[l];
+    }
+}
+
+/*
+ * The lines of programs pr[0 .. count), each made ready by
+ * gc_orca_program_walls: as gc_orca_lines makes them, to the bit, but
+ * every segment's line first, eight segments of any of the programs at
+ * a time in lanes (orca_seg_lanes.h), and then each program's walls'
+ * lines taken from them (wall_lines).  A segment a nearer wall's line
+ * covers gets its line made all the same, which the lanes make cheap:
+ * one at a time, each through divisions and square roots on one chain,
+ * the walls' lines were a ninth of the corridor's avoidance step.
+ */
+void
+gc_orca_programs_lines(gc_orca_program *pr, size_t count)
+{
+    struct seg_batch sb;
+    sb.n = 0;
+    for (size_t q = 0; q < count; q++) {
+        pr[q].seg_ok = 0;
+        const gc_orca_agent *self = &pr[q].self;
+        float inv = 1.0f / pr[q].params->time_horizon_obst;
+        for (size_t j = 0; j < pr[q].n_seg; j++) {
+            size_t l = sb.n++;
+            sb.q[l] = (uint32_t)q;
+            sb.j[l] = (uint8_t)j;
+            gc_vec2 a = sub(pr[q].seg[j].a, self->pos);
+            gc_vec2 b = sub(pr[q].seg[j].b, self->pos);
+            sb.ax[l] = a.x;
+            sb.ay[l] = a.y;
+            sb.bx[l] = b.x;
+            sb.by[l] = b.y;
+            sb.r[l] = self->radius;
+            sb.vx[l] = self->vel.x;
+            sb.vy[l] = self->vel.y;
+            sb.inv[l] = inv;
+            if (sb.n == 8)
+                seg_flush(pr, &sb);
+        }
+    }
+    seg_flush(pr, &sb);
+    for (size_t q = 0; q < count; q++) {
+        gc_orca_program *g = &pr[q];
+        const gc_orca_params *p = g->params;
+        size_t k = wall_lines(p, &g->self, g->seg, g->n_seg, made_lines(g),
+                              g->seg_ok, g->lines);
+        g->n_obst = k;
+        gc_orca_agent_lines(&g->self, g->nb, g->n_nb, 1.0f / p->time_horizon,
+                            1.0f / p->dt, g->lines + k);
+        g->n_lines = k + g->n_nb;
+    }
 }

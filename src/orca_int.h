@@ -62,14 +62,20 @@ gc_orca_overlapping(const gc_orca_agent *a, const gc_orca_agent *o)
  * neighbours in place), and over_known: when true, `over` holds which
  * neighbours' bodies overlap self's (bit k: gc_orca_overlapping(&self,
  * &nb[k]), as the crowd finds before it orders them), which the solver
- * then need not test again.  Then gc_orca_program_lines makes the lines
- * (gc_orca_lines's codes; GC_EINVAL for a max_speed that is negative or
- * not finite), and gc_orca_programs_solve answers programs pr[0 ..
- * count) whose lines are made: out and feasible are, to the bit,
- * gc_orca_velocity_fe's for the same input (orca-solve.c).
+ * then need not test again.  Then gc_orca_program_walls takes the walls
+ * (copied: seg need not outlive the call) and checks the program
+ * (GC_EINVAL for bad parameters, too many neighbours or walls, or a
+ * max_speed that is negative or not finite: nothing is made of it),
+ * gc_orca_programs_lines makes the lines of programs pr[0 .. count) so
+ * taken, gc_orca_lines's to the bit, the walls' of all of them in lanes
+ * (orca.c), and gc_orca_programs_solve answers programs whose lines are
+ * made: out and feasible are, to the bit, gc_orca_velocity_fe's for the
+ * same input (orca-solve.c).  gc_orca_program_lines is the first two for
+ * one program.  params must outlive the lines' making.
  */
 #define GC_ORCA_LANES_MAX 16
 typedef struct gc_orca_program {
+    const gc_orca_params *params; /* (gc_orca_program_walls) */
     gc_orca_agent self;
     gc_vec2 pref;
     float max_speed;
@@ -79,9 +85,15 @@ typedef struct gc_orca_program {
     size_t n_lines, n_obst; /* the walls' lines [0, n_obst) first */
     gc_vec2 out;
     bool feasible;
+    size_t n_seg;    /* the walls (gc_orca_program_walls) */
+    uint64_t seg_ok; /* (gc_orca_programs_lines' scratch) */
     gc_orca_agent nb[GC_ORCA_MAX_NEIGHBOURS];
+    gc_orca_segment seg[GC_ORCA_MAX_SEGMENTS];
     gc_orca_line lines[GC_ORCA_MAX_LINES];
 } gc_orca_program;
+int gc_orca_program_walls(const gc_orca_params *p, gc_orca_program *pr,
+                          const gc_orca_segment *seg, size_t m);
+void gc_orca_programs_lines(gc_orca_program *pr, size_t count);
 int gc_orca_program_lines(const gc_orca_params *p, gc_orca_program *pr,
                           const gc_orca_segment *seg, size_t m);
 void gc_orca_programs_solve(gc_orca_program *pr, size_t count);

@@ -239,9 +239,10 @@ bool gc_sim_crowd_overlaps_known = true;
 /*
  * The new velocity: ORCA from pref against the n nearest neighbours ids
  * (squared distances nd2) and the walls near the agent.  The default
- * model's answer is left to the program pr, which avoid() makes and
- * gc_sim_crowd_step_chunk answers with the others of its group in lanes
- * (gc_orca_programs_solve): then it returns true.  The other models,
+ * model's answer is left to the program pr, which avoid() makes ready
+ * and gc_sim_crowd_step_chunk answers with the others of its group in
+ * lanes (gc_orca_programs_lines, gc_orca_programs_solve): then it
+ * returns true.  The other models,
  * and a program that cannot be made, answer at once in *v.
  */
 static bool
@@ -307,13 +308,12 @@ avoid(gc_sim *s, uint32_t i, const struct gc_sim_spot *at, gc_vec2 pref,
     }
     /* Walls within range, unless the clearance map says there is none
      * (at->walls). */
-    gc_orca_segment buf[GC_ORCA_MAX_SEGMENTS];
-    const gc_orca_segment *seg = buf;
+    const gc_orca_segment *seg = pr->seg;
     size_t m = 0;
     if (at->walls)
         m = gc_sim_wall_segments_kept(&s->edges, cs, self.pos, wall_range(s, i),
-                                      buf, GC_ORCA_MAX_SEGMENTS, &s->walls[i],
-                                      &seg);
+                                      pr->seg, GC_ORCA_MAX_SEGMENTS,
+                                      &s->walls[i], &seg);
     gc_orca_report rep;
     int rc;
     if (s->cfg.avoid == GC_AVOID_ORCA_ADAPTIVE) {
@@ -328,9 +328,9 @@ avoid(gc_sim *s, uint32_t i, const struct gc_sim_spot *at, gc_vec2 pref,
         pr->n_nb = n;
         pr->over = over; /* (so the solver need not test them again) */
         pr->over_known = gc_sim_crowd_overlaps_known;
-        rc = gc_orca_program_lines(op, pr, seg, m);
+        rc = gc_orca_program_walls(op, pr, seg, m);
         if (rc == GC_OK)
-            return true;
+            return true; /* (its lines made with its group's) */
     }
     if (rc != GC_OK)
         *v = pref;
@@ -600,6 +600,7 @@ gc_sim_crowd_step_chunk(gc_sim_worker *w, gc_sim_crowd_scratch *c, uint32_t m,
                 wj[q++] = j;
             }
         }
+        gc_orca_programs_lines(c->prog, q);
         gc_orca_programs_solve(c->prog, q);
         for (size_t l = 0; l < q; l++) {
             c->v[wj[l]] = c->prog[l].out;

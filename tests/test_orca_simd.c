@@ -2,8 +2,10 @@
  * test_orca_simd.c: ORCA's vector paths (the neighbours' half-planes
  * four or eight at a time, agent_lines4 and agent_lines8 in src/orca.c;
  * the crowd's linear programs, four, eight or sixteen agents' in lanes,
- * gc_orca_programs_solve in src/orca-solve.c) against the scalar code
- * they replace, to the bit, inside whole steps.
+ * gc_orca_programs_solve in src/orca-solve.c; the walls' lines of a
+ * batch of programs, four or eight segments in lanes,
+ * gc_orca_programs_lines in src/orca.c) against the scalar code they
+ * replace, to the bit, inside whole steps.
  *
  * This file builds src/orca.c and src/orca-solve.c a second time with
  * GC_ORCA_SCALAR, which leaves only the scalar code, its public
@@ -59,6 +61,8 @@ int scalar_velocity_adaptive(const gc_orca_params *p,
 #define gc_orca_velocity_fe scalar_velocity_fe
 #define gc_orca_agent_lines scalar_agent_lines
 #define gc_orca_program_lines scalar_program_lines
+#define gc_orca_program_walls scalar_program_walls
+#define gc_orca_programs_lines scalar_programs_lines
 #define gc_orca_programs_solve scalar_programs_solve
 #include "orca.c"
 #include "orca-solve.c"
@@ -70,6 +74,8 @@ int scalar_velocity_adaptive(const gc_orca_params *p,
 #undef gc_orca_velocity_fe
 #undef gc_orca_agent_lines
 #undef gc_orca_program_lines
+#undef gc_orca_program_walls
+#undef gc_orca_programs_lines
 #undef gc_orca_programs_solve
 
 /* The library's own (orca_int.h, included above under the scalar name;
@@ -80,6 +86,9 @@ int gc_orca_velocity_fe(const gc_orca_params *p, const gc_orca_agent *self,
                         gc_vec2 *out, gc_orca_report *rep, bool *feasible);
 int gc_orca_program_lines(const gc_orca_params *p, gc_orca_program *pr,
                           const gc_orca_segment *seg, size_t m);
+int gc_orca_program_walls(const gc_orca_params *p, gc_orca_program *pr,
+                          const gc_orca_segment *seg, size_t m);
+void gc_orca_programs_lines(gc_orca_program *pr, size_t count);
 void gc_orca_programs_solve(gc_orca_program *pr, size_t count);
 
 /* Knuth's 64-bit linear congruential generator: its high bits. */
@@ -121,11 +130,15 @@ same_report(const gc_orca_report *a, const gc_orca_report *b)
  */
 static struct batch {
     gc_orca_program pr[GC_ORCA_LANES_MAX];
+    gc_orca_params params[GC_ORCA_LANES_MAX];
+    gc_orca_line want_lines[GC_ORCA_LANES_MAX][GC_ORCA_MAX_LINES];
+    size_t want_n[GC_ORCA_LANES_MAX], want_obst[GC_ORCA_LANES_MAX];
     gc_vec2 want[GC_ORCA_LANES_MAX];
     bool want_fe[GC_ORCA_LANES_MAX];
     int id[GC_ORCA_LANES_MAX];
     size_t n, size;
     int solved;
+    bool walls; /* programs taken by gc_orca_program_walls: make lines */
 } batch;
 
 static void
@@ -134,6 +147,20 @@ batch_solve(void)
     for (size_t k = 0; k < batch.n; k++) {
         batch.pr[k].out = (gc_vec2){NAN, NAN};
         batch.pr[k].feasible = !batch.want_fe[k];
+    }
+    /* The lines of the whole batch at once (its walls' in lanes), each
+     * program's the scalar build's to the bit. */
+    if (batch.walls)
+        gc_orca_programs_lines(batch.pr, batch.n);
+    for (size_t k = 0; batch.walls && k < batch.n; k++) {
+        const gc_orca_program *q = &batch.pr[k];
+        if (q->n_lines != batch.want_n[k] || q->n_obst != batch.want_obst[k] ||
+            memcmp(q->lines, batch.want_lines[k],
+                   q->n_lines * sizeof q->lines[0]) != 0)
+            fail_msg("case %d, lane %zu of %zu: %zu lines (%zu of walls) "
+                     "where the scalar code makes %zu (%zu), or they differ",
+                     batch.id[k], k, batch.n, q->n_lines, q->n_obst,
+                     batch.want_n[k], batch.want_obst[k]);
     }
     gc_orca_programs_solve(batch.pr, batch.n);
     for (size_t k = 0; k < batch.n; k++) {
@@ -181,6 +208,7 @@ static void
 same_bits(unsigned widest)
 {
     gc_orca_lanes_widest = widest;
+    batch.walls = true;
     gc_orca_params p;
     gc_orca_params_default(&p);
     int infeasible = 0, with_walls = 0, degenerate = 0, shortened = 0;
@@ -247,15 +275,28 @@ same_bits(unsigned widest)
                      it, (double)got.x, (double)got.y,
                      fe ? "feasible" : "infeasible",
                      rw.feasible ? "feasible" : "infeasible");
-        /* And in lanes, with the other programs of its batch. */
+        /* And in lanes, with the other programs of its batch: one alone
+         * (gc_orca_program_lines) or the walls taken now, the lines made
+         * with the batch's.  Its lines must be the scalar build's. */
         gc_orca_program *pr = batch_add(it, want, rw.feasible);
+        size_t at = batch.n - 1;
+        batch.params[at] = p;
+        int sk = scalar_lines(&p, &self, nb, n, seg, m, batch.want_lines[at],
+                              &batch.want_obst[at]);
+        assert_true(sk >= 0);
+        batch.want_n[at] = (size_t)sk;
         pr->self = self;
         pr->pref = pref;
         pr->max_speed = vmax;
         pr->n_nb = n;
         pr->over_known = false;
         memcpy(pr->nb, nb, n * sizeof nb[0]);
-        assert_int_equal(gc_orca_program_lines(&p, pr, seg, m), cw);
+        if (it % 7 == 0)
+            assert_int_equal(
+                gc_orca_program_lines(&batch.params[at], pr, seg, m), cw);
+        else
+            assert_int_equal(
+                gc_orca_program_walls(&batch.params[at], pr, seg, m), cw);
         batch_added();
         infeasible += !rw.feasible;
         with_walls += rw.n_obstacle_lines > 0;
@@ -306,6 +347,7 @@ test_solve_same_bits_degenerate(void **state)
 {
     (void)state;
     gc_orca_lanes_widest = 16; /* (where the CPU has AVX-512) */
+    batch.walls = false;       /* (the lines are given) */
     const float h = 0.70710678f;
     const gc_vec2 dirs[8] = {{1, 0}, {-1, 0}, {0, 1},  {0, -1},
                              {h, h}, {-h, -h}, {h, -h}, {-h, h}};
