@@ -24,6 +24,8 @@
 #include <gridcrowd/util.h>
 #include <gridcrowd/world.h>
 
+#include "grid_int.h" /* gc_ifloor */
+
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -217,6 +219,51 @@ test_world_coords(void **state)
     gc_grid_free(g);
 }
 
+/* gc_ifloor (src/grid_int.h) against floor(), clamped to int32_t: both
+ * signs, exact integers and a hair either side, -0, the range's ends,
+ * beyond them, infinities and not a number (the least). */
+static int32_t
+ifloor_ref(double q)
+{
+    if (isnan(q))
+        return INT32_MIN;
+    double f = floor(q);
+    if (f <= -2147483648.0)
+        return INT32_MIN;
+    if (f >= 2147483520.0)
+        return 2147483520;
+    return (int32_t)f;
+}
+
+static void
+test_ifloor(void **state)
+{
+    (void)state;
+    const double fixed[] = {
+        0.0,           -0.0,         0.5,           -0.5,
+        1.0,           -1.0,         -1e-300,       1e-300,
+        -2.0000001,    -1.9999999,   2147483519.0,  2147483519.9,
+        2147483520.0,  2147483647.0, -2147483647.5, -2147483648.0,
+        -2147483649.0, 1e30,         -1e30,         INFINITY,
+        -INFINITY,     NAN};
+    for (size_t k = 0; k < sizeof fixed / sizeof fixed[0]; k++)
+        if (gc_ifloor(fixed[k]) != ifloor_ref(fixed[k]))
+            fail_msg("gc_ifloor(%a) = %d, not %d", fixed[k],
+                     gc_ifloor(fixed[k]), ifloor_ref(fixed[k]));
+    unsigned seed = 7u;
+    for (int k = 0; k < 200000; k++) {
+        seed = seed * 1664525u + 1013904223u;
+        double q = ((double)(int32_t)seed) / (double)(1u << (seed % 24));
+        float f = (float)q; /* the callers' floats */
+        for (int w = 0; w < 2; w++) {
+            double x = w ? (double)f : q;
+            if (gc_ifloor(x) != ifloor_ref(x))
+                fail_msg("gc_ifloor(%a) = %d, not %d", x, gc_ifloor(x),
+                         ifloor_ref(x));
+        }
+    }
+}
+
 /* Legal-move masks from the centre of a 3x3 map, by hand.  Bits follow the
  * grid.h order E S W N SE SW NW NE. */
 static unsigned
@@ -239,9 +286,10 @@ test_neighbors_rules(void **state)
 {
     (void)state;
     /* Obstacle east of the centre. */
-    gc_grid *g = grid_from(3, 3, "..."
-                        "..@"
-                        "...");
+    gc_grid *g = grid_from(3, 3,
+                           "..."
+                           "..@"
+                           "...");
     /* E blocked: orthogonals S W N; SE needs E,S; NE needs E,N. */
     assert_int_equal(mask_of(g, GC_DIAG_NEVER), 0x2u | 0x4u | 0x8u);
     assert_int_equal(mask_of(g, GC_DIAG_NO_CORNER_CUT),
@@ -251,9 +299,10 @@ test_neighbors_rules(void **state)
     gc_grid_free(g);
 
     /* E and S blocked: SE squeezes between two walls. */
-    g = grid_from(3, 3, "..."
-                        "..@"
-                        ".@.");
+    g = grid_from(3, 3,
+                  "..."
+                  "..@"
+                  ".@.");
     assert_int_equal(mask_of(g, GC_DIAG_NO_CORNER_CUT),
                      0x4u | 0x8u | (1u << 6));
     assert_int_equal(mask_of(g, GC_DIAG_ONE_FREE),
@@ -273,9 +322,10 @@ static void
 test_step_cost(void **state)
 {
     (void)state;
-    gc_grid *g = grid_from(3, 3, ".SR"
-                                 "..."
-                                 "@..");
+    gc_grid *g = grid_from(3, 3,
+                           ".SR"
+                           "..."
+                           "@..");
     gc_cell a = {1, 1};
     gc_cell n = {1, 0}, ne = {2, 0}, nw = {0, 0}, sw = {0, 2}, far = {3, 3};
     assert_true(gc_grid_step_cost(g, a, n, GC_DIAG_NO_CORNER_CUT) == 2.0f);
@@ -297,7 +347,6 @@ test_step_cost(void **state)
     assert_true(s[0].cost == 1.0f);
     gc_grid_free(g);
 }
-
 
 /* ---- The line walk ------------------------------------------------------- */
 
@@ -371,8 +420,8 @@ assert_cells_equal(const gc_cell *got, size_t ngot, const gc_cell *want,
                    size_t nwant, gc_cell a, gc_cell b)
 {
     if (ngot != nwant)
-        fail_msg("(%d,%d)-(%d,%d): %zu cells, expected %zu", a.x, a.y, b.x,
-                 b.y, ngot, nwant);
+        fail_msg("(%d,%d)-(%d,%d): %zu cells, expected %zu", a.x, a.y, b.x, b.y,
+                 ngot, nwant);
     for (size_t i = 0; i < ngot; i++)
         if (got[i].x != want[i].x || got[i].y != want[i].y)
             fail_msg("(%d,%d)-(%d,%d): cell %zu is (%d,%d), expected (%d,%d)",
@@ -512,8 +561,11 @@ test_line_walk_is_daemon_painting(void **state)
                             .y0 = a.y,
                             .x1 = b.x,
                             .y1 = b.y};
-            assert_int_equal(gc_queue_push(gc_world_queue(tool), &clear, 1000000000u), GC_OK);
-            assert_int_equal(gc_queue_push(gc_world_queue(tool), &line, 1000000000u), GC_OK);
+            assert_int_equal(
+                gc_queue_push(gc_world_queue(tool), &clear, 1000000000u),
+                GC_OK);
+            assert_int_equal(
+                gc_queue_push(gc_world_queue(tool), &line, 1000000000u), GC_OK);
             uint64_t now = gc_clock_ns();
             assert_int_equal(
                 gc_edit_applier_drain(ap, owner, grid, now, NULL, NULL), GC_OK);
@@ -550,6 +602,7 @@ main(void)
         cmocka_unit_test(test_set_generation),
         cmocka_unit_test(test_world_coords),
         cmocka_unit_test(test_neighbors_rules),
+        cmocka_unit_test(test_ifloor),
         cmocka_unit_test(test_step_cost),
         cmocka_unit_test(test_line_walk_model),
         cmocka_unit_test(test_line_walk_by_hand),
