@@ -18,6 +18,7 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 /* ---- the linear programs ------------------------------------------------ */
 
@@ -347,7 +348,11 @@ int
 gc_orca_program_lines(const gc_orca_params *p, gc_orca_program *pr,
                       const gc_orca_segment *seg, size_t m)
 {
-    int rc = gc_orca_program_walls(p, pr, seg, m);
+    if (!params_valid(p) || (m && !seg))
+        return GC_EINVAL;
+    if (m > 0) /* (seg need not outlive the call) */
+        memmove(pr->seg, seg, m * sizeof *seg);
+    int rc = gc_orca_program_walls(p, pr, pr->seg, m);
     if (rc == GC_OK)
         gc_orca_programs_lines(pr, 1);
     return rc;

@@ -223,6 +223,8 @@ segment_line(gc_vec2 a, gc_vec2 b, float r, float inv_tau, gc_vec2 v,
 #define LANES 4
 #include "orca_width.h"
 #define LANES_FN agent_lines4
+#define LANES_CORE agent_core4
+#define PAIRS_FN agent_pairs4
 #define V_LOAD(o, px, py, vx, vy) LOAD4(o, px, py, vx, vy)
 #define V_RADII(o)                                                             \
     _mm_setr_ps(o[LANE_(0)].radius, o[LANE_(1)].radius, o[LANE_(2)].radius,    \
@@ -236,6 +238,8 @@ segment_line(gc_vec2 a, gc_vec2 b, float r, float inv_tau, gc_vec2 v,
 #define LANES 8
 #include "orca_width.h"
 #define LANES_FN agent_lines8
+#define LANES_CORE agent_core8
+#define PAIRS_FN agent_pairs8
 #define V_LOAD(o, px, py, vx, vy)                                              \
     GC_LOAD8(&(o)[LANE_(0)].pos.x, &(o)[LANE_(1)].pos.x, &(o)[LANE_(2)].pos.x, \
              &(o)[LANE_(3)].pos.x, &(o)[LANE_(4)].pos.x, &(o)[LANE_(5)].pos.x, \
@@ -273,9 +277,11 @@ tail(lanes_fn lanes, const gc_orca_agent *a, const gc_orca_agent *o,
 }
 #endif
 
-void
-gc_orca_agent_lines(const gc_orca_agent *a, const gc_orca_agent *o, size_t n,
-            float inv_tau, float inv_dt, gc_orca_line *out)
+/* The lines of o[0 .. n) in lanes, but for a tail of one or two, which
+ * is left to the caller: returns where it starts (n when none). */
+static size_t
+agent_lines_head(const gc_orca_agent *a, const gc_orca_agent *o, size_t n,
+                 float inv_tau, float inv_dt, gc_orca_line *out)
 {
     size_t i = 0;
 #if defined(ORCA_AVX)
@@ -284,7 +290,7 @@ gc_orca_agent_lines(const gc_orca_agent *a, const gc_orca_agent *o, size_t n,
             agent_lines8(a, o + i, 8, inv_tau, inv_dt, out + i);
         if (n - i >= 5) { /* five to seven: one call */
             tail(agent_lines8, a, o + i, n - i, inv_tau, inv_dt, out + i);
-            return;
+            return n;
         }
     }
 #endif
@@ -293,10 +299,19 @@ gc_orca_agent_lines(const gc_orca_agent *a, const gc_orca_agent *o, size_t n,
         agent_lines4(a, o + i, 4, inv_tau, inv_dt, out + i);
     if (n - i == 3) { /* three: one call */
         tail(agent_lines4, a, o + i, n - i, inv_tau, inv_dt, out + i);
-        return;
+        return n;
     }
+#else
+    (void)a, (void)o, (void)n, (void)inv_tau, (void)inv_dt, (void)out;
 #endif
-    for (; i < n; i++)
+    return i;
+}
+
+void
+gc_orca_agent_lines(const gc_orca_agent *a, const gc_orca_agent *o, size_t n,
+                    float inv_tau, float inv_dt, gc_orca_line *out)
+{
+    for (size_t i = agent_lines_head(a, o, n, inv_tau, inv_dt, out); i < n; i++)
         out[i] = agent_line(a, &o[i], inv_tau, inv_dt);
 }
 
@@ -453,14 +468,13 @@ int
 gc_orca_program_walls(const gc_orca_params *p, gc_orca_program *pr,
                       const gc_orca_segment *seg, size_t m)
 {
-    if (!params_valid(p) || !pr || pr->n_nb > GC_ORCA_MAX_NEIGHBOURS ||
+    if (!p || !pr || pr->n_nb > GC_ORCA_MAX_NEIGHBOURS ||
         m > GC_ORCA_MAX_SEGMENTS || (m && !seg) || !(pr->max_speed >= 0) ||
         !isfinite(pr->max_speed))
         return GC_EINVAL;
     pr->params = p;
+    pr->walls = seg;
     pr->n_seg = m;
-    if (m > 0 && seg != pr->seg) /* (the caller may fill it in place) */
-        memcpy(pr->seg, seg, m * sizeof *seg);
     return 0;
 }
 
@@ -556,6 +570,51 @@ seg_flush(gc_orca_program *pr, struct seg_batch *sb)
     }
 }
 
+/* The neighbours' lines left by agent_lines_head (a tail of one or two
+ * an agent), eight (or four) agents' at a time (agent_pairs8), each lane
+ * its own agent: ten neighbours are eight in one agent's lanes and two
+ * here, where agent_line() took the two alone, at four times a lane's
+ * cost each. */
+struct pair_batch {
+    size_t n;
+    const gc_orca_agent *a[8], *o[8];
+    float itau[8], idt[8];
+    gc_orca_line *out[8];
+};
+
+static void
+pair_flush(struct pair_batch *tb)
+{
+    size_t n = tb->n, l = 0;
+    tb->n = 0;
+#if defined(ORCA_SSE2)
+    if (n > 1) {
+        gc_orca_line tmp[8];
+        for (size_t k = n; k < 8; k++) { /* (lanes past n repeat the first) */
+            tb->a[k] = tb->a[0];
+            tb->o[k] = tb->o[0];
+            tb->itau[k] = tb->itau[0];
+            tb->idt[k] = tb->idt[0];
+        }
+#if defined(ORCA_AVX)
+        if (n > 4 && gc_orca_lanes_eight())
+            agent_pairs8(tb->a, tb->o, tb->itau, tb->idt, tmp);
+        else
+#endif
+        {
+            agent_pairs4(tb->a, tb->o, tb->itau, tb->idt, tmp);
+            if (n > 4)
+                agent_pairs4(tb->a + 4, tb->o + 4, tb->itau + 4, tb->idt + 4,
+                             tmp + 4);
+        }
+        for (; l < n; l++)
+            *tb->out[l] = tmp[l];
+    }
+#endif
+    for (; l < n; l++)
+        *tb->out[l] = agent_line(tb->a[l], tb->o[l], tb->itau[l], tb->idt[l]);
+}
+
 /*
  * The lines of programs pr[0 .. count), each made ready by
  * gc_orca_program_walls: as gc_orca_lines makes them, to the bit, but
@@ -579,8 +638,8 @@ gc_orca_programs_lines(gc_orca_program *pr, size_t count)
             size_t l = sb.n++;
             sb.q[l] = (uint32_t)q;
             sb.j[l] = (uint8_t)j;
-            gc_vec2 a = sub(pr[q].seg[j].a, self->pos);
-            gc_vec2 b = sub(pr[q].seg[j].b, self->pos);
+            gc_vec2 a = sub(pr[q].walls[j].a, self->pos);
+            gc_vec2 b = sub(pr[q].walls[j].b, self->pos);
             sb.ax[l] = a.x;
             sb.ay[l] = a.y;
             sb.bx[l] = b.x;
@@ -594,14 +653,29 @@ gc_orca_programs_lines(gc_orca_program *pr, size_t count)
         }
     }
     seg_flush(pr, &sb);
+    struct pair_batch tb;
+    tb.n = 0;
     for (size_t q = 0; q < count; q++) {
         gc_orca_program *g = &pr[q];
         const gc_orca_params *p = g->params;
-        size_t k = wall_lines(p, &g->self, g->seg, g->n_seg, made_lines(g),
+        size_t k = wall_lines(p, &g->self, g->walls, g->n_seg, made_lines(g),
                               g->seg_ok, g->lines);
         g->n_obst = k;
-        gc_orca_agent_lines(&g->self, g->nb, g->n_nb, 1.0f / p->time_horizon,
-                            1.0f / p->dt, g->lines + k);
         g->n_lines = k + g->n_nb;
+        float itau = 1.0f / p->time_horizon, idt = 1.0f / p->dt;
+        gc_orca_line *out = g->lines + k;
+        for (size_t i =
+                 agent_lines_head(&g->self, g->nb, g->n_nb, itau, idt, out);
+             i < g->n_nb; i++) {
+            size_t l = tb.n++;
+            tb.a[l] = &g->self;
+            tb.o[l] = &g->nb[i];
+            tb.itau[l] = itau;
+            tb.idt[l] = idt;
+            tb.out[l] = &out[i];
+            if (tb.n == 8)
+                pair_flush(&tb);
+        }
     }
+    pair_flush(&tb);
 }

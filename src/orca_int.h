@@ -63,15 +63,17 @@ gc_orca_overlapping(const gc_orca_agent *a, const gc_orca_agent *o)
  * neighbours' bodies overlap self's (bit k: gc_orca_overlapping(&self,
  * &nb[k]), as the crowd finds before it orders them), which the solver
  * then need not test again.  Then gc_orca_program_walls takes the walls
- * (copied: seg need not outlive the call) and checks the program
- * (GC_EINVAL for bad parameters, too many neighbours or walls, or a
- * max_speed that is negative or not finite: nothing is made of it),
- * gc_orca_programs_lines makes the lines of programs pr[0 .. count) so
- * taken, gc_orca_lines's to the bit, the walls' of all of them in lanes
- * (orca.c), and gc_orca_programs_solve answers programs whose lines are
- * made: out and feasible are, to the bit, gc_orca_velocity_fe's for the
- * same input (orca-solve.c).  gc_orca_program_lines is the first two for
- * one program.  params must outlive the lines' making.
+ * seg[0 .. m) (not copied: they, and p, whose validity is the caller's
+ * (params_valid), must outlive the lines' making; pr->seg is a
+ * buffer the caller may fill for it) and checks the program (GC_EINVAL
+ * for too many neighbours or walls, or a max_speed that is negative or
+ * not finite: nothing is made of it), gc_orca_programs_lines makes the
+ * lines of programs pr[0 .. count) so taken, gc_orca_lines's to the bit,
+ * the walls' of all of them and the neighbours' tails in lanes (orca.c),
+ * and gc_orca_programs_solve answers programs whose lines are made: out
+ * and feasible are, to the bit, gc_orca_velocity_fe's for the same input
+ * (orca-solve.c).  gc_orca_program_lines is the first two for one
+ * program, its walls copied and p checked.
  */
 #define GC_ORCA_LANES_MAX 16
 typedef struct gc_orca_program {
@@ -85,10 +87,11 @@ typedef struct gc_orca_program {
     size_t n_lines, n_obst; /* the walls' lines [0, n_obst) first */
     gc_vec2 out;
     bool feasible;
-    size_t n_seg;    /* the walls (gc_orca_program_walls) */
+    const gc_orca_segment *walls; /* [0 .. n_seg): gc_orca_program_walls */
+    size_t n_seg;
     uint64_t seg_ok; /* (gc_orca_programs_lines' scratch) */
     gc_orca_agent nb[GC_ORCA_MAX_NEIGHBOURS];
-    gc_orca_segment seg[GC_ORCA_MAX_SEGMENTS];
+    gc_orca_segment seg[GC_ORCA_MAX_SEGMENTS]; /* the caller's to fill */
     gc_orca_line lines[GC_ORCA_MAX_LINES];
 } gc_orca_program;
 int gc_orca_program_walls(const gc_orca_params *p, gc_orca_program *pr,

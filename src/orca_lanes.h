@@ -5,12 +5,15 @@
  * call takes; V and its operations) and defined:
  *
  *   LANES_FN       the function's name (agent_lines4, agent_lines8)
+ *   LANES_CORE     its arithmetic's (agent_core4, agent_core8)
+ *   PAIRS_FN       the name of the one whose lanes each take their own
+ *                  agent (agent_pairs4, agent_pairs8)
  *   V_LOAD(o, px, py, vx, vy)      the agents o[LANE_(0 .. LANES)]'s pos
  *                                  and vel as vectors
  *   V_RADII(o)                     their radii
  *   V_STORE(out, qx, qy, dx, dy)   LANES lines from vectors
  *
- * and undefines those four after.  The function's first `used` lanes
+ * and undefines those after.  The function's first `used` lanes
  * hold o[0 .. used), and the others repeat o[used - 1] (LANE_(j) is
  * lane j's neighbour), so that a tail of fewer than LANES neighbours is
  * one call that reads none past it and copies none (their lines, from
@@ -27,28 +30,26 @@
  * at parting in one dt) is done again by agent_line().
  */
 
-#define LANE_(j) ((size_t)(j) < used ? (size_t)(j) : used - 1)
-static LANES_ATTR void
-LANES_FN(const gc_orca_agent *a, const gc_orca_agent *o, size_t used,
-         float inv_tau, float inv_dt, gc_orca_line *out)
+/* The lines' arithmetic, lane by lane: agent (apx, apy), velocity (avx,
+ * avy), radius ar; neighbour (px, py), (vx, vy), ro; 1 / tau and 1 / dt.
+ * Returns the lanes to do again by agent_line() (bit l). */
+static inline LANES_ATTR int
+LANES_CORE(V apx, V apy, V avx, V avy, V ar, V px, V py, V vx, V vy, V ro,
+           V itau, V idt, V *oqx, V *oqy, V *odx, V *ody)
 {
-    V px, py, vx, vy;
-    V_LOAD(o, px, py, vx, vy);
-    V ro = V_RADII(o);
     const V zero = V_ZERO(), one = V_SET1(1.0f), sign = V_SET1(-0.0f);
     const V all = V_EQ(zero, zero);
-    V avx = V_SET1(a->vel.x), avy = V_SET1(a->vel.y);
 
-    px = V_SUB(px, V_SET1(a->pos.x)); /* p = o - a */
-    py = V_SUB(py, V_SET1(a->pos.y));
+    px = V_SUB(px, apx); /* p = o - a */
+    py = V_SUB(py, apy);
     V wrx = V_SUB(avx, vx), wry = V_SUB(avy, vy); /* vrel */
-    V R = V_ADD(V_SET1(a->radius), ro);
+    V R = V_ADD(ar, ro);
     V d2 = V_ADD(V_MUL(px, px), V_MUL(py, py));
     V R2 = V_MUL(R, R);
     V apart = V_GT(d2, R2);
 
     /* w = vrel - p / tau apart, vrel - p / dt in an overlap. */
-    V inv = V_OR(V_AND(apart, V_SET1(inv_tau)), V_ANDNOT(apart, V_SET1(inv_dt)));
+    V inv = V_OR(V_AND(apart, itau), V_ANDNOT(apart, idt));
     V wx = V_SUB(wrx, V_MUL(inv, px));
     V wy = V_SUB(wry, V_MUL(inv, py));
     V w2 = V_ADD(V_MUL(wx, wx), V_MUL(wy, wy));
@@ -84,18 +85,65 @@ LANES_FN(const gc_orca_agent *a, const gc_orca_agent *o, size_t used,
     ux = V_OR(V_AND(disc, ux), V_ANDNOT(disc, gux));
     uy = V_OR(V_AND(disc, uy), V_ANDNOT(disc, guy));
     const V half = V_SET1(0.5f);
-    V qx = V_ADD(avx, V_MUL(half, ux));
-    V qy = V_ADD(avy, V_MUL(half, uy));
-    V_STORE(out, qx, qy, dx, dy);
+    *oqx = V_ADD(avx, V_MUL(half, ux));
+    *oqy = V_ADD(avy, V_MUL(half, uy));
+    *odx = dx;
+    *ody = dy;
+    return V_MOVEMASK(V_ANDNOT(apart, V_EQ(wl, zero)));
+}
 
-    int odd = V_MOVEMASK(V_ANDNOT(apart, V_EQ(wl, zero)));
+#define LANE_(j) ((size_t)(j) < used ? (size_t)(j) : used - 1)
+static LANES_ATTR void
+LANES_FN(const gc_orca_agent *a, const gc_orca_agent *o, size_t used,
+         float inv_tau, float inv_dt, gc_orca_line *out)
+{
+    V px, py, vx, vy, qx, qy, dx, dy;
+    V_LOAD(o, px, py, vx, vy);
+    int odd = LANES_CORE(V_SET1(a->pos.x), V_SET1(a->pos.y), V_SET1(a->vel.x),
+                         V_SET1(a->vel.y), V_SET1(a->radius), px, py, vx, vy,
+                         V_RADII(o), V_SET1(inv_tau), V_SET1(inv_dt), &qx, &qy,
+                         &dx, &dy);
+    V_STORE(out, qx, qy, dx, dy);
     for (int j = 0; j < LANES; j++)
         if (odd & 1 << j)
             out[j] = agent_line(a, &o[LANE_(j)], inv_tau, inv_dt);
 }
+
+/* Lines of LANES pairs, each lane its own agent: lane l's line is
+ * agent_line(a[l], o[l], itau[l], idt[l]), to the bit. */
+static LANES_ATTR void
+PAIRS_FN(const gc_orca_agent *const *a, const gc_orca_agent *const *o,
+         const float *itau, const float *idt, gc_orca_line *out)
+{
+    float f[10][LANES];
+    for (int l = 0; l < LANES; l++) {
+        f[0][l] = a[l]->pos.x;
+        f[1][l] = a[l]->pos.y;
+        f[2][l] = a[l]->vel.x;
+        f[3][l] = a[l]->vel.y;
+        f[4][l] = a[l]->radius;
+        f[5][l] = o[l]->pos.x;
+        f[6][l] = o[l]->pos.y;
+        f[7][l] = o[l]->vel.x;
+        f[8][l] = o[l]->vel.y;
+        f[9][l] = o[l]->radius;
+    }
+    V qx, qy, dx, dy;
+    int odd =
+        LANES_CORE(V_LOADU(f[0]), V_LOADU(f[1]), V_LOADU(f[2]), V_LOADU(f[3]),
+                   V_LOADU(f[4]), V_LOADU(f[5]), V_LOADU(f[6]), V_LOADU(f[7]),
+                   V_LOADU(f[8]), V_LOADU(f[9]), V_LOADU(itau), V_LOADU(idt),
+                   &qx, &qy, &dx, &dy);
+    V_STORE(out, qx, qy, dx, dy);
+    for (int j = 0; j < LANES; j++)
+        if (odd & 1 << j)
+            out[j] = agent_line(a[j], o[j], itau[j], idt[j]);
+}
 #undef LANE_
 
 #undef LANES_FN
+#undef LANES_CORE
+#undef PAIRS_FN
 #undef V_LOAD
 #undef V_RADII
 #undef V_STORE

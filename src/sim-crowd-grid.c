@@ -77,6 +77,10 @@ gc_sim_crowd_init(gc_sim *s)
         p->neighbour_dist = 4.0f * p->radius;
     if (s->cfg.neighbour_dist > 0.0f)
         p->neighbour_dist = s->cfg.neighbour_dist;
+    /* (Checked once here: the step's programs take them as valid,
+     * gc_orca_program_walls.) */
+    if (!params_valid(p))
+        return GC_EINVAL;
 
     size_t n = s->cap ? s->cap : 1;
     rc = gc_orca_grid_new(&s->oidx);

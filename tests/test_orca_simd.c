@@ -294,9 +294,11 @@ same_bits(unsigned widest)
         if (it % 7 == 0)
             assert_int_equal(
                 gc_orca_program_lines(&batch.params[at], pr, seg, m), cw);
-        else
+        else {
+            memcpy(pr->seg, seg, m * sizeof seg[0]); /* (seg is this case's) */
             assert_int_equal(
-                gc_orca_program_walls(&batch.params[at], pr, seg, m), cw);
+                gc_orca_program_walls(&batch.params[at], pr, pr->seg, m), cw);
+        }
         batch_added();
         infeasible += !rw.feasible;
         with_walls += rw.n_obstacle_lines > 0;
