@@ -78,6 +78,18 @@ view_conn_open(view_conn *c, gc_error *err)
              c->name != NULL && c->name[0] == '/' ? "" : "/",
              c->name != NULL ? c->name : GC_WORLD_DEFAULT_NAME);
     int rc = gc_world_attach(&w, c->name, GC_WORLD_ATTACH_QUEUE, &edit_err);
+    if (rc == GC_EBADMAGIC) {
+        /* A daemon still starting (no magic yet) may have finished since:
+         * it makes its queue before it publishes the world, so a world
+         * that now attaches has its queue too.  Without this try the
+         * viewer stayed read-only, saying the daemon was still starting. */
+        gc_world *ro = NULL;
+        int ready = gc_world_attach(&ro, c->name, 0, err);
+        if (ready != GC_OK)
+            return ready;
+        gc_world_close(ro);
+        rc = gc_world_attach(&w, c->name, GC_WORLD_ATTACH_QUEUE, &edit_err);
+    }
     c->can_edit = rc == GC_OK;
     if (rc != GC_OK) {
         rc = gc_world_attach(&w, c->name, 0, err);
