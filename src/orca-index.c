@@ -18,6 +18,7 @@
 
 #include "knn_int.h"
 #include "orca_int.h"
+#include "orca_simd.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -302,6 +303,7 @@ struct knn {
     uint32_t m;  /* candidates in keys */
     float bound; /* squared distance: none further can be among the k */
     float slop;  /* rounding margin for bucket geometry, units */
+    int wide;    /* agents a scan takes at a time: 1, 8 or 16 (scan_run) */
     uint64_t keys[KNN_CAP];
 };
 
@@ -322,7 +324,7 @@ knn_cut(struct knn *s)
 /* Append the bucket-ordered agents [a, e) within the bound, a batch at a
  * time (a batch always fits: after a cut at most k are left). */
 static inline void
-scan_run(const gc_orca_grid *g, uint32_t a, uint32_t e, struct knn *s)
+scan_run1(const gc_orca_grid *g, uint32_t a, uint32_t e, struct knn *s)
 {
     const float *restrict sx = g->sx, *restrict sy = g->sy;
     const uint32_t *restrict gi = g->idx;
@@ -343,6 +345,132 @@ scan_run(const gc_orca_grid *g, uint32_t a, uint32_t e, struct knn *s)
         }
         s->m = m;
     }
+}
+
+#if defined(ORCA_AVX512)
+/*
+ * scan_run sixteen agents at a time: their distances in one vector, and
+ * the keys of those within the bound packed to the end of the keys (the
+ * scalar loop's work per agent, and a cut when 16 more might not fit).
+ * The same candidates, but for those a cut at another moment left out
+ * (each further than the k-th then, so never an answer): the answers
+ * are the scalar loop's.
+ */
+static GC_AVX512_ATTR void
+scan_run16(const gc_orca_grid *g, uint32_t a, uint32_t e, struct knn *s)
+{
+    const __m512 qx = _mm512_set1_ps(s->qx), qy = _mm512_set1_ps(s->qy);
+    const __m512i self = _mm512_set1_epi32((int)s->self);
+    for (; a < e; a += 16) {
+        if (s->m + 16 > KNN_CAP)
+            knn_cut(s);
+        uint32_t left = e - a;
+        __mmask16 in =
+            left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1u);
+        __m512 x = _mm512_maskz_loadu_ps(in, g->sx + a);
+        __m512 y = _mm512_maskz_loadu_ps(in, g->sy + a);
+        __m512i id = _mm512_maskz_loadu_epi32(in, g->idx + a);
+        __m512 dx = _mm512_sub_ps(x, qx), dy = _mm512_sub_ps(y, qy);
+        __m512 d = _mm512_add_ps(_mm512_mul_ps(dx, dx), _mm512_mul_ps(dy, dy));
+        __mmask16 keep = _mm512_mask_cmp_ps_mask(
+            in, d, _mm512_set1_ps(s->bound), _CMP_LE_OQ);
+        keep = _mm512_mask_cmpneq_epi32_mask(keep, id, self);
+        if (!keep)
+            continue;
+        /* Each key the distance's bits over the index (knn_key). */
+        __m512i db = _mm512_maskz_compress_epi32(keep, _mm512_castps_si512(d));
+        __m512i ic = _mm512_maskz_compress_epi32(keep, id);
+        __m512i k0 = _mm512_or_si512(
+            _mm512_slli_epi64(_mm512_cvtepu32_epi64(_mm512_castsi512_si256(db)),
+                              32),
+            _mm512_cvtepu32_epi64(_mm512_castsi512_si256(ic)));
+        _mm512_storeu_si512((void *)(s->keys + s->m), k0);
+        unsigned got = (unsigned)__builtin_popcount((unsigned)keep);
+        if (got > 8) {
+            __m512i k1 = _mm512_or_si512(
+                _mm512_slli_epi64(
+                    _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(db, 1)),
+                    32),
+                _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(ic, 1)));
+            _mm512_storeu_si512((void *)(s->keys + s->m + 8), k1);
+        }
+        s->m += got;
+    }
+}
+#endif
+
+#if defined(ORCA_AVX)
+/* scan_run eight at a time (AVX2, which has no compress: the keys of
+ * those within the bound, a fifth of them or so, are written one by
+ * one). */
+static __attribute__((target("avx2"))) void
+scan_run8(const gc_orca_grid *g, uint32_t a, uint32_t e, struct knn *s)
+{
+    const __m256 qx = _mm256_set1_ps(s->qx), qy = _mm256_set1_ps(s->qy);
+    const __m256i self = _mm256_set1_epi32((int)s->self);
+    const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    for (; a < e; a += 8) {
+        if (s->m + 8 > KNN_CAP)
+            knn_cut(s);
+        __m256i in = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(e - a)), iota);
+        __m256 x = _mm256_maskload_ps(g->sx + a, in);
+        __m256 y = _mm256_maskload_ps(g->sy + a, in);
+        __m256i id = _mm256_maskload_epi32((const int *)(g->idx + a), in);
+        __m256 dx = _mm256_sub_ps(x, qx), dy = _mm256_sub_ps(y, qy);
+        __m256 d = _mm256_add_ps(_mm256_mul_ps(dx, dx), _mm256_mul_ps(dy, dy));
+        __m256 ok = _mm256_and_ps(
+            _mm256_cmp_ps(d, _mm256_set1_ps(s->bound), _CMP_LE_OQ),
+            _mm256_castsi256_ps(
+                _mm256_andnot_si256(_mm256_cmpeq_epi32(id, self), in)));
+        unsigned keep = (unsigned)_mm256_movemask_ps(ok);
+        if (!keep)
+            continue;
+        float dv[8];
+        uint32_t iv[8];
+        _mm256_storeu_ps(dv, d);
+        _mm256_storeu_si256((__m256i *)(void *)iv, id);
+        for (; keep != 0; keep &= keep - 1) {
+            unsigned b = (unsigned)__builtin_ctz(keep);
+            s->keys[s->m++] = knn_key(dv[b], iv[b]);
+        }
+    }
+}
+#endif
+
+/* How many agents a query's scan takes at a time: as the ORCA lanes are
+ * chosen (orca_simd.h), sixteen where the CPU takes sixteen lanes best,
+ * eight where it has AVX2, else one.  Every width gives the same
+ * answers (tests/test_orca.c). */
+static int
+scan_width(void)
+{
+#if defined(ORCA_AVX512)
+    if (gc_orca_lanes_sixteen())
+        return 16;
+#endif
+#if defined(ORCA_AVX)
+    if (gc_orca_lanes_eight() && __builtin_cpu_supports("avx2"))
+        return 8;
+#endif
+    return 1;
+}
+
+static inline void
+scan_run(const gc_orca_grid *g, uint32_t a, uint32_t e, struct knn *s)
+{
+#if defined(ORCA_AVX512)
+    if (s->wide == 16) {
+        scan_run16(g, a, e, s);
+        return;
+    }
+#endif
+#if defined(ORCA_AVX)
+    if (s->wide == 8) {
+        scan_run8(g, a, e, s);
+        return;
+    }
+#endif
+    scan_run1(g, a, e, s);
 }
 
 /*
@@ -400,6 +528,7 @@ nearest(const gc_orca_grid *g, gc_vec2 q, size_t self, size_t k, float dist,
     s.self = self < g->n ? (uint32_t)self : UINT32_MAX;
     s.k = (uint32_t)(k < GC_ORCA_MAX_NEIGHBOURS ? k : GC_ORCA_MAX_NEIGHBOURS);
     s.bound = dist * dist;
+    s.wide = scan_width();
     /* Kept only below `limit`: the range's own key with index 0, which
      * every agent strictly inside the range is below and none at the
      * range; or, with a hint nearer than the range (k agents are known to

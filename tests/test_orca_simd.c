@@ -5,7 +5,9 @@
  * gc_orca_programs_solve in src/orca-solve.c; the walls' lines of a
  * batch of programs, four or eight segments in lanes,
  * gc_orca_programs_lines in src/orca.c) against the scalar code they
- * replace, to the bit, inside whole steps.
+ * replace, to the bit, inside whole steps; and the index's queries,
+ * which scan one, eight or sixteen agents at a time (src/orca-index.c),
+ * against brute force at every width.
  *
  * This file builds src/orca.c and src/orca-solve.c a second time with
  * GC_ORCA_SCALAR, which leaves only the scalar code, its public
@@ -77,6 +79,8 @@ int scalar_velocity_adaptive(const gc_orca_params *p,
 #undef gc_orca_program_walls
 #undef gc_orca_programs_lines
 #undef gc_orca_programs_solve
+
+#include "knn_int.h" /* gc_orca_grid_nearest_set */
 
 /* The library's own (orca_int.h, included above under the scalar name;
  * gc_orca_lanes_widest is declared there and defined by the library). */
@@ -446,6 +450,131 @@ test_velocity_same_bits_four(void **state)
     gc_orca_lanes_widest = 0;
 }
 
+/* ---- the index's scan -------------------------------------------------- */
+
+/* The index's answer for a query, by brute force: the k nearest of
+ * x, y [0 .. n) but `self` within dist, and within the hint (squared),
+ * nearest first, ties by index. */
+static size_t
+brute_nearest(const float *x, const float *y, size_t n, size_t self, gc_vec2 q,
+              size_t k, float dist, float hint, uint32_t *ids, float *d2)
+{
+    size_t cnt = 0;
+    for (size_t i = 0; i < n; i++) {
+        float dx = x[i] - q.x, dy = y[i] - q.y;
+        float d = dx * dx + dy * dy;
+        if (i == self || !(d < dist * dist) || d > hint)
+            continue;
+        size_t j = cnt < k ? cnt++ : k;
+        if (j == k && !(d < d2[k - 1] || (d == d2[k - 1] && i < ids[k - 1])))
+            continue;
+        if (j == k)
+            j = k - 1;
+        for (; j > 0 && (d2[j - 1] > d || (d2[j - 1] == d && ids[j - 1] > i));
+             j--) {
+            d2[j] = d2[j - 1];
+            ids[j] = ids[j - 1];
+        }
+        d2[j] = d;
+        ids[j] = (uint32_t)i;
+    }
+    return cnt;
+}
+
+/* The answer ids, d2 [0 .. n) of a query that does not sort, sorted as
+ * brute_nearest's. */
+static void
+sort_answer(uint32_t *ids, float *d2, size_t n)
+{
+    for (size_t a = 1; a < n; a++)
+        for (size_t b = a;
+             b > 0 &&
+             (d2[b - 1] > d2[b] || (d2[b - 1] == d2[b] && ids[b - 1] > ids[b]));
+             b--) {
+            float t = d2[b];
+            d2[b] = d2[b - 1];
+            d2[b - 1] = t;
+            uint32_t u = ids[b];
+            ids[b] = ids[b - 1];
+            ids[b - 1] = u;
+        }
+}
+
+/*
+ * The index's queries scan one, eight or sixteen agents at a time
+ * (src/orca-index.c, chosen with the lanes): each width gives brute
+ * force's answer, sorted (gc_orca_grid_nearest_hint) or not
+ * (gc_orca_grid_nearest_set, the crowd's draws).  Crowds sparse to
+ * packed, coordinates on integers in some (ties at one distance, and at
+ * the range), runs of every length past the vectors' ends, k up to 64
+ * (the candidates cut many times).
+ */
+static void
+test_index_scan_widths(void **state)
+{
+    (void)state;
+    gc_orca_grid *g;
+    assert_int_equal(gc_orca_grid_new(&g), 0);
+    enum { N = 3000 };
+    static float x[N], y[N];
+    static const unsigned widths[] = {4, 8, 16, 0};
+    long answered = 0, cut = 0;
+    for (int round = 0; round < 8; round++) {
+        size_t n = round == 0 ? 1 : (size_t)(N / (8 - round)) + round;
+        float side = round % 2 ? 40.0f : 300.0f;
+        for (size_t i = 0; i < n; i++) {
+            x[i] = round % 3 == 0 ? floorf(urand(0, side / 4)) : urand(0, side);
+            y[i] = round % 3 == 0 ? floorf(urand(0, side / 4)) : urand(0, side);
+        }
+        assert_int_equal(gc_orca_grid_build(g, x, y, n, 1.5f + (float)round),
+                         0);
+        for (int q = 0; q < 400; q++) {
+            size_t self = q % 3 ? rng() % n : SIZE_MAX;
+            gc_vec2 at = {self < n ? x[self] : urand(-10, side + 10),
+                          self < n ? y[self] : urand(-10, side + 10)};
+            size_t k = q % 4 == 0 ? 33 + rng() % 32 : 1 + rng() % 16;
+            float dist = q % 7 == 0 ? 5.0f : urand(1, 25);
+            float hint = q % 2 ? INFINITY : urand(0, dist * dist);
+            uint32_t want[64], ids[64];
+            float wd[64], d2[64];
+            size_t cnt =
+                brute_nearest(x, y, n, self, at, k, dist, hint, want, wd);
+            cut += cnt == k;
+            for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++) {
+                gc_orca_lanes_widest = widths[w];
+                for (int sorted = 0; sorted < 2; sorted++) {
+                    size_t got =
+                        sorted ? gc_orca_grid_nearest_hint(g, at, self, k, dist,
+                                                           hint, ids, d2)
+                               : gc_orca_grid_nearest_set(g, at, self, k, dist,
+                                                          hint, ids, d2);
+                    if (!sorted)
+                        sort_answer(ids, d2, got);
+                    if (got != cnt)
+                        fail_msg("round %d, query %d, lanes %u%s: %zu found, "
+                                 "brute force %zu",
+                                 round, q, widths[w], sorted ? "" : ", set",
+                                 got, cnt);
+                    for (size_t i = 0; i < cnt; i++)
+                        if (ids[i] != want[i] || d2[i] != wd[i])
+                            fail_msg("round %d, query %d, lanes %u%s: "
+                                     "neighbour %zu is %u at %g, brute force "
+                                     "%u at %g",
+                                     round, q, widths[w], sorted ? "" : ", set",
+                                     i, ids[i], (double)d2[i], want[i],
+                                     (double)wd[i]);
+                    answered++;
+                }
+            }
+        }
+    }
+    gc_orca_lanes_widest = 0;
+    gc_orca_grid_free(g);
+    printf("# %ld answers the same as brute force, %ld queries cut to k\n",
+           answered, cut);
+    assert_true(cut > 1000);
+}
+
 int
 main(void)
 {
@@ -471,6 +600,7 @@ main(void)
         cmocka_unit_test(test_velocity_same_bits_eight),
         cmocka_unit_test(test_velocity_same_bits_four),
         cmocka_unit_test(test_solve_same_bits_degenerate),
+        cmocka_unit_test(test_index_scan_widths),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
