@@ -271,8 +271,9 @@ static const opt_row opt_rows[OPT_COUNT] = {
                    .unit = "seconds; 0: never",
                    FIELD(sim.reorder, FT_FLOAT),
                    .help = "renumber the agents in the sim's arrays along "
-                           "the map this often, so neighbours are read "
-                           "together (ids never change)"},
+                           "the map after the first tick and then this "
+                           "often, so neighbours are read together (ids "
+                           "never change)"},
     [O_THREADS] = {.name = "threads",
                    WHOLE(1, 256),
                    .metavar = "N",

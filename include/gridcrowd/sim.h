@@ -112,11 +112,11 @@ typedef struct gc_sim_config {
      * there, falling back to a full search (default true; false: always
      * a full search). */
     bool follow_reuse;
-    /* With avoidance: every this many simulated seconds the agents'
-     * slots (where the sim's arrays hold them) are renumbered along the
-     * map, so that the crowd step reads neighbours that were read just
-     * before.  Ids and handles never change (gc_sim_config_init: 20 s;
-     * 0: never). */
+    /* With avoidance: after the first tick and then every this many
+     * simulated seconds the agents' slots (where the sim's arrays hold
+     * them) are renumbered along the map, so that the crowd step reads
+     * neighbours that were read just before.  Ids and handles never
+     * change (gc_sim_config_init: 20 s; 0: never). */
     float reorder;
 } gc_sim_config;
 
