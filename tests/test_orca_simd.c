@@ -520,7 +520,7 @@ test_index_scan_widths(void **state)
     static const unsigned widths[] = {4, 8, 16, 0};
     long answered = 0, cut = 0;
     for (int round = 0; round < 8; round++) {
-        size_t n = round == 0 ? 1 : (size_t)(N / (8 - round)) + round;
+        size_t n = round == 0 ? 1 : (size_t)(N / (8 - round)) - (size_t)round;
         float side = round % 2 ? 40.0f : 300.0f;
         for (size_t i = 0; i < n; i++) {
             x[i] = round % 3 == 0 ? floorf(urand(0, side / 4)) : urand(0, side);
