@@ -440,7 +440,7 @@ scan_run8(const gc_orca_grid *g, uint32_t a, uint32_t e, struct knn *s)
 /* How many agents a query's scan takes at a time: as the ORCA lanes are
  * chosen (orca_simd.h), sixteen where the CPU takes sixteen lanes best,
  * eight where it has AVX2, else one.  Every width gives the same
- * answers (tests/test_orca.c). */
+ * answers (tests/test_orca_simd.c). */
 static int
 scan_width(void)
 {

@@ -324,7 +324,7 @@ shell_tests = \
 	%reldir%/record-daemon.test
 shell_tests += %reldir%/scenario-daemon.test %reldir%/lint-checks.test
 TESTS += $(shell_tests)
-EXTRA_DIST += $(shell_tests) %reldir%/lib.sh %reldir%/ctl-lib.sh %reldir%/quick.h \
+EXTRA_DIST += $(shell_tests) %reldir%/lib.sh %reldir%/ctl-lib.sh %reldir%/quick.h %reldir%/brute_knn.h \
 	%reldir%/world_unlink.h %reldir%/dijkstra.py %reldir%/gc_tap.py %reldir%/python_test.py \
 	%reldir%/python_agents_test.py %reldir%/lint-checks.py \
 	%reldir%/view_lib.sh %reldir%/lsan.supp %reldir%/valgrind-sdl.supp \

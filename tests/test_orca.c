@@ -30,6 +30,7 @@
 /* gc_test_quick() (GC_TEST_QUICK=1, CI's valgrind stage): a fifth of the
  * constraint cases against the model, and a coarser brute-force velocity
  * grid (its tolerance follows its step). */
+#include "brute_knn.h"
 #include "quick.h"
 
 #include <gridcrowd/orca.h>
@@ -1255,30 +1256,8 @@ test_grid_nearest_against_sort(void **state)
             uint32_t ids[64], want[64];
             float d2[64], wd[64];
             size_t got = gc_orca_grid_nearest(g, at, self, k, dist, ids, d2);
-            /* brute force: sorted insertion of everything in range */
-            size_t cnt = 0;
-            for (size_t i = 0; i < n; i++) {
-                if (i == self)
-                    continue;
-                float dx = x[i] - at.x, dy = y[i] - at.y;
-                float d = dx * dx + dy * dy;
-                if (!(d < dist * dist))
-                    continue;
-                size_t j = cnt < k ? cnt++ : k;
-                if (j == k &&
-                    !(d < wd[k - 1] || (d == wd[k - 1] && i < want[k - 1])))
-                    continue;
-                if (j == k)
-                    j = k - 1;
-                while (j > 0 &&
-                       (wd[j - 1] > d || (wd[j - 1] == d && want[j - 1] > i))) {
-                    wd[j] = wd[j - 1];
-                    want[j] = want[j - 1];
-                    j--;
-                }
-                wd[j] = d;
-                want[j] = (uint32_t)i;
-            }
+            size_t cnt =
+                brute_nearest(x, y, n, self, at, k, dist, INFINITY, want, wd);
             assert_int_equal(got, cnt);
             for (size_t i = 0; i < cnt; i++) {
                 assert_int_equal(ids[i], want[i]);

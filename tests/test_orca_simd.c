@@ -80,6 +80,7 @@ int scalar_velocity_adaptive(const gc_orca_params *p,
 #undef gc_orca_programs_lines
 #undef gc_orca_programs_solve
 
+#include "brute_knn.h"
 #include "knn_int.h" /* gc_orca_grid_nearest_set */
 
 /* The library's own (orca_int.h, included above under the scalar name;
@@ -451,35 +452,6 @@ test_velocity_same_bits_four(void **state)
 }
 
 /* ---- the index's scan -------------------------------------------------- */
-
-/* The index's answer for a query, by brute force: the k nearest of
- * x, y [0 .. n) but `self` within dist, and within the hint (squared),
- * nearest first, ties by index. */
-static size_t
-brute_nearest(const float *x, const float *y, size_t n, size_t self, gc_vec2 q,
-              size_t k, float dist, float hint, uint32_t *ids, float *d2)
-{
-    size_t cnt = 0;
-    for (size_t i = 0; i < n; i++) {
-        float dx = x[i] - q.x, dy = y[i] - q.y;
-        float d = dx * dx + dy * dy;
-        if (i == self || !(d < dist * dist) || d > hint)
-            continue;
-        size_t j = cnt < k ? cnt++ : k;
-        if (j == k && !(d < d2[k - 1] || (d == d2[k - 1] && i < ids[k - 1])))
-            continue;
-        if (j == k)
-            j = k - 1;
-        for (; j > 0 && (d2[j - 1] > d || (d2[j - 1] == d && ids[j - 1] > i));
-             j--) {
-            d2[j] = d2[j - 1];
-            ids[j] = ids[j - 1];
-        }
-        d2[j] = d;
-        ids[j] = (uint32_t)i;
-    }
-    return cnt;
-}
 
 /* The answer ids, d2 [0 .. n) of a query that does not sort, sorted as
  * brute_nearest's. */
